@@ -1,0 +1,368 @@
+//! The one error type of oxla.
+//!
+//! Every variant carries the data a caller needs to react (the op, the
+//! shapes as XLA text, the offending dimension), and its message names every
+//! shape involved in XLA notation (`f32[2,3]`) and says what would have been
+//! valid. The first sentence of each broadcasting message follows XLA's
+//! wording (see `shared/reference/xla-rules.md`), so a user who searches for
+//! an XLA error finds ours too; the `help:` part is ours.
+
+use std::fmt;
+
+/// Shorthand for `Result<T, oxla_ir::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in oxla, as data.
+///
+/// ```
+/// use oxla_ir::{Builder, ElementType, Error, Shape};
+/// let mut b = Builder::new("e");
+/// let x = b.parameter(0, Shape::new(ElementType::F32, &[2, 3]), "x")?;
+/// let v = b.parameter(1, Shape::new(ElementType::F32, &[3]), "v")?;
+/// let err = b.add(x, v, &[0]).unwrap_err();
+/// assert!(matches!(err, Error::BroadcastDimensionMismatch { .. }));
+/// assert!(err.to_string().contains("f32[3] and f32[2,3]"));
+/// assert!(err.to_string().contains("broadcast_dimensions={1}"));
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The two operands of a binary op have different element types.
+    #[error(
+        "Binary op {op} with different element types: {lhs} and {rhs}. oxla never promotes \
+         types implicitly; convert one operand first (e.g. convert the {rhs} operand to {lhs_type})."
+    )]
+    ElementTypeMismatch {
+        /// The op, HLO spelling (`add`, `compare`).
+        op: String,
+        /// The left operand's shape.
+        lhs: String,
+        /// The right operand's shape.
+        rhs: String,
+        /// The left operand's element type.
+        lhs_type: String,
+    },
+
+    /// An operand has an element type the op does not accept.
+    #[error("Expected element type in shape to be {expected} for operation {op}; got {shape}.")]
+    UnsupportedElementType {
+        /// The op.
+        op: String,
+        /// The offending shape.
+        shape: String,
+        /// What would have been accepted, in words.
+        expected: String,
+    },
+
+    /// Equal ranks with a `broadcast_dimensions` that is not empty and not the
+    /// identity.
+    #[error(
+        "Broadcast dimensions field must either be not set or be the identity on binary \
+         operations with operands of the same rank: {op}({lhs}, {rhs}) got \
+         broadcast_dimensions={broadcast_dimensions}.\nhelp: pass broadcast_dimensions={{}} \
+         (or the identity {identity}); equal-rank operands broadcast only through their \
+         size-1 dimensions."
+    )]
+    BroadcastDimensionsNotIdentity {
+        /// The op.
+        op: String,
+        /// Left shape.
+        lhs: String,
+        /// Right shape.
+        rhs: String,
+        /// The list given, as `{..}`.
+        broadcast_dimensions: String,
+        /// The identity list for this rank, as `{..}`.
+        identity: String,
+    },
+
+    /// Different ranks, a non-scalar smaller operand, and no
+    /// `broadcast_dimensions`.
+    #[error(
+        "Shapes must be equal rank, but are {smaller} and {larger} (in {op}); XLA semantics do \
+         not guess how a lower-rank operand lines up.\nhelp: {help}"
+    )]
+    ShapesMustBeEqualRank {
+        /// The op.
+        op: String,
+        /// The lower-rank operand's shape.
+        smaller: String,
+        /// The higher-rank operand's shape.
+        larger: String,
+        /// What would be valid.
+        help: String,
+    },
+
+    /// `broadcast_dimensions` does not have one entry per dimension of the
+    /// lower-rank operand.
+    #[error(
+        "Size of broadcast_dimensions has to match lower-rank operand's rank;  lower-rank \
+         operand's rank is {rank}, size of broadcast_dimensions is {size} (in {op} of {smaller} \
+         and {larger}).\nhelp: {help}"
+    )]
+    BroadcastDimensionsSize {
+        /// The op.
+        op: String,
+        /// Rank of the smaller operand.
+        rank: usize,
+        /// Length of the list given.
+        size: usize,
+        /// Smaller shape.
+        smaller: String,
+        /// Larger shape.
+        larger: String,
+        /// What would be valid.
+        help: String,
+    },
+
+    /// A negative entry in `broadcast_dimensions`.
+    #[error(
+        "Broadcast dimension number ({dimension}) cannot be negative (in {op} of {smaller} and \
+         {larger}).\nhelp: {help}"
+    )]
+    BroadcastDimensionNegative {
+        /// The op.
+        op: String,
+        /// The entry.
+        dimension: i64,
+        /// Smaller shape.
+        smaller: String,
+        /// Larger shape.
+        larger: String,
+        /// What would be valid.
+        help: String,
+    },
+
+    /// An entry of `broadcast_dimensions` past the higher-rank operand's rank.
+    #[error(
+        "Broadcast dimension number ({dimension}) too large; higher-rank operand has rank \
+         {rank} (in {op} of {smaller} and {larger}).\nhelp: {help}"
+    )]
+    BroadcastDimensionTooLarge {
+        /// The op.
+        op: String,
+        /// The entry.
+        dimension: i64,
+        /// Rank of the larger operand.
+        rank: usize,
+        /// Smaller shape.
+        smaller: String,
+        /// Larger shape.
+        larger: String,
+        /// What would be valid.
+        help: String,
+    },
+
+    /// Dimension `index` of the smaller operand has a size that neither
+    /// equals the size of the dimension it maps to nor is 1 (nor is that one 1).
+    #[error(
+        "Broadcast dimension {index} mismatch: {smaller_size} != {larger_size}; {smaller} and \
+         {larger} (in {op}: dimension {index} of {smaller} was mapped to dimension {mapped_to} \
+         of {larger}).\nhelp: {help}"
+    )]
+    BroadcastDimensionMismatch {
+        /// The op.
+        op: String,
+        /// The dimension of the smaller operand.
+        index: usize,
+        /// The dimension of the larger operand it was mapped to.
+        mapped_to: i64,
+        /// Its size in the smaller operand.
+        smaller_size: i64,
+        /// The size of the dimension it maps to.
+        larger_size: i64,
+        /// Smaller shape.
+        smaller: String,
+        /// Larger shape.
+        larger: String,
+        /// What would be valid.
+        help: String,
+    },
+
+    /// `broadcast_dimensions` is not strictly increasing.
+    #[error(
+        "Broadcast dimensions order is wrong: {dimension} comes after {previous} (in {op} of \
+         {smaller} and {larger}); the list must be strictly increasing.\nhelp: {help}"
+    )]
+    BroadcastDimensionsOrder {
+        /// The op.
+        op: String,
+        /// The entry out of order.
+        dimension: i64,
+        /// The entry before it.
+        previous: i64,
+        /// Smaller shape.
+        smaller: String,
+        /// Larger shape.
+        larger: String,
+        /// What would be valid.
+        help: String,
+    },
+
+    /// Equal-rank operands whose sizes differ at a dimension where neither is 1.
+    #[error(
+        "Binary op {op} with incompatible shapes: {lhs} and {rhs}; dimension {dimension} has \
+         size {lhs_size} in one and {rhs_size} in the other, and neither is 1.\nhelp: {help}"
+    )]
+    IncompatibleShapes {
+        /// The op.
+        op: String,
+        /// Left shape (after any InDim step).
+        lhs: String,
+        /// Right shape.
+        rhs: String,
+        /// The first dimension that does not match.
+        dimension: usize,
+        /// Its size on the left.
+        lhs_size: i64,
+        /// Its size on the right.
+        rhs_size: i64,
+        /// What would be valid.
+        help: String,
+    },
+
+    /// A shape with a negative size, too many dims or too many elements.
+    #[error("Invalid shape {shape}: {reason}.")]
+    InvalidShape {
+        /// The shape.
+        shape: String,
+        /// Why it is invalid.
+        reason: String,
+    },
+
+    /// An op's operands or attributes do not fit together (non-broadcasting
+    /// ops: reshape, transpose, slice, pad, reduce, dot, ...).
+    #[error("Invalid {op}: {message}")]
+    InvalidOp {
+        /// The op.
+        op: String,
+        /// What is wrong, naming the shapes, and what would be valid.
+        message: String,
+    },
+
+    /// An `Op` handle that this builder did not hand out.
+    #[error(
+        "Op handle {handle} does not belong to builder `{builder}`; ops can only combine \
+         handles from the builder that created them."
+    )]
+    ForeignOp {
+        /// The builder's name.
+        builder: String,
+        /// The handle, printed.
+        handle: String,
+    },
+
+    /// Parameters of a computation are misnumbered, repeated or misnamed.
+    #[error("Invalid parameter: {message}")]
+    InvalidParameter {
+        /// What is wrong.
+        message: String,
+    },
+
+    /// A literal whose data length does not match its dims.
+    #[error("Literal of shape {shape} needs {expected} values, but {actual} were given.")]
+    LiteralSize {
+        /// The shape asked for.
+        shape: String,
+        /// Element count of the shape.
+        expected: i64,
+        /// Values given.
+        actual: usize,
+    },
+
+    /// Typed access to a literal with the wrong Rust type.
+    #[error("Literal of shape {shape} cannot be read as {requested} values.")]
+    LiteralType {
+        /// The literal's shape.
+        shape: String,
+        /// The element type the Rust type stands for.
+        requested: crate::ElementType,
+    },
+
+    /// The wrong number of arguments passed to a computation.
+    #[error(
+        "Computation `{computation}` takes {expected} argument(s) ({signature}), but {actual} \
+         were passed."
+    )]
+    ArgumentCount {
+        /// The computation.
+        computation: String,
+        /// Parameters it declares.
+        expected: usize,
+        /// Arguments passed.
+        actual: usize,
+        /// Its parameter list, `(x: f32[2,3], v: f32[3])`.
+        signature: String,
+    },
+
+    /// An argument whose shape differs from its parameter's.
+    #[error(
+        "Argument {number} (parameter `{name}`) of computation `{computation}` must have shape \
+         {expected}, but has shape {actual}."
+    )]
+    ArgumentShape {
+        /// The computation.
+        computation: String,
+        /// Parameter number.
+        number: usize,
+        /// Parameter name.
+        name: String,
+        /// The parameter's shape.
+        expected: String,
+        /// The argument's shape.
+        actual: String,
+    },
+
+    /// The verifier found problems; each is located at its instruction.
+    #[error("{}", VerifierReport(.computation, .problems))]
+    Verification {
+        /// The computation verified.
+        computation: String,
+        /// Every problem found.
+        problems: Vec<VerifierProblem>,
+    },
+
+    /// Evaluation could not proceed (a value no backend can produce).
+    #[error("Evaluation failed at `{instruction}`: {message}")]
+    Evaluation {
+        /// The instruction.
+        instruction: String,
+        /// What happened.
+        message: String,
+    },
+}
+
+/// One problem found by the verifier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifierProblem {
+    /// The computation (entry or called) holding the instruction.
+    pub computation: String,
+    /// The instruction's name.
+    pub instruction: String,
+    /// The instruction as HLO text.
+    pub text: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+struct VerifierReport<'a>(&'a String, &'a Vec<VerifierProblem>);
+
+impl fmt::Display for VerifierReport<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Verification of `{}` found {} problem(s):",
+            self.0,
+            self.1.len()
+        )?;
+        for p in self.1 {
+            write!(
+                f,
+                "\n  in {}, at `{}`:\n    {}\n    error: {}",
+                p.computation, p.instruction, p.text, p.message
+            )?;
+        }
+        Ok(())
+    }
+}

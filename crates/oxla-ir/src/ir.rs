@@ -1,0 +1,575 @@
+//! The IR: instructions in arenas addressed by typed `u32` handles.
+//!
+//! A [`Computation`] is what XLA calls a module: one entry [`Body`] plus the
+//! bodies it calls (reducers), all in one vector with the entry last, so a
+//! called body always comes before its caller. A [`Body`] holds its
+//! [`Instruction`]s in definition order (every operand comes before its
+//! user); instructions refer to each other by [`InstId`] and to called bodies
+//! by [`ComputationId`], never by pointer.
+//!
+//! The op table is [`OpKind`] together with [`UnaryOp`], [`BinaryOp`] and
+//! [`ComparisonDirection`]: they are the single source of op names (their
+//! HLO spelling) and of the attributes each op carries. Matches over them are
+//! exhaustive, so a new op shows every place that must handle it.
+//!
+//! Invariants of a verified computation (see [`crate::verifier`]):
+//! - every instruction's shape equals what [`crate::shape_inference`] gives
+//!   for its operands and attributes;
+//! - operands refer to earlier instructions of the same body;
+//! - parameters are numbered densely from 0, each number once;
+//! - called bodies have the signature their caller needs;
+//! - names are unique within the computation.
+
+use std::fmt;
+
+use crate::{Literal, Shape};
+
+/// The index of an instruction within its [`Body`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InstId(pub u32);
+
+impl InstId {
+    /// The index as `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The index of a body within its [`Computation`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ComputationId(pub u32);
+
+impl ComputationId {
+    /// The index as `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+macro_rules! op_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident => $text:literal),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vm])* $variant),* }
+        impl $name {
+            /// Every variant, in table order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+            /// The HLO text spelling.
+            pub fn name(self) -> &'static str {
+                match self { $($name::$variant => $text),* }
+            }
+            /// Parses the HLO text spelling.
+            pub fn from_name(s: &str) -> Option<$name> {
+                match s { $($text => Some($name::$variant),)* _ => None }
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.name()) }
+        }
+    };
+}
+
+op_enum!(
+    /// Elementwise ops of one operand.
+    UnaryOp {
+        /// `-x`; wraps for integers.
+        Neg => "negate",
+        /// `|x|`; wraps for the most negative integer.
+        Abs => "abs",
+        /// -1, 0 or 1 (and -0, +0, NaN for floats).
+        Sign => "sign",
+        /// `e^x`.
+        Exp => "exponential",
+        /// `e^x - 1`.
+        Expm1 => "exponential-minus-one",
+        /// Natural logarithm.
+        Log => "log",
+        /// `ln(1 + x)`.
+        Log1p => "log-plus-one",
+        /// Square root.
+        Sqrt => "sqrt",
+        /// `1 / sqrt(x)`.
+        Rsqrt => "rsqrt",
+        /// Hyperbolic tangent.
+        Tanh => "tanh",
+        /// `1 / (1 + e^-x)`.
+        Logistic => "logistic",
+        /// Sine.
+        Sin => "sine",
+        /// Cosine.
+        Cos => "cosine",
+        /// Round toward -inf.
+        Floor => "floor",
+        /// Round toward +inf.
+        Ceil => "ceil",
+        /// Round to nearest, ties to even.
+        RoundNearestEven => "round-nearest-even",
+        /// Logical not for `pred`, bitwise not for integers.
+        Not => "not",
+        /// Neither infinite nor NaN; result `pred`.
+        IsFinite => "is-finite",
+    }
+);
+
+op_enum!(
+    /// The direction of a `compare`.
+    ComparisonDirection {
+        /// `==`
+        Eq => "EQ",
+        /// `!=`
+        Ne => "NE",
+        /// `<`
+        Lt => "LT",
+        /// `<=`
+        Le => "LE",
+        /// `>`
+        Gt => "GT",
+        /// `>=`
+        Ge => "GE",
+    }
+);
+
+/// Elementwise ops of two operands; every one takes `broadcast_dimensions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `+`, wrapping for integers.
+    Add,
+    /// `-`, wrapping for integers.
+    Sub,
+    /// `*`, wrapping for integers.
+    Mul,
+    /// `/`: integer division truncates; x/0 = -1 (all ones), MIN/-1 = MIN.
+    Div,
+    /// Remainder with the dividend's sign; x%0 = x, MIN%-1 = 0.
+    Rem,
+    /// Maximum (NaN if either float operand is NaN).
+    Max,
+    /// Minimum (NaN if either float operand is NaN).
+    Min,
+    /// `x^y`.
+    Pow,
+    /// `atan2(y, x)` for floats.
+    Atan2,
+    /// Logical/bitwise and.
+    And,
+    /// Logical/bitwise or.
+    Or,
+    /// Logical/bitwise xor.
+    Xor,
+    /// `<<`; shifts of the bit width or more give 0.
+    ShiftLeft,
+    /// `>>` keeping the sign; shifts past the width give 0 or -1.
+    ShiftRightArithmetic,
+    /// `>>` filling with zeros; shifts of the width or more give 0.
+    ShiftRightLogical,
+    /// A comparison; the result element type is `pred`.
+    Compare(ComparisonDirection),
+}
+
+impl BinaryOp {
+    /// Every binary op, comparisons included.
+    pub const ALL: &'static [BinaryOp] = &[
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Rem,
+        BinaryOp::Max,
+        BinaryOp::Min,
+        BinaryOp::Pow,
+        BinaryOp::Atan2,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::ShiftLeft,
+        BinaryOp::ShiftRightArithmetic,
+        BinaryOp::ShiftRightLogical,
+        BinaryOp::Compare(ComparisonDirection::Eq),
+        BinaryOp::Compare(ComparisonDirection::Ne),
+        BinaryOp::Compare(ComparisonDirection::Lt),
+        BinaryOp::Compare(ComparisonDirection::Le),
+        BinaryOp::Compare(ComparisonDirection::Gt),
+        BinaryOp::Compare(ComparisonDirection::Ge),
+    ];
+
+    /// The HLO opcode spelling (`compare` for every comparison).
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "subtract",
+            BinaryOp::Mul => "multiply",
+            BinaryOp::Div => "divide",
+            BinaryOp::Rem => "remainder",
+            BinaryOp::Max => "maximum",
+            BinaryOp::Min => "minimum",
+            BinaryOp::Pow => "power",
+            BinaryOp::Atan2 => "atan2",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+            BinaryOp::Xor => "xor",
+            BinaryOp::ShiftLeft => "shift-left",
+            BinaryOp::ShiftRightArithmetic => "shift-right-arithmetic",
+            BinaryOp::ShiftRightLogical => "shift-right-logical",
+            BinaryOp::Compare(_) => "compare",
+        }
+    }
+
+    /// Parses an HLO opcode spelling other than `compare` (whose direction
+    /// is an attribute).
+    pub fn from_name(s: &str) -> Option<BinaryOp> {
+        BinaryOp::ALL
+            .iter()
+            .copied()
+            .find(|op| !matches!(op, BinaryOp::Compare(_)) && op.name() == s)
+    }
+
+    /// `true` for comparisons.
+    pub fn is_compare(self) -> bool {
+        matches!(self, BinaryOp::Compare(_))
+    }
+}
+
+impl fmt::Display for BinaryOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Padding of one dimension: `lo` elements before, `hi` after (either may be
+/// negative, which removes elements), `interior` between each pair (never
+/// negative).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct PadDim {
+    /// Elements added before the first (removed when negative).
+    pub lo: i64,
+    /// Elements added after the last (removed when negative).
+    pub hi: i64,
+    /// Elements added between neighbours.
+    pub interior: i64,
+}
+
+/// Which dimensions of a `dot_general` are batch and which are contracted.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct DotDimensionNumbers {
+    /// Batch dimensions of the left operand.
+    pub lhs_batch: Vec<i64>,
+    /// Batch dimensions of the right operand (paired with `lhs_batch`).
+    pub rhs_batch: Vec<i64>,
+    /// Contracted dimensions of the left operand.
+    pub lhs_contracting: Vec<i64>,
+    /// Contracted dimensions of the right operand (paired).
+    pub rhs_contracting: Vec<i64>,
+}
+
+/// What an instruction does, with the attributes of its op. Operands live in
+/// [`Instruction::operands`]; the order for each op is documented here.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpKind {
+    /// No operands. `number` is the position in the argument list.
+    Parameter {
+        /// Parameter number, dense from 0.
+        number: i64,
+    },
+    /// No operands; the value is the literal.
+    Constant {
+        /// The value.
+        literal: Literal,
+    },
+    /// No operands: `out[i...] = i_dimension` converted to the element type.
+    Iota {
+        /// The dimension that counts.
+        dimension: i64,
+    },
+    /// Operands: `[x]`.
+    Unary(UnaryOp),
+    /// Operands: `[lhs, rhs]`, broadcast as XLA's builder does.
+    Binary {
+        /// The op.
+        op: BinaryOp,
+        /// Which dimensions of the higher-rank operand the lower-rank
+        /// operand's dimensions map to; empty for equal ranks and scalars.
+        broadcast_dimensions: Vec<i64>,
+    },
+    /// Operands: `[x]`; the element type comes from the result shape.
+    Convert,
+    /// Operands: `[pred, on_true, on_false]`; `pred` may be a scalar.
+    Select,
+    /// Operands: `[min, x, max]`; `min` and `max` may be scalars.
+    Clamp,
+    /// Operands: `[x]`: `out[i_0..] = x[i_{dimensions[0]}, ..]`; a size-1
+    /// dimension of `x` may map to any size (it is replicated).
+    Broadcast {
+        /// The output dimension each operand dimension maps to.
+        dimensions: Vec<i64>,
+    },
+    /// Operands: `[x]`; row-major reinterpretation to the result dims.
+    Reshape,
+    /// Operands: `[x]`: `out.dims[i] = x.dims[permutation[i]]`.
+    Transpose {
+        /// The permutation.
+        permutation: Vec<i64>,
+    },
+    /// Operands: `[x]`.
+    Slice {
+        /// Start index per dimension (inclusive).
+        starts: Vec<i64>,
+        /// Limit per dimension (exclusive).
+        limits: Vec<i64>,
+        /// Step per dimension (positive).
+        strides: Vec<i64>,
+    },
+    /// Operands: the arrays joined, in order.
+    Concatenate {
+        /// The dimension they are joined along.
+        dimension: i64,
+    },
+    /// Operands: `[x]`.
+    Reverse {
+        /// The dimensions reversed.
+        dimensions: Vec<i64>,
+    },
+    /// Operands: `[x, padding_value]`.
+    Pad {
+        /// Padding per dimension.
+        config: Vec<PadDim>,
+    },
+    /// Operands: `[x, init]`: folds `to_apply` over `dimensions`.
+    Reduce {
+        /// The dimensions reduced away.
+        dimensions: Vec<i64>,
+        /// The reducer, `(T[], T[]) -> T[]`.
+        to_apply: ComputationId,
+    },
+    /// Operands: `[lhs, rhs]`.
+    DotGeneral {
+        /// Batch and contracting dimensions.
+        dims: DotDimensionNumbers,
+    },
+    /// Operands: the elements.
+    Tuple,
+}
+
+impl OpKind {
+    /// The HLO opcode spelling.
+    pub fn opcode_name(&self) -> &'static str {
+        match self {
+            OpKind::Parameter { .. } => "parameter",
+            OpKind::Constant { .. } => "constant",
+            OpKind::Iota { .. } => "iota",
+            OpKind::Unary(op) => op.name(),
+            OpKind::Binary { op, .. } => op.name(),
+            OpKind::Convert => "convert",
+            OpKind::Select => "select",
+            OpKind::Clamp => "clamp",
+            OpKind::Broadcast { .. } => "broadcast",
+            OpKind::Reshape => "reshape",
+            OpKind::Transpose { .. } => "transpose",
+            OpKind::Slice { .. } => "slice",
+            OpKind::Concatenate { .. } => "concatenate",
+            OpKind::Reverse { .. } => "reverse",
+            OpKind::Pad { .. } => "pad",
+            OpKind::Reduce { .. } => "reduce",
+            OpKind::DotGeneral { .. } => "dot",
+            OpKind::Tuple => "tuple",
+        }
+    }
+}
+
+/// One instruction: a name, an op with its attributes, operands, and the
+/// shape it produces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instruction {
+    /// Unique within the computation; printed as the HLO name.
+    pub name: String,
+    /// The op and its attributes.
+    pub kind: OpKind,
+    /// Operands, each an earlier instruction of the same body.
+    pub operands: Vec<InstId>,
+    /// The result shape.
+    pub shape: Shape,
+}
+
+/// One computation body: the entry, or a called computation (a reducer).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Body {
+    /// Its name, unique within the [`Computation`].
+    pub name: String,
+    /// Instructions in definition order.
+    pub instructions: Vec<Instruction>,
+    /// The instruction whose value the body returns.
+    pub root: InstId,
+}
+
+impl Body {
+    /// The instruction behind a handle.
+    pub fn inst(&self, id: InstId) -> &Instruction {
+        &self.instructions[id.index()]
+    }
+
+    /// The root instruction.
+    pub fn root_inst(&self) -> &Instruction {
+        self.inst(self.root)
+    }
+
+    /// The parameters, ordered by parameter number (as many as the highest
+    /// number + 1 in a verified body).
+    pub fn parameters(&self) -> Vec<InstId> {
+        let mut params: Vec<(i64, InstId)> = self
+            .instructions
+            .iter()
+            .enumerate()
+            .filter_map(|(i, inst)| match inst.kind {
+                OpKind::Parameter { number } => Some((number, InstId(i as u32))),
+                _ => None,
+            })
+            .collect();
+        params.sort();
+        params.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// The parameter shapes, in parameter order.
+    pub fn parameter_shapes(&self) -> Vec<Shape> {
+        self.parameters()
+            .into_iter()
+            .map(|id| self.inst(id).shape.clone())
+            .collect()
+    }
+
+    /// The result shape (the root's).
+    pub fn result_shape(&self) -> &Shape {
+        &self.root_inst().shape
+    }
+}
+
+/// A complete, verified program: the entry body and the bodies it calls.
+///
+/// Built by [`crate::Builder::build`] (or by a pass or the parser through
+/// [`Computation::from_bodies`]); always verified on construction. Prints
+/// as HLO text through [`Computation::to_hlo_text`] and `Display`.
+///
+/// ```
+/// use oxla_ir::{Builder, ElementType, Shape};
+/// let mut b = Builder::new("axpy");
+/// let a = b.parameter(0, Shape::scalar(ElementType::F32), "a")?;
+/// let x = b.parameter(1, Shape::new(ElementType::F32, &[4]), "x")?;
+/// let ax = b.mul(a, x, &[])?;
+/// let c = b.build(ax)?;
+/// assert_eq!(c.name(), "axpy");
+/// assert_eq!(c.parameter_shapes().len(), 2);
+/// assert_eq!(c.result_shape().to_string(), "f32[4]");
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Computation {
+    name: String,
+    bodies: Vec<Body>,
+}
+
+impl Computation {
+    /// Assembles a computation from bodies (the entry last) and verifies it.
+    pub fn from_bodies(name: impl Into<String>, bodies: Vec<Body>) -> crate::Result<Computation> {
+        let c = Computation::from_bodies_unverified(name, bodies);
+        crate::verifier::verify(&c)?;
+        Ok(c)
+    }
+
+    /// Assembles a computation without verifying it: for the verifier's own
+    /// tests and for passes that verify later. Everything else must verify.
+    pub fn from_bodies_unverified(name: impl Into<String>, bodies: Vec<Body>) -> Computation {
+        Computation {
+            name: name.into(),
+            bodies,
+        }
+    }
+
+    /// The module name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Every body, the entry last.
+    pub fn bodies(&self) -> &[Body] {
+        &self.bodies
+    }
+
+    /// A body by id.
+    pub fn body(&self, id: ComputationId) -> &Body {
+        &self.bodies[id.index()]
+    }
+
+    /// The entry body.
+    pub fn entry(&self) -> &Body {
+        self.bodies
+            .last()
+            .expect("a Computation always has an entry body")
+    }
+
+    /// The id of the entry body.
+    pub fn entry_id(&self) -> ComputationId {
+        ComputationId(self.bodies.len() as u32 - 1)
+    }
+
+    /// The entry's parameter shapes, in parameter order.
+    pub fn parameter_shapes(&self) -> Vec<Shape> {
+        self.entry().parameter_shapes()
+    }
+
+    /// The entry's parameter names, in parameter order.
+    pub fn parameter_names(&self) -> Vec<String> {
+        let entry = self.entry();
+        entry
+            .parameters()
+            .into_iter()
+            .map(|id| entry.inst(id).name.clone())
+            .collect()
+    }
+
+    /// The result shape.
+    pub fn result_shape(&self) -> &Shape {
+        self.entry().result_shape()
+    }
+
+    /// The program as HLO text (see [`crate::printer`]).
+    pub fn to_hlo_text(&self) -> String {
+        crate::printer::print_computation(self)
+    }
+
+    /// Checks `args` against the entry's parameters: count, then each
+    /// shape (element type and dims). Backends call this before running.
+    pub fn check_arguments(&self, args: &[&Literal]) -> crate::Result<()> {
+        let shapes = self.parameter_shapes();
+        let names = self.parameter_names();
+        if args.len() != shapes.len() {
+            let signature = names
+                .iter()
+                .zip(&shapes)
+                .map(|(n, s)| format!("{n}: {s}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(crate::Error::ArgumentCount {
+                computation: self.name.clone(),
+                expected: shapes.len(),
+                actual: args.len(),
+                signature: format!("({signature})"),
+            });
+        }
+        for (i, (arg, shape)) in args.iter().zip(&shapes).enumerate() {
+            if arg.shape() != shape {
+                return Err(crate::Error::ArgumentShape {
+                    computation: self.name.clone(),
+                    number: i,
+                    name: names[i].clone(),
+                    expected: shape.to_string(),
+                    actual: arg.shape().to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Computation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hlo_text())
+    }
+}

@@ -1,0 +1,41 @@
+//! # oxla-ir: the IR core of oxla
+//!
+//! Element types, shapes, literals, the IR, the builder, shape inference, the
+//! verifier and the HLO text printer. This crate has no dependency on
+//! Cranelift or on any backend; every backend depends on it.
+//!
+//! Data flows one way: [`Builder`] → [`Computation`] (verified) → passes
+//! ([`passes`]) → a backend (`oxla-interp`, later the JIT).
+//!
+//! ```
+//! use oxla_ir::{Builder, ElementType, Shape};
+//! let mut b = Builder::new("example");
+//! let x = b.parameter(0, Shape::new(ElementType::F32, &[2, 3]), "x")?;
+//! let v = b.parameter(1, Shape::new(ElementType::F32, &[3]), "v")?;
+//! let y = b.add(x, v, &[1])?;
+//! let comp = b.build(y)?;
+//! assert_eq!(comp.result_shape().to_string(), "f32[2,3]");
+//! # Ok::<(), oxla_ir::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod builder;
+pub mod element_type;
+pub mod error;
+pub mod ir;
+pub mod literal;
+pub mod passes;
+pub mod printer;
+pub mod shape;
+pub mod shape_inference;
+pub mod verifier;
+
+pub use builder::{Builder, Op};
+pub use element_type::{ElementType, NativeType};
+pub use error::{Error, Result, VerifierProblem};
+pub use ir::{
+    BinaryOp, Body, ComparisonDirection, Computation, ComputationId, DotDimensionNumbers, InstId,
+    Instruction, OpKind, PadDim, UnaryOp,
+};
+pub use literal::{ArrayData, Literal};
+pub use shape::Shape;

@@ -1,0 +1,429 @@
+//! Literals: dense arrays of values (row-major) or tuples of literals.
+//!
+//! A [`Literal`] owns its data as one typed vector ([`ArrayData`]); typed
+//! access goes through [`NativeType`], so asking for the wrong Rust type is an
+//! [`Error::LiteralType`], not a panic. Literals print in XLA's literal
+//! notation: `f32[2,3] {\n  { 1, 2, 3 },\n  { 4, 5, 6 }\n}`.
+
+use std::fmt;
+
+use crate::{ElementType, Error, NativeType, Result, Shape};
+
+/// The values of an array, one variant per element type.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)]
+pub enum ArrayData {
+    Pred(Vec<bool>),
+    S8(Vec<i8>),
+    S16(Vec<i16>),
+    S32(Vec<i32>),
+    S64(Vec<i64>),
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+/// Runs `$body` with `$v` bound to the typed vector inside an [`ArrayData`]
+/// (by reference or by value, as the matched expression gives it).
+///
+/// ```
+/// use oxla_ir::{dispatch_array, ArrayData};
+/// let d = ArrayData::F32(vec![1.0, 2.0]);
+/// let n = dispatch_array!(&d, v => v.len());
+/// assert_eq!(n, 2);
+/// ```
+#[macro_export]
+macro_rules! dispatch_array {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            $crate::ArrayData::Pred($v) => $body,
+            $crate::ArrayData::S8($v) => $body,
+            $crate::ArrayData::S16($v) => $body,
+            $crate::ArrayData::S32($v) => $body,
+            $crate::ArrayData::S64($v) => $body,
+            $crate::ArrayData::U8($v) => $body,
+            $crate::ArrayData::U16($v) => $body,
+            $crate::ArrayData::U32($v) => $body,
+            $crate::ArrayData::U64($v) => $body,
+            $crate::ArrayData::F32($v) => $body,
+            $crate::ArrayData::F64($v) => $body,
+        }
+    };
+}
+
+impl ArrayData {
+    /// The element type of the values.
+    pub fn element_type(&self) -> ElementType {
+        match self {
+            ArrayData::Pred(_) => ElementType::Pred,
+            ArrayData::S8(_) => ElementType::S8,
+            ArrayData::S16(_) => ElementType::S16,
+            ArrayData::S32(_) => ElementType::S32,
+            ArrayData::S64(_) => ElementType::S64,
+            ArrayData::U8(_) => ElementType::U8,
+            ArrayData::U16(_) => ElementType::U16,
+            ArrayData::U32(_) => ElementType::U32,
+            ArrayData::U64(_) => ElementType::U64,
+            ArrayData::F32(_) => ElementType::F32,
+            ArrayData::F64(_) => ElementType::F64,
+        }
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        dispatch_array!(self, v => v.len())
+    }
+
+    /// `true` when there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `n` zeros (`false` for `pred`) of `element_type`; `None` for `Tuple`.
+    pub fn zeros(element_type: ElementType, n: usize) -> Option<ArrayData> {
+        Some(match element_type {
+            ElementType::Pred => ArrayData::Pred(vec![false; n]),
+            ElementType::S8 => ArrayData::S8(vec![0; n]),
+            ElementType::S16 => ArrayData::S16(vec![0; n]),
+            ElementType::S32 => ArrayData::S32(vec![0; n]),
+            ElementType::S64 => ArrayData::S64(vec![0; n]),
+            ElementType::U8 => ArrayData::U8(vec![0; n]),
+            ElementType::U16 => ArrayData::U16(vec![0; n]),
+            ElementType::U32 => ArrayData::U32(vec![0; n]),
+            ElementType::U64 => ArrayData::U64(vec![0; n]),
+            ElementType::F32 => ArrayData::F32(vec![0.0; n]),
+            ElementType::F64 => ArrayData::F64(vec![0.0; n]),
+            ElementType::Tuple => return None,
+        })
+    }
+
+    /// The values picked at `indices`, in that order.
+    pub fn gather(&self, indices: &[usize]) -> ArrayData {
+        dispatch_array!(self, v => indices.iter().map(|&i| v[i]).collect::<Vec<_>>().into())
+    }
+
+    /// The value at `index` printed as in HLO text.
+    pub fn format_value(&self, index: usize) -> String {
+        match self {
+            ArrayData::Pred(v) => v[index].to_string(),
+            ArrayData::S8(v) => v[index].to_string(),
+            ArrayData::S16(v) => v[index].to_string(),
+            ArrayData::S32(v) => v[index].to_string(),
+            ArrayData::S64(v) => v[index].to_string(),
+            ArrayData::U8(v) => v[index].to_string(),
+            ArrayData::U16(v) => v[index].to_string(),
+            ArrayData::U32(v) => v[index].to_string(),
+            ArrayData::U64(v) => v[index].to_string(),
+            ArrayData::F32(v) => {
+                format_float(v[index] as f64, v[index].to_bits() >> 31 == 1, || {
+                    format!("{:?}", v[index])
+                })
+            }
+            ArrayData::F64(v) => format_float(v[index], v[index].to_bits() >> 63 == 1, || {
+                format!("{:?}", v[index])
+            }),
+        }
+    }
+}
+
+macro_rules! array_data_from {
+    ($($t:ty),*) => {$(
+        impl From<Vec<$t>> for ArrayData {
+            fn from(v: Vec<$t>) -> ArrayData { <$t as NativeType>::into_data(v) }
+        }
+    )*};
+}
+array_data_from!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
+/// Formats a float as XLA prints it: integral values without `.0`, `inf`,
+/// `-inf`, `nan`, `-0`; otherwise the shortest text that reads back exactly.
+fn format_float(x: f64, negative: bool, shortest: impl Fn() -> String) -> String {
+    if x.is_nan() {
+        return if negative {
+            "-nan".into()
+        } else {
+            "nan".into()
+        };
+    }
+    if x.is_infinite() {
+        return if x < 0.0 { "-inf".into() } else { "inf".into() };
+    }
+    if x == 0.0 {
+        return if negative { "-0".into() } else { "0".into() };
+    }
+    if x.fract() == 0.0 && x.abs() < 1e16 {
+        return format!("{}", x as i64);
+    }
+    shortest()
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Payload {
+    Array(ArrayData),
+    Tuple(Vec<Literal>),
+}
+
+/// A constant value: an array of any element type and rank, or a tuple.
+///
+/// ```
+/// use oxla_ir::Literal;
+/// let x = Literal::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.])?;
+/// assert_eq!(x.shape().to_string(), "f32[2,3]");
+/// assert_eq!(x.to_vec::<f32>()?, vec![1., 2., 3., 4., 5., 6.]);
+/// assert!(x.to_vec::<i32>().is_err()); // wrong type: an error, not a panic
+/// assert_eq!(x.to_string(), "f32[2,3] {\n  { 1, 2, 3 },\n  { 4, 5, 6 }\n}");
+/// assert_eq!(Literal::scalar(7i32).to_string(), "s32[] 7");
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Literal {
+    shape: Shape,
+    payload: Payload,
+}
+
+impl Literal {
+    /// An array literal with `dims` holding `data` in row-major order.
+    /// Fails when the dims are invalid or `data` has the wrong length.
+    pub fn from_vec<T: NativeType>(dims: &[i64], data: Vec<T>) -> Result<Literal> {
+        Literal::from_array_data(dims, T::into_data(data))
+    }
+
+    /// An array literal from untyped data (the element type is the data's).
+    pub fn from_array_data(dims: &[i64], data: ArrayData) -> Result<Literal> {
+        let shape = Shape::new(data.element_type(), dims);
+        shape.validate()?;
+        let expected = shape.element_count();
+        if data.len() as i64 != expected {
+            return Err(Error::LiteralSize {
+                shape: shape.to_string(),
+                expected,
+                actual: data.len(),
+            });
+        }
+        Ok(Literal {
+            shape,
+            payload: Payload::Array(data),
+        })
+    }
+
+    /// A rank-0 literal.
+    pub fn scalar<T: NativeType>(value: T) -> Literal {
+        Literal {
+            shape: Shape::scalar(T::ELEMENT_TYPE),
+            payload: Payload::Array(T::into_data(vec![value])),
+        }
+    }
+
+    /// A literal of `shape` filled with zeros (`false` for `pred`).
+    pub fn zeros(shape: &Shape) -> Result<Literal> {
+        shape.validate()?;
+        if shape.is_tuple() {
+            let elements = shape
+                .tuple_shapes()
+                .iter()
+                .map(Literal::zeros)
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(Literal::tuple(elements));
+        }
+        let n = shape.element_count() as usize;
+        let data =
+            ArrayData::zeros(shape.element_type(), n).ok_or_else(|| Error::InvalidShape {
+                shape: shape.to_string(),
+                reason: "not an array shape".into(),
+            })?;
+        Literal::from_array_data(shape.dims(), data)
+    }
+
+    /// A tuple of literals.
+    pub fn tuple(elements: Vec<Literal>) -> Literal {
+        Literal {
+            shape: Shape::tuple(elements.iter().map(|l| l.shape.clone()).collect()),
+            payload: Payload::Tuple(elements),
+        }
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The element type (`Tuple` for a tuple).
+    pub fn element_type(&self) -> ElementType {
+        self.shape.element_type()
+    }
+
+    /// The number of elements of an array (0 for a tuple).
+    pub fn element_count(&self) -> usize {
+        match &self.payload {
+            Payload::Array(d) => d.len(),
+            Payload::Tuple(_) => 0,
+        }
+    }
+
+    /// The untyped values of an array literal; `None` for a tuple.
+    pub fn array_data(&self) -> Option<&ArrayData> {
+        match &self.payload {
+            Payload::Array(d) => Some(d),
+            Payload::Tuple(_) => None,
+        }
+    }
+
+    /// Mutable access to the values of an array literal; `None` for a tuple.
+    pub fn array_data_mut(&mut self) -> Option<&mut ArrayData> {
+        match &mut self.payload {
+            Payload::Array(d) => Some(d),
+            Payload::Tuple(_) => None,
+        }
+    }
+
+    /// The elements of a tuple literal; `None` for an array.
+    pub fn tuple_elements(&self) -> Option<&[Literal]> {
+        match &self.payload {
+            Payload::Array(_) => None,
+            Payload::Tuple(t) => Some(t),
+        }
+    }
+
+    /// Borrows the values as `&[T]`; an error if `T` is not the element type.
+    pub fn as_slice<T: NativeType>(&self) -> Result<&[T]> {
+        self.array_data()
+            .and_then(T::slice_of)
+            .ok_or_else(|| Error::LiteralType {
+                shape: self.shape.to_string(),
+                requested: T::ELEMENT_TYPE,
+            })
+    }
+
+    /// Copies the values out as `Vec<T>`; an error if `T` is not the
+    /// element type.
+    pub fn to_vec<T: NativeType>(&self) -> Result<Vec<T>> {
+        self.as_slice::<T>().map(<[T]>::to_vec)
+    }
+
+    /// The same values with other dims of equal element count.
+    ///
+    /// ```
+    /// use oxla_ir::Literal;
+    /// let x = Literal::from_vec(&[2, 3], vec![1i32, 2, 3, 4, 5, 6])?.reshape(&[3, 2])?;
+    /// assert_eq!(x.shape().dims(), &[3, 2]);
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn reshape(&self, dims: &[i64]) -> Result<Literal> {
+        let data = self.array_data().ok_or_else(|| Error::InvalidShape {
+            shape: self.shape.to_string(),
+            reason: "a tuple cannot be reshaped".into(),
+        })?;
+        Literal::from_array_data(dims, data.clone())
+    }
+
+    /// The values only, in HLO constant notation: `7`, `{1, 2, 3}`,
+    /// `{ { 1, 2 }, { 3, 4 } }`, `(1, {2, 3})` for a tuple.
+    pub fn values_text(&self) -> String {
+        match &self.payload {
+            Payload::Tuple(elements) => {
+                let parts: Vec<String> = elements.iter().map(Literal::values_text).collect();
+                format!("({})", parts.join(", "))
+            }
+            Payload::Array(data) => {
+                let mut out = String::new();
+                nested_values(&mut out, data, self.shape.dims(), 0, &mut 0, true);
+                out
+            }
+        }
+    }
+
+    /// Like `Display`, but prints at most `max_elements` values, eliding the
+    /// middle of large arrays with `...`.
+    pub fn to_string_elided(&self, max_elements: usize) -> String {
+        let Some(data) = self.array_data() else {
+            return self.to_string();
+        };
+        if data.len() <= max_elements {
+            return self.to_string();
+        }
+        let half = max_elements / 2;
+        let head: Vec<String> = (0..half).map(|i| data.format_value(i)).collect();
+        let tail: Vec<String> = (data.len() - half..data.len())
+            .map(|i| data.format_value(i))
+            .collect();
+        format!(
+            "{} {{{}, ..., {}}} ({} elements, row-major; middle elided)",
+            self.shape,
+            head.join(", "),
+            tail.join(", "),
+            data.len()
+        )
+    }
+}
+
+/// Writes the values of the sub-array at dimension `dim` starting at
+/// element `*pos`. `top` marks the outermost call (rank-1 literals print as
+/// `{1, 2}`, nested rows as `{ 1, 2 }`).
+fn nested_values(
+    out: &mut String,
+    data: &ArrayData,
+    dims: &[i64],
+    dim: usize,
+    pos: &mut usize,
+    top: bool,
+) {
+    if dims.is_empty() {
+        out.push_str(&data.format_value(0));
+        return;
+    }
+    let n = dims[dim];
+    let inner_space = if top && dims.len() == 1 { "" } else { " " };
+    out.push('{');
+    out.push_str(inner_space);
+    for i in 0..n {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        if dim + 1 == dims.len() {
+            out.push_str(&data.format_value(*pos));
+            *pos += 1;
+        } else {
+            nested_values(out, data, dims, dim + 1, pos, false);
+        }
+    }
+    // An empty inner extent still has to advance nothing; an empty outer
+    // extent prints `{}`.
+    if n > 0 {
+        out.push_str(inner_space);
+    }
+    out.push('}');
+}
+
+impl fmt::Display for Literal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.payload {
+            Payload::Tuple(elements) => {
+                writeln!(f, "(")?;
+                for (i, e) in elements.iter().enumerate() {
+                    let sep = if i + 1 < elements.len() { "," } else { "" };
+                    writeln!(f, "{e}{sep}")?;
+                }
+                write!(f, ")")
+            }
+            Payload::Array(data) => {
+                let dims = self.shape.dims();
+                if dims.len() < 2 {
+                    return write!(f, "{} {}", self.shape, self.values_text());
+                }
+                // One line per outermost row, as XLA prints matrices.
+                writeln!(f, "{} {{", self.shape)?;
+                let mut pos = 0;
+                for i in 0..dims[0] {
+                    let mut row = String::new();
+                    nested_values(&mut row, data, dims, 1, &mut pos, false);
+                    let sep = if i + 1 < dims[0] { "," } else { "" };
+                    writeln!(f, "  {row}{sep}")?;
+                }
+                write!(f, "}}")
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! The HLO text printer: the only source of oxla's text format.
+//!
+//! The output is XLA's short-form HLO text: `HloModule name,
+//! entry_computation_layout={...}`, then the called computations (reducers),
+//! then the one marked `ENTRY`; one instruction per line as
+//! `name = f32[2,3]{1,0} add(x, v), broadcast_dimensions={1}`, with the root
+//! prefixed `ROOT `. Array shapes carry the default row-major layout
+//! (`{1,0}`); scalars carry none. A binary op prints its
+//! `broadcast_dimensions` only when it has some (equal-rank and scalar
+//! operands have none), so a computation without InDim broadcasting is valid
+//! XLA text as it stands; [`crate::passes::expand_broadcasts`] turns any
+//! computation into that form.
+//!
+//! ```
+//! use oxla_ir::{Builder, ElementType::F32, Shape};
+//! let mut b = Builder::new("example");
+//! let x = b.parameter(0, Shape::new(F32, &[2, 3]), "x")?;
+//! let v = b.parameter(1, Shape::new(F32, &[3]), "v")?;
+//! let y = b.add(x, v, &[1])?;
+//! let text = b.build(y)?.to_hlo_text();
+//! assert_eq!(text, "\
+//! HloModule example, entry_computation_layout={(f32[2,3]{1,0}, f32[3]{0})->f32[2,3]{1,0}}
+//!
+//! ENTRY example {
+//!   x = f32[2,3]{1,0} parameter(0)
+//!   v = f32[3]{0} parameter(1)
+//!   ROOT add.2 = f32[2,3]{1,0} add(x, v), broadcast_dimensions={1}
+//! }
+//! ");
+//! # Ok::<(), oxla_ir::Error>(())
+//! ```
+
+use std::fmt::Write;
+
+use crate::ir::{Body, Instruction, OpKind, PadDim};
+use crate::shape::dims_text;
+use crate::{Computation, Shape};
+
+/// A shape with its default (row-major) layout: `f32[2,3]{1,0}`, `f32[]`,
+/// `(f32[2]{0}, s32[])`.
+pub fn shape_with_layout(shape: &Shape) -> String {
+    if shape.is_tuple() {
+        let parts: Vec<String> = shape.tuple_shapes().iter().map(shape_with_layout).collect();
+        return format!("({})", parts.join(", "));
+    }
+    if shape.rank() == 0 {
+        return shape.to_string();
+    }
+    let layout: Vec<i64> = (0..shape.rank() as i64).rev().collect();
+    format!("{shape}{}", dims_text(&layout))
+}
+
+/// The whole module as HLO text (ends with a newline).
+pub fn print_computation(comp: &Computation) -> String {
+    let mut out = String::new();
+    let entry = comp.entry();
+    let params: Vec<String> = entry
+        .parameter_shapes()
+        .iter()
+        .map(shape_with_layout)
+        .collect();
+    let _ = writeln!(
+        out,
+        "HloModule {}, entry_computation_layout={{({})->{}}}",
+        comp.name(),
+        params.join(", "),
+        shape_with_layout(entry.result_shape())
+    );
+    let n = comp.bodies().len();
+    for (i, body) in comp.bodies().iter().enumerate() {
+        out.push('\n');
+        print_body(&mut out, comp, body, i + 1 == n);
+    }
+    out
+}
+
+fn print_body(out: &mut String, comp: &Computation, body: &Body, is_entry: bool) {
+    let prefix = if is_entry { "ENTRY " } else { "" };
+    let _ = writeln!(out, "{prefix}{} {{", body.name);
+    for (i, inst) in body.instructions.iter().enumerate() {
+        let root = if i == body.root.index() { "ROOT " } else { "" };
+        let _ = writeln!(out, "  {root}{}", instruction_text(comp, body, inst));
+    }
+    out.push_str("}\n");
+}
+
+/// One instruction as HLO text, without indentation or `ROOT`:
+/// `add.2 = f32[2,3]{1,0} add(x, v), broadcast_dimensions={1}`.
+pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> String {
+    let mut s = format!(
+        "{} = {} {}(",
+        inst.name,
+        shape_with_layout(&inst.shape),
+        inst.kind.opcode_name()
+    );
+    let operands: Vec<&str> = inst
+        .operands
+        .iter()
+        .map(|id| {
+            body.instructions
+                .get(id.index())
+                .map(|o| o.name.as_str())
+                .unwrap_or("<invalid operand>")
+        })
+        .collect();
+    match &inst.kind {
+        OpKind::Parameter { number } => {
+            let _ = write!(s, "{number})");
+        }
+        OpKind::Constant { literal } => {
+            let _ = write!(s, "{})", literal.values_text());
+        }
+        _ => {
+            s.push_str(&operands.join(", "));
+            s.push(')');
+        }
+    }
+    for (key, value) in attributes(comp, &inst.kind) {
+        let _ = write!(s, ", {key}={value}");
+    }
+    s
+}
+
+/// The `key=value` attributes of an op, in print order.
+fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Parameter { .. }
+        | OpKind::Constant { .. }
+        | OpKind::Unary(_)
+        | OpKind::Convert
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::Reshape
+        | OpKind::Tuple => vec![],
+        OpKind::Iota { dimension } => vec![("iota_dimension", dimension.to_string())],
+        OpKind::Binary {
+            op,
+            broadcast_dimensions,
+        } => {
+            let mut attrs = vec![];
+            if let crate::ir::BinaryOp::Compare(dir) = op {
+                attrs.push(("direction", dir.name().to_string()));
+            }
+            if !broadcast_dimensions.is_empty() {
+                attrs.push(("broadcast_dimensions", dims_text(broadcast_dimensions)));
+            }
+            attrs
+        }
+        OpKind::Broadcast { dimensions } => vec![("dimensions", dims_text(dimensions))],
+        OpKind::Transpose { permutation } => vec![("dimensions", dims_text(permutation))],
+        OpKind::Slice {
+            starts,
+            limits,
+            strides,
+        } => {
+            let parts: Vec<String> = starts
+                .iter()
+                .zip(limits)
+                .zip(strides)
+                .map(|((s, l), st)| {
+                    if *st == 1 {
+                        format!("[{s}:{l}]")
+                    } else {
+                        format!("[{s}:{l}:{st}]")
+                    }
+                })
+                .collect();
+            vec![("slice", format!("{{{}}}", parts.join(", ")))]
+        }
+        OpKind::Concatenate { dimension } => vec![("dimensions", dims_text(&[*dimension]))],
+        OpKind::Reverse { dimensions } => vec![("dimensions", dims_text(dimensions))],
+        OpKind::Pad { config } => vec![("padding", padding_text(config))],
+        OpKind::Reduce {
+            dimensions,
+            to_apply,
+        } => {
+            let name = comp
+                .bodies()
+                .get(to_apply.index())
+                .map(|b| b.name.clone())
+                .unwrap_or_else(|| format!("<invalid computation {}>", to_apply.0));
+            vec![("dimensions", dims_text(dimensions)), ("to_apply", name)]
+        }
+        OpKind::DotGeneral { dims } => {
+            let mut attrs = vec![];
+            if !dims.lhs_batch.is_empty() {
+                attrs.push(("lhs_batch_dims", dims_text(&dims.lhs_batch)));
+            }
+            attrs.push(("lhs_contracting_dims", dims_text(&dims.lhs_contracting)));
+            if !dims.rhs_batch.is_empty() {
+                attrs.push(("rhs_batch_dims", dims_text(&dims.rhs_batch)));
+            }
+            attrs.push(("rhs_contracting_dims", dims_text(&dims.rhs_contracting)));
+            attrs
+        }
+    }
+}
+
+/// XLA's padding syntax: `lo_hi` or `lo_hi_interior` per dimension, joined by
+/// `x`: `0_0x1_2_1`.
+pub fn padding_text(config: &[PadDim]) -> String {
+    config
+        .iter()
+        .map(|p| {
+            if p.interior == 0 {
+                format!("{}_{}", p.lo, p.hi)
+            } else {
+                format!("{}_{}_{}", p.lo, p.hi, p.interior)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("x")
+}

@@ -1,0 +1,1065 @@
+//! Shape inference: pure functions from (op, operand shapes, attributes) to
+//! the result shape or an [`Error`].
+//!
+//! This is the one place that knows the rules. The [`crate::Builder`] calls
+//! it when an op is added, the [`crate::verifier`] calls it again on every
+//! instruction of a finished computation, and the parser calls it on what it
+//! reads. Checks run in XLA's order (`xla/service/shape_inference.cc`), so
+//! the first error reported is the one XLA would report.
+//!
+//! # Binary-op broadcasting, as a table
+//!
+//! | lhs        | rhs          | broadcast_dimensions | result       | why                                        |
+//! |------------|--------------|----------------------|--------------|--------------------------------------------|
+//! | `f32[2,3]` | `f32[]`      | `{}`                 | `f32[2,3]`   | scalars need no mapping                     |
+//! | `f32[2,3]` | `f32[3]`     | `{1}`                | `f32[2,3]`   | InDim: v's dim 0 matches dim 1              |
+//! | `f32[3,3]` | `f32[3]`     | `{0}`                | `f32[3,3]`   | InDim: each element of v becomes a row      |
+//! | `f32[2,3]` | `f32[3]`     | `{0}`                | error        | 3 != 2 at dimension 0                       |
+//! | `f32[2,3]` | `f32[3]`     | `{}`                 | error        | ranks differ and no mapping was given       |
+//! | `f32[2,3,4]` | `f32[3,4]` | `{1,2}`              | `f32[2,3,4]` | InDim of a matrix                           |
+//! | `f32[8,4]` | `f32[16,8,4]` | `{2,1}`             | error        | 8 != 4 at dimension 0 (checked before order)|
+//! | `f32[2,1]` | `f32[2,3]`   | `{}`                 | `f32[2,3]`   | degenerate: 1 stretches                     |
+//! | `f32[2,1]` | `f32[1,3]`   | `{}`                 | `f32[2,3]`   | outer operation                             |
+//! | `f32[7,2,5]` | `f32[7,2,6]` | `{}`               | error        | 5 vs 6, neither is 1                        |
+//! | `f32[4]`   | `f32[1,2]`   | `{0}`                | `f32[4,2]`   | InDim then degenerate                       |
+//! | `f32[1,2]` | `f32[4,3,1]` | `{1,2}`              | `f32[4,3,2]` | InDim (4x1x2) then degenerate               |
+//! | `f32[2,3]` | `f32[2,3]`   | `{1,0}`              | error        | equal ranks take `{}` or the identity only  |
+//! | `f32[2]`   | `s32[2]`     | `{}`                 | error        | no implicit type promotion                  |
+
+use crate::ir::{BinaryOp, DotDimensionNumbers, PadDim, UnaryOp};
+use crate::shape::dims_text;
+use crate::{ElementType, Error, Result, Shape};
+
+fn invalid(op: &str, message: String) -> Error {
+    Error::InvalidOp {
+        op: op.to_string(),
+        message,
+    }
+}
+
+fn require_array(op: &str, what: &str, shape: &Shape) -> Result<()> {
+    if shape.is_array() {
+        Ok(())
+    } else {
+        Err(invalid(
+            op,
+            format!("expected an array for {what}, but got the tuple {shape}."),
+        ))
+    }
+}
+
+fn type_error(op: &str, shape: &Shape, expected: &str) -> Error {
+    Error::UnsupportedElementType {
+        op: op.to_string(),
+        shape: shape.to_string(),
+        expected: expected.to_string(),
+    }
+}
+
+/// Checks that every entry of `dims` is in `0..rank` and appears once.
+fn check_dimension_list(op: &str, what: &str, dims: &[i64], rank: usize, of: &Shape) -> Result<()> {
+    let mut seen = vec![false; rank];
+    for &d in dims {
+        if d < 0 || d as usize >= rank {
+            return Err(invalid(
+                op,
+                format!(
+                    "{what} {} names dimension {d}, but {of} has rank {rank} (valid: 0..{rank}).",
+                    dims_text(dims)
+                ),
+            ));
+        }
+        if std::mem::replace(&mut seen[d as usize], true) {
+            return Err(invalid(
+                op,
+                format!(
+                    "{what} {} names dimension {d} twice (operand {of}).",
+                    dims_text(dims)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Elementwise ops
+// ---------------------------------------------------------------------------
+
+/// The element types a unary op accepts, in words, or `None` if it accepts
+/// `ty`.
+fn unary_type_gate(op: UnaryOp, ty: ElementType) -> Option<&'static str> {
+    let ok = match op {
+        UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign => ty.is_arithmetic(),
+        UnaryOp::Exp
+        | UnaryOp::Expm1
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Sqrt
+        | UnaryOp::Rsqrt
+        | UnaryOp::Tanh
+        | UnaryOp::Logistic
+        | UnaryOp::Sin
+        | UnaryOp::Cos
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::RoundNearestEven
+        | UnaryOp::IsFinite => ty.is_float(),
+        UnaryOp::Not => ty.is_pred() || ty.is_integer(),
+    };
+    if ok {
+        return None;
+    }
+    Some(match op {
+        UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign => "an integer or floating-point type",
+        UnaryOp::Not => "pred or an integer type",
+        _ => "a floating-point type (f32 or f64)",
+    })
+}
+
+/// The shape of a unary elementwise op: the operand's dims; `pred` for
+/// `is-finite`, the operand's element type otherwise.
+///
+/// ```
+/// use oxla_ir::{shape_inference::infer_unary_op_shape, ir::UnaryOp, ElementType, Shape};
+/// let x = Shape::new(ElementType::F32, &[2]);
+/// assert_eq!(infer_unary_op_shape(UnaryOp::IsFinite, &x)?.to_string(), "pred[2]");
+/// let i = Shape::new(ElementType::S32, &[2]);
+/// assert!(infer_unary_op_shape(UnaryOp::Exp, &i).is_err());
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn infer_unary_op_shape(op: UnaryOp, operand: &Shape) -> Result<Shape> {
+    require_array(op.name(), "the operand", operand)?;
+    if let Some(expected) = unary_type_gate(op, operand.element_type()) {
+        return Err(type_error(op.name(), operand, expected));
+    }
+    Ok(match op {
+        UnaryOp::IsFinite => operand.with_element_type(ElementType::Pred),
+        _ => operand.clone(),
+    })
+}
+
+/// XLA's opcode-specific type gate for binary ops (checked on the left
+/// operand, before element types are compared).
+fn binary_type_gate(op: BinaryOp, ty: ElementType) -> Option<&'static str> {
+    let ok = match op {
+        BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min | BinaryOp::Compare(_) => {
+            true
+        }
+        BinaryOp::Sub | BinaryOp::Div | BinaryOp::Rem | BinaryOp::Pow => ty.is_arithmetic(),
+        BinaryOp::Atan2 => ty.is_float(),
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => ty.is_pred() || ty.is_integer(),
+        BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical => {
+            ty.is_integer()
+        }
+    };
+    if ok {
+        return None;
+    }
+    Some(match op {
+        BinaryOp::Atan2 => "a floating-point type (f32 or f64)",
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => "pred or an integer type",
+        BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical => {
+            "an integer type"
+        }
+        _ => "an arithmetic type (integer or floating point, not pred)",
+    })
+}
+
+/// The shape of a binary elementwise op with XLA's broadcasting: scalars,
+/// InDim mapping of the lower-rank operand through `broadcast_dimensions`,
+/// degenerate (size-1) dimensions of equal-rank operands, and both at once.
+/// Comparisons give `pred`.
+///
+/// ```
+/// use oxla_ir::{shape_inference::infer_binary_op_shape, ir::BinaryOp, ElementType::F32, Shape};
+/// let s = infer_binary_op_shape(BinaryOp::Add,
+///     &Shape::new(F32, &[1, 2]), &Shape::new(F32, &[4, 3, 1]), &[1, 2])?;
+/// assert_eq!(s.to_string(), "f32[4,3,2]");
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn infer_binary_op_shape(
+    op: BinaryOp,
+    lhs: &Shape,
+    rhs: &Shape,
+    broadcast_dimensions: &[i64],
+) -> Result<Shape> {
+    let name = op.name();
+    require_array(name, &format!("lhs of binary operation {name}"), lhs)?;
+    require_array(name, &format!("rhs of binary operation {name}"), rhs)?;
+    if let Some(expected) = binary_type_gate(op, lhs.element_type()) {
+        return Err(type_error(name, lhs, expected));
+    }
+    if lhs.element_type() != rhs.element_type() {
+        return Err(Error::ElementTypeMismatch {
+            op: name.to_string(),
+            lhs: lhs.to_string(),
+            rhs: rhs.to_string(),
+            lhs_type: lhs.element_type().to_string(),
+        });
+    }
+    let dims = infer_broadcast_dims(name, lhs, rhs, broadcast_dimensions)?;
+    let element_type = if op.is_compare() {
+        ElementType::Pred
+    } else {
+        lhs.element_type()
+    };
+    Ok(Shape::new(element_type, &dims))
+}
+
+/// The result dims of broadcasting `lhs` with `rhs` under XLA's rules
+/// (element types are not looked at). `op` names the op in messages.
+pub fn infer_broadcast_dims(
+    op: &str,
+    lhs: &Shape,
+    rhs: &Shape,
+    broadcast_dimensions: &[i64],
+) -> Result<Vec<i64>> {
+    if lhs.rank() == rhs.rank() {
+        let identity: Vec<i64> = (0..lhs.rank() as i64).collect();
+        if !broadcast_dimensions.is_empty() && broadcast_dimensions != identity.as_slice() {
+            return Err(Error::BroadcastDimensionsNotIdentity {
+                op: op.to_string(),
+                lhs: lhs.to_string(),
+                rhs: rhs.to_string(),
+                broadcast_dimensions: dims_text(broadcast_dimensions),
+                identity: dims_text(&identity),
+            });
+        }
+        return infer_degenerate_dims(op, lhs, rhs);
+    }
+    let (smaller, larger) = if lhs.rank() < rhs.rank() {
+        (lhs, rhs)
+    } else {
+        (rhs, lhs)
+    };
+    let in_dim = infer_in_dim_dims(op, smaller, larger, broadcast_dimensions)?;
+    let in_dim_shape = Shape::new(smaller.element_type(), &in_dim);
+    infer_degenerate_dims(op, &in_dim_shape, larger)
+}
+
+/// XLA's `InferInDimBroadcastShape`: the larger operand's dims with the
+/// smaller operand's sizes written at the mapped positions.
+fn infer_in_dim_dims(
+    op: &str,
+    smaller: &Shape,
+    larger: &Shape,
+    broadcast_dimensions: &[i64],
+) -> Result<Vec<i64>> {
+    let help = || in_dim_help(smaller, larger);
+    if broadcast_dimensions.is_empty() && !smaller.is_scalar() {
+        return Err(Error::ShapesMustBeEqualRank {
+            op: op.to_string(),
+            smaller: smaller.to_string(),
+            larger: larger.to_string(),
+            help: help(),
+        });
+    }
+    if broadcast_dimensions.len() != smaller.rank() {
+        return Err(Error::BroadcastDimensionsSize {
+            op: op.to_string(),
+            rank: smaller.rank(),
+            size: broadcast_dimensions.len(),
+            smaller: smaller.to_string(),
+            larger: larger.to_string(),
+            help: help(),
+        });
+    }
+    let mut out = larger.dims().to_vec();
+    for (i, &d) in broadcast_dimensions.iter().enumerate() {
+        if d < 0 {
+            return Err(Error::BroadcastDimensionNegative {
+                op: op.to_string(),
+                dimension: d,
+                smaller: smaller.to_string(),
+                larger: larger.to_string(),
+                help: help(),
+            });
+        }
+        if d as usize >= larger.rank() {
+            return Err(Error::BroadcastDimensionTooLarge {
+                op: op.to_string(),
+                dimension: d,
+                rank: larger.rank(),
+                smaller: smaller.to_string(),
+                larger: larger.to_string(),
+                help: help(),
+            });
+        }
+        let s = smaller.dims()[i];
+        let l = larger.dims()[d as usize];
+        if s != l && s != 1 && l != 1 {
+            return Err(Error::BroadcastDimensionMismatch {
+                op: op.to_string(),
+                index: i,
+                mapped_to: d,
+                smaller_size: s,
+                larger_size: l,
+                smaller: smaller.to_string(),
+                larger: larger.to_string(),
+                help: help(),
+            });
+        }
+        if i > 0 && broadcast_dimensions[i - 1] >= d {
+            return Err(Error::BroadcastDimensionsOrder {
+                op: op.to_string(),
+                dimension: d,
+                previous: broadcast_dimensions[i - 1],
+                smaller: smaller.to_string(),
+                larger: larger.to_string(),
+                help: help(),
+            });
+        }
+        out[d as usize] = s;
+    }
+    Ok(out)
+}
+
+/// XLA's `InferDegenerateDimensionBroadcastShape` for equal ranks.
+fn infer_degenerate_dims(op: &str, lhs: &Shape, rhs: &Shape) -> Result<Vec<i64>> {
+    let mut out = Vec::with_capacity(lhs.rank());
+    for (i, (&a, &b)) in lhs.dims().iter().zip(rhs.dims()).enumerate() {
+        out.push(if a == 1 {
+            b
+        } else if b == 1 || a == b {
+            a
+        } else {
+            return Err(Error::IncompatibleShapes {
+                op: op.to_string(),
+                lhs: lhs.to_string(),
+                rhs: rhs.to_string(),
+                dimension: i,
+                lhs_size: a,
+                rhs_size: b,
+                help: format!(
+                    "equal-rank operands broadcast only through size-1 dimensions: at every \
+                     dimension the sizes must be equal or one of them 1, and here dimension {i} \
+                     is {a} in {lhs} and {b} in {rhs}. Reshape or slice one operand so the sizes \
+                     agree."
+                ),
+            });
+        });
+    }
+    Ok(out)
+}
+
+/// Every strictly increasing `broadcast_dimensions` that maps `smaller` onto
+/// `larger` legally, best first (exact size matches before size-1 matches;
+/// among equals, the right-aligned NumPy-like choice first). Gives up on
+/// very large searches and returns what it found.
+///
+/// ```
+/// use oxla_ir::{shape_inference::valid_broadcast_dimensions, ElementType::F32, Shape};
+/// let v = Shape::new(F32, &[3]);
+/// let m = Shape::new(F32, &[3, 3]);
+/// assert_eq!(valid_broadcast_dimensions(&v, &m), vec![vec![1], vec![0]]);
+/// ```
+pub fn valid_broadcast_dimensions(smaller: &Shape, larger: &Shape) -> Vec<Vec<i64>> {
+    let (k, n) = (smaller.rank(), larger.rank());
+    if k > n {
+        return Vec::new();
+    }
+    let mut found: Vec<(usize, Vec<i64>)> = Vec::new();
+    let mut current = Vec::with_capacity(k);
+    let mut budget = 20_000usize;
+    fn search(
+        s: &[i64],
+        l: &[i64],
+        start: usize,
+        current: &mut Vec<i64>,
+        found: &mut Vec<(usize, Vec<i64>)>,
+        budget: &mut usize,
+    ) {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        let i = current.len();
+        if i == s.len() {
+            let exact = current
+                .iter()
+                .enumerate()
+                .filter(|&(j, &d)| s[j] == l[d as usize])
+                .count();
+            found.push((exact, current.clone()));
+            return;
+        }
+        for d in start..l.len() {
+            if l.len() - d < s.len() - i {
+                break;
+            }
+            if s[i] == l[d] || s[i] == 1 || l[d] == 1 {
+                current.push(d as i64);
+                search(s, l, d + 1, current, found, budget);
+                current.pop();
+            }
+        }
+    }
+    search(
+        smaller.dims(),
+        larger.dims(),
+        0,
+        &mut current,
+        &mut found,
+        &mut budget,
+    );
+    // Best first: more exact matches; then later (right-aligned) positions.
+    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| b.1.cmp(&a.1)));
+    found.into_iter().map(|(_, v)| v).collect()
+}
+
+/// The `help:` text for an InDim error: a valid list if one exists, or why
+/// none does.
+pub fn in_dim_help(smaller: &Shape, larger: &Shape) -> String {
+    let valid = valid_broadcast_dimensions(smaller, larger);
+    match valid.split_first() {
+        Some((best, rest)) => {
+            let mapping: Vec<String> = best
+                .iter()
+                .enumerate()
+                .map(|(i, d)| {
+                    format!(
+                        "dimension {i} (size {}) -> dimension {d} (size {})",
+                        smaller.dims()[i],
+                        larger.dims()[*d as usize]
+                    )
+                })
+                .collect();
+            let mut text = format!(
+                "broadcast_dimensions={} would be valid for {smaller} and {larger}: it maps {}.",
+                dims_text(best),
+                mapping.join(", ")
+            );
+            if !rest.is_empty() {
+                let others: Vec<String> = rest.iter().take(3).map(|d| dims_text(d)).collect();
+                text.push_str(&format!(" Also valid: {}.", others.join(", ")));
+            }
+            text
+        }
+        None => format!(
+            "no broadcast_dimensions is valid for {smaller} and {larger}: the dimensions of \
+             {smaller} cannot be matched, in increasing order, to dimensions of {larger} of \
+             equal size or size 1. Reshape or transpose an operand first."
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Other ops
+// ---------------------------------------------------------------------------
+
+/// `convert`: the operand's dims with the new element type.
+pub fn infer_convert_shape(operand: &Shape, element_type: ElementType) -> Result<Shape> {
+    require_array("convert", "the operand", operand)?;
+    if element_type.is_tuple() {
+        return Err(invalid(
+            "convert",
+            format!("cannot convert {operand} to a tuple type."),
+        ));
+    }
+    Ok(operand.with_element_type(element_type))
+}
+
+/// `select(pred, on_true, on_false)`: `pred` must be `pred`; the branches
+/// must have one element type; every non-scalar operand must have the same
+/// dims, and scalars broadcast (as XLA's builder does for ternary ops).
+pub fn infer_select_shape(pred: &Shape, on_true: &Shape, on_false: &Shape) -> Result<Shape> {
+    for (what, s) in [("pred", pred), ("on_true", on_true), ("on_false", on_false)] {
+        require_array("select", what, s)?;
+    }
+    if !pred.element_type().is_pred() {
+        return Err(invalid(
+            "select",
+            format!(
+                "the predicate must have element type pred, but is {pred} (operands {pred}, {on_true}, {on_false})."
+            ),
+        ));
+    }
+    if on_true.element_type() != on_false.element_type() {
+        return Err(invalid(
+            "select",
+            format!(
+                "on_true {on_true} and on_false {on_false} must have the same element type; convert one first."
+            ),
+        ));
+    }
+    let dims = common_ternary_dims("select", &[pred, on_true, on_false])?;
+    Ok(Shape::new(on_true.element_type(), &dims))
+}
+
+/// `clamp(min, operand, max)`: one element type; `min`/`max` scalars or of
+/// the operand's dims.
+pub fn infer_clamp_shape(min: &Shape, operand: &Shape, max: &Shape) -> Result<Shape> {
+    for (what, s) in [("min", min), ("operand", operand), ("max", max)] {
+        require_array("clamp", what, s)?;
+    }
+    if min.element_type() != operand.element_type() || max.element_type() != operand.element_type()
+    {
+        return Err(invalid(
+            "clamp",
+            format!("min {min}, operand {operand} and max {max} must have the same element type."),
+        ));
+    }
+    if operand.element_type().is_pred() {
+        return Err(type_error(
+            "clamp",
+            operand,
+            "an integer or floating-point type",
+        ));
+    }
+    let dims = common_ternary_dims("clamp", &[min, operand, max])?;
+    Ok(Shape::new(operand.element_type(), &dims))
+}
+
+fn common_ternary_dims(op: &str, shapes: &[&Shape]) -> Result<Vec<i64>> {
+    let mut dims: Option<&[i64]> = None;
+    for s in shapes.iter().filter(|s| !s.is_scalar()) {
+        match dims {
+            None => dims = Some(s.dims()),
+            Some(d) if d == s.dims() => {}
+            Some(_) => {
+                let all: Vec<String> = shapes.iter().map(|s| s.to_string()).collect();
+                return Err(invalid(
+                    op,
+                    format!(
+                        "operands {} must have the same dims, except that scalars broadcast; \
+                         use broadcast_in_dim to give them one shape.",
+                        all.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(dims.unwrap_or(&[]).to_vec())
+}
+
+/// `broadcast_in_dim(operand, out_dims, broadcast_dimensions)` as XLA's
+/// builder checks it: each operand dim maps to the output dim named in
+/// `broadcast_dimensions` and must equal it or be 1; the list is strictly
+/// increasing.
+///
+/// ```
+/// use oxla_ir::{shape_inference::infer_broadcast_in_dim_shape, ElementType::F32, Shape};
+/// let s = infer_broadcast_in_dim_shape(&Shape::new(F32, &[3, 1]), &[2, 3, 4], &[1, 2])?;
+/// assert_eq!(s.to_string(), "f32[2,3,4]");
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn infer_broadcast_in_dim_shape(
+    operand: &Shape,
+    out_dims: &[i64],
+    broadcast_dimensions: &[i64],
+) -> Result<Shape> {
+    const OP: &str = "broadcast";
+    require_array(OP, "the operand", operand)?;
+    let out = Shape::new(operand.element_type(), out_dims);
+    out.validate()?;
+    if operand.rank() > out.rank() {
+        return Err(invalid(
+            OP,
+            format!(
+                "InDim style broadcast must be to an equal or higher ranked shape; operand rank: \
+                 {}; output rank: {} ({operand} to {out}).",
+                operand.rank(),
+                out.rank()
+            ),
+        ));
+    }
+    if broadcast_dimensions.len() != operand.rank() {
+        return Err(invalid(
+            OP,
+            format!(
+                "Size of broadcast_dimensions has to match operand's rank; operand rank: {}, size \
+                 of broadcast_dimensions {} ({operand} to {out}, broadcast_dimensions={}).\nhelp: {}",
+                operand.rank(),
+                broadcast_dimensions.len(),
+                dims_text(broadcast_dimensions),
+                in_dim_help_strict(operand, &out)
+            ),
+        ));
+    }
+    for (i, &d) in broadcast_dimensions.iter().enumerate() {
+        if d < 0 || d as usize >= out.rank() {
+            return Err(invalid(
+                OP,
+                format!(
+                    "Broadcast dimension {d} is out of bound: {out} has rank {} ({operand} to \
+                     {out}, broadcast_dimensions={}).",
+                    out.rank(),
+                    dims_text(broadcast_dimensions)
+                ),
+            ));
+        }
+        let (s, o) = (operand.dims()[i], out_dims[d as usize]);
+        if s != o && s != 1 {
+            return Err(invalid(
+                OP,
+                format!(
+                    "Input dimension should be either 1 or equal to the output dimension it is \
+                     broadcasting into; the {i}th operand dimension is {s}, the {d}th output \
+                     dimension is {o} ({operand} to {out}, broadcast_dimensions={}).\nhelp: {}",
+                    dims_text(broadcast_dimensions),
+                    in_dim_help_strict(operand, &out)
+                ),
+            ));
+        }
+        if i > 0 && broadcast_dimensions[i - 1] >= d {
+            return Err(invalid(
+                OP,
+                format!(
+                    "Broadcast dimensions order is wrong: {d} comes after {} ({operand} to {out}, \
+                     broadcast_dimensions={}); the list must be strictly increasing.",
+                    broadcast_dimensions[i - 1],
+                    dims_text(broadcast_dimensions)
+                ),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Like [`in_dim_help`], but for `broadcast_in_dim`, where only the operand
+/// may have size-1 dims that stretch.
+fn in_dim_help_strict(operand: &Shape, out: &Shape) -> String {
+    let valid: Vec<Vec<i64>> = valid_broadcast_dimensions(operand, out)
+        .into_iter()
+        .filter(|m| {
+            m.iter().enumerate().all(|(i, &d)| {
+                operand.dims()[i] == 1 || operand.dims()[i] == out.dims()[d as usize]
+            })
+        })
+        .collect();
+    match valid.first() {
+        Some(best) => format!("broadcast_dimensions={} would be valid.", dims_text(best)),
+        None => format!(
+            "no broadcast_dimensions maps {operand} into {out}: each operand dimension needs an \
+             output dimension of the same size (or must be 1), in increasing order."
+        ),
+    }
+}
+
+/// XLA's client `Broadcast`: `sizes` are prepended as the major dims.
+pub fn infer_broadcast_shape(operand: &Shape, sizes: &[i64]) -> Result<Shape> {
+    require_array("broadcast", "the operand", operand)?;
+    if let Some(&d) = sizes.iter().find(|&&d| d < 0) {
+        return Err(invalid(
+            "broadcast",
+            format!(
+                "Broadcast with negative dimension size {d} (operand {operand}, sizes {}).",
+                dims_text(sizes)
+            ),
+        ));
+    }
+    let dims: Vec<i64> = sizes.iter().chain(operand.dims()).copied().collect();
+    let out = Shape::new(operand.element_type(), &dims);
+    out.validate()?;
+    Ok(out)
+}
+
+/// `reshape`: same element count, any dims.
+pub fn infer_reshape_shape(operand: &Shape, new_dims: &[i64]) -> Result<Shape> {
+    require_array("reshape", "the operand", operand)?;
+    let out = Shape::new(operand.element_type(), new_dims);
+    out.validate()?;
+    if out.element_count() != operand.element_count() {
+        return Err(invalid(
+            "reshape",
+            format!(
+                "{operand} has {} elements but {out} has {}; a reshape keeps the element count.",
+                operand.element_count(),
+                out.element_count()
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+/// `transpose`: `permutation` is a permutation of `0..rank`;
+/// `out.dims[i] = operand.dims[permutation[i]]`.
+pub fn infer_transpose_shape(operand: &Shape, permutation: &[i64]) -> Result<Shape> {
+    require_array("transpose", "the operand", operand)?;
+    if permutation.len() != operand.rank() {
+        return Err(invalid(
+            "transpose",
+            format!(
+                "the permutation {} has {} entries but {operand} has rank {}.",
+                dims_text(permutation),
+                permutation.len(),
+                operand.rank()
+            ),
+        ));
+    }
+    check_dimension_list(
+        "transpose",
+        "the permutation",
+        permutation,
+        operand.rank(),
+        operand,
+    )?;
+    let dims: Vec<i64> = permutation
+        .iter()
+        .map(|&p| operand.dims()[p as usize])
+        .collect();
+    Ok(Shape::new(operand.element_type(), &dims))
+}
+
+/// `slice`: per dimension `0 <= start <= limit <= size`, `stride >= 1`;
+/// result size `ceil((limit - start) / stride)`.
+pub fn infer_slice_shape(
+    operand: &Shape,
+    starts: &[i64],
+    limits: &[i64],
+    strides: &[i64],
+) -> Result<Shape> {
+    require_array("slice", "the operand", operand)?;
+    let r = operand.rank();
+    if starts.len() != r || limits.len() != r || strides.len() != r {
+        return Err(invalid(
+            "slice",
+            format!(
+                "starts {}, limits {} and strides {} must each have one entry per dimension of {operand} (rank {r}).",
+                dims_text(starts),
+                dims_text(limits),
+                dims_text(strides)
+            ),
+        ));
+    }
+    let mut dims = Vec::with_capacity(r);
+    for i in 0..r {
+        let (s, l, st, n) = (starts[i], limits[i], strides[i], operand.dims()[i]);
+        if st < 1 {
+            return Err(invalid(
+                "slice",
+                format!("stride {st} of dimension {i} must be at least 1 (operand {operand})."),
+            ));
+        }
+        if s < 0 || s > l || l > n {
+            return Err(invalid(
+                "slice",
+                format!(
+                    "dimension {i} of {operand} has size {n}, so its slice needs 0 <= start <= limit <= {n}; got start {s}, limit {l}."
+                ),
+            ));
+        }
+        dims.push((l - s + st - 1) / st);
+    }
+    Ok(Shape::new(operand.element_type(), &dims))
+}
+
+/// `concatenate`: at least one operand; equal ranks and element types; every
+/// dim but `dimension` equal; the result adds up `dimension`.
+pub fn infer_concatenate_shape(operands: &[&Shape], dimension: i64) -> Result<Shape> {
+    let Some(first) = operands.first() else {
+        return Err(invalid("concatenate", "needs at least one operand.".into()));
+    };
+    for s in operands {
+        require_array("concatenate", "every operand", s)?;
+    }
+    let all: Vec<String> = operands.iter().map(|s| s.to_string()).collect();
+    let all = all.join(", ");
+    if first.rank() == 0 {
+        return Err(invalid(
+            "concatenate",
+            format!("scalars cannot be concatenated ({all}); reshape them to [1] first."),
+        ));
+    }
+    if dimension < 0 || dimension as usize >= first.rank() {
+        return Err(invalid(
+            "concatenate",
+            format!(
+                "dimension {dimension} is out of range for rank {} ({all}).",
+                first.rank()
+            ),
+        ));
+    }
+    let d = dimension as usize;
+    let mut dims = first.dims().to_vec();
+    for s in &operands[1..] {
+        if s.element_type() != first.element_type() {
+            return Err(invalid(
+                "concatenate",
+                format!("operands must have one element type ({all})."),
+            ));
+        }
+        if s.rank() != first.rank() {
+            return Err(invalid(
+                "concatenate",
+                format!("operands must have the same rank ({all})."),
+            ));
+        }
+        for (i, (&a, &b)) in first.dims().iter().zip(s.dims()).enumerate() {
+            if i != d && a != b {
+                return Err(invalid(
+                    "concatenate",
+                    format!(
+                        "operands must agree on every dimension except {d}, but differ at dimension {i} ({all})."
+                    ),
+                ));
+            }
+        }
+        dims[d] += s.dims()[d];
+    }
+    Ok(Shape::new(first.element_type(), &dims))
+}
+
+/// `reverse`: the listed dims exist and appear once; the shape is kept.
+pub fn infer_reverse_shape(operand: &Shape, dimensions: &[i64]) -> Result<Shape> {
+    require_array("reverse", "the operand", operand)?;
+    check_dimension_list("reverse", "dimensions", dimensions, operand.rank(), operand)?;
+    Ok(operand.clone())
+}
+
+/// `pad`: a scalar padding value of the operand's type; one [`PadDim`] per
+/// dimension, `interior >= 0`; size `lo + hi + n + max(n - 1, 0) * interior`
+/// must not be negative.
+pub fn infer_pad_shape(operand: &Shape, padding_value: &Shape, config: &[PadDim]) -> Result<Shape> {
+    require_array("pad", "the operand", operand)?;
+    require_array("pad", "the padding value", padding_value)?;
+    if !padding_value.is_scalar() || padding_value.element_type() != operand.element_type() {
+        return Err(invalid(
+            "pad",
+            format!(
+                "the padding value must be a scalar of the operand's element type, {}[], but is {padding_value} (operand {operand}).",
+                operand.element_type()
+            ),
+        ));
+    }
+    if config.len() != operand.rank() {
+        return Err(invalid(
+            "pad",
+            format!(
+                "the padding config has {} entries but {operand} has rank {}.",
+                config.len(),
+                operand.rank()
+            ),
+        ));
+    }
+    let mut dims = Vec::with_capacity(config.len());
+    for (i, (p, &n)) in config.iter().zip(operand.dims()).enumerate() {
+        if p.interior < 0 {
+            return Err(invalid(
+                "pad",
+                format!(
+                    "interior padding {} of dimension {i} is negative (operand {operand}).",
+                    p.interior
+                ),
+            ));
+        }
+        let size = (|| {
+            let interior = (n - 1).max(0).checked_mul(p.interior)?;
+            p.lo.checked_add(p.hi)?
+                .checked_add(n)?
+                .checked_add(interior)
+        })();
+        match size {
+            Some(s) if s >= 0 => dims.push(s),
+            _ => {
+                return Err(invalid(
+                    "pad",
+                    format!(
+                        "dimension {i} of {operand} (size {n}) padded by lo={}, hi={}, interior={} would have a negative or overflowing size.",
+                        p.lo, p.hi, p.interior
+                    ),
+                ));
+            }
+        }
+    }
+    let out = Shape::new(operand.element_type(), &dims);
+    out.validate()?;
+    Ok(out)
+}
+
+/// `reduce`: `init` is a scalar of the operand's element type, `dimensions`
+/// exist and appear once, the reducer is `(T[], T[]) -> T[]`. The result
+/// drops the reduced dims.
+pub fn infer_reduce_shape(
+    operand: &Shape,
+    init: &Shape,
+    dimensions: &[i64],
+    reducer_parameters: &[Shape],
+    reducer_result: &Shape,
+) -> Result<Shape> {
+    require_array("reduce", "the operand", operand)?;
+    let ty = operand.element_type();
+    let scalar = Shape::scalar(ty);
+    if *init != scalar {
+        return Err(invalid(
+            "reduce",
+            format!(
+                "the init value must be {scalar} (a scalar of the operand's element type), but is {init} (operand {operand})."
+            ),
+        ));
+    }
+    check_dimension_list("reduce", "dimensions", dimensions, operand.rank(), operand)?;
+    let params_ok =
+        reducer_parameters.len() == 2 && reducer_parameters.iter().all(|p| *p == scalar);
+    if !params_ok || *reducer_result != scalar {
+        let params: Vec<String> = reducer_parameters.iter().map(|p| p.to_string()).collect();
+        return Err(invalid(
+            "reduce",
+            format!(
+                "the reducer must have signature ({scalar}, {scalar}) -> {scalar} to reduce {operand}, but has ({}) -> {reducer_result}.",
+                params.join(", ")
+            ),
+        ));
+    }
+    let dims: Vec<i64> = operand
+        .dims()
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !dimensions.contains(&(*i as i64)))
+        .map(|(_, &d)| d)
+        .collect();
+    Ok(Shape::new(ty, &dims))
+}
+
+/// `dot_general`: one element type (not `pred`); batch and contracting lists
+/// paired, in range, not repeated, with equal sizes. The result dims are
+/// the batch dims, then the lhs free dims, then the rhs free dims.
+pub fn infer_dot_general_shape(
+    lhs: &Shape,
+    rhs: &Shape,
+    dims: &DotDimensionNumbers,
+) -> Result<Shape> {
+    const OP: &str = "dot";
+    require_array(OP, "lhs", lhs)?;
+    require_array(OP, "rhs", rhs)?;
+    if lhs.element_type() != rhs.element_type() {
+        return Err(Error::ElementTypeMismatch {
+            op: OP.into(),
+            lhs: lhs.to_string(),
+            rhs: rhs.to_string(),
+            lhs_type: lhs.element_type().to_string(),
+        });
+    }
+    if lhs.element_type().is_pred() {
+        return Err(type_error(OP, lhs, "an integer or floating-point type"));
+    }
+    let ctx = || format!("(lhs {lhs}, rhs {rhs})");
+    if dims.lhs_batch.len() != dims.rhs_batch.len() {
+        return Err(invalid(
+            OP,
+            format!(
+                "lhs_batch_dims {} and rhs_batch_dims {} must have the same length {}.",
+                dims_text(&dims.lhs_batch),
+                dims_text(&dims.rhs_batch),
+                ctx()
+            ),
+        ));
+    }
+    if dims.lhs_contracting.len() != dims.rhs_contracting.len() {
+        return Err(invalid(
+            OP,
+            format!(
+                "lhs_contracting_dims {} and rhs_contracting_dims {} must have the same length {}.",
+                dims_text(&dims.lhs_contracting),
+                dims_text(&dims.rhs_contracting),
+                ctx()
+            ),
+        ));
+    }
+    let lhs_all: Vec<i64> = dims
+        .lhs_batch
+        .iter()
+        .chain(&dims.lhs_contracting)
+        .copied()
+        .collect();
+    let rhs_all: Vec<i64> = dims
+        .rhs_batch
+        .iter()
+        .chain(&dims.rhs_contracting)
+        .copied()
+        .collect();
+    check_dimension_list(
+        OP,
+        "lhs batch and contracting dims",
+        &lhs_all,
+        lhs.rank(),
+        lhs,
+    )?;
+    check_dimension_list(
+        OP,
+        "rhs batch and contracting dims",
+        &rhs_all,
+        rhs.rank(),
+        rhs,
+    )?;
+    for (kind, l, r) in [
+        ("batch", &dims.lhs_batch, &dims.rhs_batch),
+        ("contracting", &dims.lhs_contracting, &dims.rhs_contracting),
+    ] {
+        for (&a, &b) in l.iter().zip(r.iter()) {
+            let (sa, sb) = (lhs.dims()[a as usize], rhs.dims()[b as usize]);
+            if sa != sb {
+                return Err(invalid(
+                    OP,
+                    format!(
+                        "{kind} dimension {a} of lhs has size {sa} but its partner, dimension {b} of rhs, has size {sb} {}.",
+                        ctx()
+                    ),
+                ));
+            }
+        }
+    }
+    let mut out: Vec<i64> = dims
+        .lhs_batch
+        .iter()
+        .map(|&d| lhs.dims()[d as usize])
+        .collect();
+    out.extend(
+        (0..lhs.rank() as i64)
+            .filter(|d| !lhs_all.contains(d))
+            .map(|d| lhs.dims()[d as usize]),
+    );
+    out.extend(
+        (0..rhs.rank() as i64)
+            .filter(|d| !rhs_all.contains(d))
+            .map(|d| rhs.dims()[d as usize]),
+    );
+    Ok(Shape::new(lhs.element_type(), &out))
+}
+
+/// The dimension numbers of XLA's `Dot`: vector or matrix operands,
+/// contracting the last dimension of `lhs` with the first of `rhs`.
+pub fn dot_dimension_numbers(lhs: &Shape, rhs: &Shape) -> Result<DotDimensionNumbers> {
+    if !(1..=2).contains(&lhs.rank()) || !(1..=2).contains(&rhs.rank()) {
+        return Err(invalid(
+            "dot",
+            format!(
+                "dot takes vectors or matrices, but got {lhs} and {rhs}; use dot_general for other ranks."
+            ),
+        ));
+    }
+    Ok(DotDimensionNumbers {
+        lhs_contracting: vec![lhs.rank() as i64 - 1],
+        rhs_contracting: vec![0],
+        ..Default::default()
+    })
+}
+
+/// `iota`: a non-`pred` array of rank >= 1 counting along `dimension`.
+pub fn infer_iota_shape(shape: &Shape, dimension: i64) -> Result<Shape> {
+    require_array("iota", "the shape", shape)?;
+    shape.validate()?;
+    if shape.element_type().is_pred() {
+        return Err(type_error(
+            "iota",
+            shape,
+            "an integer or floating-point type",
+        ));
+    }
+    if dimension < 0 || dimension as usize >= shape.rank() {
+        return Err(invalid(
+            "iota",
+            format!(
+                "iota_dimension {dimension} is out of range for {shape} (rank {}).",
+                shape.rank()
+            ),
+        ));
+    }
+    Ok(shape.clone())
+}
+
+/// `tuple`: the tuple of the operand shapes.
+pub fn infer_tuple_shape(operands: &[&Shape]) -> Shape {
+    Shape::tuple(operands.iter().map(|s| (*s).clone()).collect())
+}

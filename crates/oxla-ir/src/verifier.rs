@@ -1,0 +1,311 @@
+//! The verifier: checks a whole computation and reports every problem, each
+//! located at its instruction.
+//!
+//! It re-runs [`crate::shape_inference`] on every instruction (the same
+//! functions the builder used) and checks what inference cannot see: that
+//! operands exist and come earlier in the same body, that the op has the
+//! right number of operands, that parameters are numbered densely, that
+//! names are unique, that called bodies exist and have the signature their
+//! caller needs. It runs after `build`, after parsing and after every pass.
+//!
+//! [`verify_strict_hlo`] additionally checks XLA's own HLO rule that no
+//! instruction broadcasts implicitly (the form
+//! [`crate::passes::expand_broadcasts`] produces).
+
+use std::collections::HashSet;
+
+use crate::ir::{Body, ComputationId, InstId, Instruction, OpKind};
+use crate::printer::instruction_text;
+use crate::shape_inference as si;
+use crate::{Computation, Error, Result, Shape, VerifierProblem};
+
+/// The shape an instruction must have, given its operands' shapes. `shape`
+/// is the instruction's declared shape, which supplies what the op does not
+/// determine by itself (a parameter's shape, a reshape's or broadcast's
+/// target dims, a convert's element type, an iota's shape).
+/// `called(id)` gives a called body's (parameter shapes, result shape).
+pub fn infer_instruction_shape(
+    kind: &OpKind,
+    operands: &[&Shape],
+    shape: &Shape,
+    called: &dyn Fn(ComputationId) -> Option<(Vec<Shape>, Shape)>,
+) -> Result<Shape> {
+    let want = |n: usize| -> Result<()> {
+        if operands.len() == n {
+            Ok(())
+        } else {
+            Err(Error::InvalidOp {
+                op: kind.opcode_name().into(),
+                message: format!("takes {n} operand(s) but has {}.", operands.len()),
+            })
+        }
+    };
+    match kind {
+        OpKind::Parameter { .. } => {
+            want(0)?;
+            shape.validate()?;
+            Ok(shape.clone())
+        }
+        OpKind::Constant { literal } => {
+            want(0)?;
+            Ok(literal.shape().clone())
+        }
+        OpKind::Iota { dimension } => {
+            want(0)?;
+            si::infer_iota_shape(shape, *dimension)
+        }
+        OpKind::Unary(op) => {
+            want(1)?;
+            si::infer_unary_op_shape(*op, operands[0])
+        }
+        OpKind::Binary {
+            op,
+            broadcast_dimensions,
+        } => {
+            want(2)?;
+            si::infer_binary_op_shape(*op, operands[0], operands[1], broadcast_dimensions)
+        }
+        OpKind::Convert => {
+            want(1)?;
+            si::infer_convert_shape(operands[0], shape.element_type())
+        }
+        OpKind::Select => {
+            want(3)?;
+            si::infer_select_shape(operands[0], operands[1], operands[2])
+        }
+        OpKind::Clamp => {
+            want(3)?;
+            si::infer_clamp_shape(operands[0], operands[1], operands[2])
+        }
+        OpKind::Broadcast { dimensions } => {
+            want(1)?;
+            si::infer_broadcast_in_dim_shape(operands[0], shape.dims(), dimensions)
+        }
+        OpKind::Reshape => {
+            want(1)?;
+            si::infer_reshape_shape(operands[0], shape.dims())
+        }
+        OpKind::Transpose { permutation } => {
+            want(1)?;
+            si::infer_transpose_shape(operands[0], permutation)
+        }
+        OpKind::Slice {
+            starts,
+            limits,
+            strides,
+        } => {
+            want(1)?;
+            si::infer_slice_shape(operands[0], starts, limits, strides)
+        }
+        OpKind::Concatenate { dimension } => si::infer_concatenate_shape(operands, *dimension),
+        OpKind::Reverse { dimensions } => {
+            want(1)?;
+            si::infer_reverse_shape(operands[0], dimensions)
+        }
+        OpKind::Pad { config } => {
+            want(2)?;
+            si::infer_pad_shape(operands[0], operands[1], config)
+        }
+        OpKind::Reduce {
+            dimensions,
+            to_apply,
+        } => {
+            want(2)?;
+            let (params, result) = called(*to_apply).ok_or_else(|| Error::InvalidOp {
+                op: "reduce".into(),
+                message: format!(
+                    "to_apply refers to computation #{}, which does not exist or is not called before its caller.",
+                    to_apply.0
+                ),
+            })?;
+            si::infer_reduce_shape(operands[0], operands[1], dimensions, &params, &result)
+        }
+        OpKind::DotGeneral { dims } => {
+            want(2)?;
+            si::infer_dot_general_shape(operands[0], operands[1], dims)
+        }
+        OpKind::Tuple => Ok(si::infer_tuple_shape(operands)),
+    }
+}
+
+/// Verifies `comp`; on failure the error lists every problem found.
+pub fn verify(comp: &Computation) -> Result<()> {
+    report(comp, collect_problems(comp, false))
+}
+
+/// Verifies `comp` and also requires XLA's strict HLO form: every operand of
+/// an elementwise op has the result's dims, broadcasts map sizes exactly.
+pub fn verify_strict_hlo(comp: &Computation) -> Result<()> {
+    report(comp, collect_problems(comp, true))
+}
+
+fn report(comp: &Computation, problems: Vec<VerifierProblem>) -> Result<()> {
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Verification {
+            computation: comp.name().to_string(),
+            problems,
+        })
+    }
+}
+
+/// Every problem in `comp`, in body and instruction order.
+pub fn collect_problems(comp: &Computation, strict: bool) -> Vec<VerifierProblem> {
+    let mut problems = Vec::new();
+    if comp.bodies().is_empty() {
+        problems.push(VerifierProblem {
+            computation: comp.name().to_string(),
+            instruction: "<none>".into(),
+            text: String::new(),
+            message: "the computation has no entry body.".into(),
+        });
+        return problems;
+    }
+    let mut body_names = HashSet::new();
+    for (bi, body) in comp.bodies().iter().enumerate() {
+        if !body_names.insert(body.name.as_str()) {
+            problems.push(VerifierProblem {
+                computation: body.name.clone(),
+                instruction: "<body>".into(),
+                text: String::new(),
+                message: format!("a computation named `{}` appears twice.", body.name),
+            });
+        }
+        verify_body(comp, bi, body, strict, &mut problems);
+    }
+    problems
+}
+
+fn verify_body(
+    comp: &Computation,
+    bi: usize,
+    body: &Body,
+    strict: bool,
+    problems: &mut Vec<VerifierProblem>,
+) {
+    let mut add = |inst: &Instruction, message: String| {
+        problems.push(VerifierProblem {
+            computation: body.name.clone(),
+            instruction: inst.name.clone(),
+            text: instruction_text(comp, body, inst),
+            message,
+        });
+    };
+    if body.instructions.is_empty() || body.root.index() >= body.instructions.len() {
+        problems.push(VerifierProblem {
+            computation: body.name.clone(),
+            instruction: "<root>".into(),
+            text: String::new(),
+            message: format!(
+                "the root #{} is not an instruction of the body ({} instructions).",
+                body.root.0,
+                body.instructions.len()
+            ),
+        });
+        return;
+    }
+    // Called bodies must come before their caller: ids below `bi`.
+    let called = |id: ComputationId| -> Option<(Vec<Shape>, Shape)> {
+        if id.index() >= bi {
+            return None;
+        }
+        let b = comp.bodies().get(id.index())?;
+        let root = b.instructions.get(b.root.index())?;
+        Some((b.parameter_shapes(), root.shape.clone()))
+    };
+    let mut names = HashSet::new();
+    let mut numbers = Vec::new();
+    for (i, inst) in body.instructions.iter().enumerate() {
+        if !names.insert(inst.name.as_str()) {
+            add(
+                inst,
+                format!("the name `{}` is used by another instruction.", inst.name),
+            );
+        }
+        if let OpKind::Parameter { number } = inst.kind {
+            numbers.push((number, inst));
+        }
+        let mut operand_shapes = Vec::with_capacity(inst.operands.len());
+        let mut operands_ok = true;
+        for &InstId(o) in &inst.operands {
+            if o as usize >= i {
+                add(
+                    inst,
+                    format!("operand #{o} is not defined before this instruction (#{i})."),
+                );
+                operands_ok = false;
+            } else {
+                operand_shapes.push(&body.instructions[o as usize].shape);
+            }
+        }
+        if !operands_ok {
+            continue;
+        }
+        match infer_instruction_shape(&inst.kind, &operand_shapes, &inst.shape, &called) {
+            Err(e) => add(inst, e.to_string()),
+            Ok(s) if s != inst.shape => add(
+                inst,
+                format!(
+                    "the instruction declares shape {} but its operands give {s}.",
+                    inst.shape
+                ),
+            ),
+            Ok(_) => {}
+        }
+        if strict {
+            if let Some(message) = strict_problem(&inst.kind, &operand_shapes, &inst.shape) {
+                add(inst, message);
+            }
+        }
+    }
+    numbers.sort_by_key(|(n, _)| *n);
+    for (k, (n, inst)) in numbers.iter().enumerate() {
+        if *n != k as i64 {
+            add(
+                inst,
+                format!(
+                    "parameter numbers must be dense from 0; expected number {k} here, found {n} ({} parameters).",
+                    numbers.len()
+                ),
+            );
+            break;
+        }
+    }
+    let root = body.root_inst();
+    if bi + 1 < comp.bodies().len() && root.shape.is_tuple() {
+        add(root, "a called computation must return an array.".into());
+    }
+}
+
+/// XLA's HLO-level rules that our dialect relaxes.
+fn strict_problem(kind: &OpKind, operands: &[&Shape], shape: &Shape) -> Option<String> {
+    let elementwise = matches!(
+        kind,
+        OpKind::Unary(_) | OpKind::Binary { .. } | OpKind::Convert | OpKind::Select
+    );
+    if elementwise || matches!(kind, OpKind::Clamp) {
+        for (i, o) in operands.iter().enumerate() {
+            // HLO clamp still accepts scalar bounds.
+            let clamp_bound = matches!(kind, OpKind::Clamp) && i != 1 && o.is_scalar();
+            if o.dims() != shape.dims() && !clamp_bound {
+                return Some(format!(
+                    "Implicit broadcast is not allowed in HLO. Found different shapes for instruction {}.\noutput: {shape}\noperand: {o}",
+                    kind.opcode_name()
+                ));
+            }
+        }
+    }
+    if let OpKind::Broadcast { dimensions } = kind {
+        for (i, &d) in dimensions.iter().enumerate() {
+            if shape.dims().get(d as usize) != operands[0].dims().get(i) {
+                return Some(format!(
+                    "HLO broadcast must map sizes exactly: operand {} dimension {i} (size {}) maps to output {shape} dimension {d}.",
+                    operands[0],
+                    operands[0].dims()[i]
+                ));
+            }
+        }
+    }
+    None
+}
