@@ -314,6 +314,41 @@ pub enum Error {
         actual: String,
     },
 
+    /// HLO text that does not parse. `line` and `column` are 1-based.
+    #[error("{line}:{column}: {message}\n  {snippet}\n  {caret}\nexpected {expected}")]
+    Parse {
+        /// Line of the offending text (1-based).
+        line: usize,
+        /// Column of the offending text (1-based).
+        column: usize,
+        /// What went wrong.
+        message: String,
+        /// The source line.
+        snippet: String,
+        /// A `^` marker under the offending column.
+        caret: String,
+        /// What would have been accepted there.
+        expected: String,
+    },
+
+    /// A backend (the JIT) could not compile or run a computation.
+    #[error("Backend error in {backend}: {message}")]
+    Backend {
+        /// The backend (`jit`).
+        backend: String,
+        /// What happened.
+        message: String,
+    },
+
+    /// Reading or writing a file failed, or its contents are not valid.
+    #[error("{path}: {message}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What happened.
+        message: String,
+    },
+
     /// The verifier found problems; each is located at its instruction.
     #[error("{}", VerifierReport(.computation, .problems))]
     Verification {
