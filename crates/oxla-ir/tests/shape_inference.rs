@@ -1,0 +1,500 @@
+//! Shape inference as a table: each row is an op with its operand shapes and
+//! attributes, and either the shape it gives or the error it reports. Error
+//! messages are pinned by insta snapshots so a change in wording is reviewed.
+
+use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
+use oxla_ir::shape_inference as si;
+use oxla_ir::{Builder, ElementType, ElementType::*, Error, Result, Shape};
+
+fn s(t: ElementType, dims: &[i64]) -> Shape {
+    Shape::new(t, dims)
+}
+
+/// Checks an inference result: `Ok(text)` must print as `text`; an error
+/// must have a message containing every shape in `mentions` and is pinned by
+/// a snapshot named `name`.
+fn check(name: &str, got: Result<Shape>, expect: std::result::Result<&str, &[&str]>) {
+    match (got, expect) {
+        (Ok(shape), Ok(text)) => assert_eq!(shape.to_string(), text, "{name}"),
+        (Err(e), Err(mentions)) => {
+            let msg = e.to_string();
+            for m in mentions {
+                assert!(msg.contains(m), "{name}: message does not name {m}:\n{msg}");
+            }
+            insta::assert_snapshot!(name, msg);
+        }
+        (got, expect) => panic!("{name}: got {got:?}, expected {expect:?}"),
+    }
+}
+
+#[test]
+fn binary_type_rules() {
+    let f = s(F32, &[2]);
+    let i = s(S32, &[2]);
+    let p = s(Pred, &[2]);
+    let u = s(U8, &[2]);
+    let bin = |op, a: &Shape, b: &Shape| si::infer_binary_op_shape(op, a, b, &[]);
+    check(
+        "mixed_types",
+        bin(BinaryOp::Add, &f, &i),
+        Err(&["f32[2]", "s32[2]"]),
+    );
+    check("sub_pred", bin(BinaryOp::Sub, &p, &p), Err(&["pred[2]"]));
+    check("atan2_int", bin(BinaryOp::Atan2, &i, &i), Err(&["s32[2]"]));
+    check("and_float", bin(BinaryOp::And, &f, &f), Err(&["f32[2]"]));
+    check(
+        "shift_float",
+        bin(BinaryOp::ShiftLeft, &f, &f),
+        Err(&["f32[2]"]),
+    );
+    check("and_pred", bin(BinaryOp::And, &p, &p), Ok("pred[2]"));
+    check("xor_u8", bin(BinaryOp::Xor, &u, &u), Ok("u8[2]"));
+    check("max_pred", bin(BinaryOp::Max, &p, &p), Ok("pred[2]"));
+    check("pow_int", bin(BinaryOp::Pow, &i, &i), Ok("s32[2]"));
+    check(
+        "compare_gives_pred",
+        bin(BinaryOp::Compare(ComparisonDirection::Lt), &f, &f),
+        Ok("pred[2]"),
+    );
+    let t = Shape::tuple(vec![f.clone()]);
+    check(
+        "tuple_operand",
+        bin(BinaryOp::Add, &t, &f),
+        Err(&["(f32[2])"]),
+    );
+}
+
+#[test]
+fn unary_type_rules() {
+    let f = s(F64, &[3]);
+    let i = s(S8, &[3]);
+    let p = s(Pred, &[3]);
+    check(
+        "exp_f64",
+        si::infer_unary_op_shape(UnaryOp::Exp, &f),
+        Ok("f64[3]"),
+    );
+    check(
+        "exp_int",
+        si::infer_unary_op_shape(UnaryOp::Exp, &i),
+        Err(&["s8[3]"]),
+    );
+    check(
+        "neg_pred",
+        si::infer_unary_op_shape(UnaryOp::Neg, &p),
+        Err(&["pred[3]"]),
+    );
+    check(
+        "not_pred",
+        si::infer_unary_op_shape(UnaryOp::Not, &p),
+        Ok("pred[3]"),
+    );
+    check(
+        "not_float",
+        si::infer_unary_op_shape(UnaryOp::Not, &f),
+        Err(&["f64[3]"]),
+    );
+    check(
+        "is_finite",
+        si::infer_unary_op_shape(UnaryOp::IsFinite, &f),
+        Ok("pred[3]"),
+    );
+    check(
+        "abs_int",
+        si::infer_unary_op_shape(UnaryOp::Abs, &i),
+        Ok("s8[3]"),
+    );
+}
+
+#[test]
+fn broadcast_suggestions() {
+    // The help line proposes the right-aligned choice first, then others.
+    let v = s(F32, &[3]);
+    let m = s(F32, &[3, 3]);
+    assert_eq!(
+        si::valid_broadcast_dimensions(&v, &m),
+        vec![vec![1], vec![0]]
+    );
+    // Size-1 dims map anywhere; exact matches rank first.
+    let a = s(F32, &[1, 4]);
+    let b = s(F32, &[2, 4, 5]);
+    assert_eq!(si::valid_broadcast_dimensions(&a, &b)[0], vec![0, 1]);
+    // Nothing fits: 7 matches no dimension.
+    assert!(si::valid_broadcast_dimensions(&s(F32, &[7]), &s(F32, &[2, 3])).is_empty());
+    let e = si::infer_binary_op_shape(BinaryOp::Add, &s(F32, &[2, 3]), &s(F32, &[7]), &[1])
+        .unwrap_err();
+    assert!(matches!(
+        e,
+        Error::BroadcastDimensionMismatch {
+            index: 0,
+            mapped_to: 1,
+            ..
+        }
+    ));
+    check(
+        "no_valid_mapping",
+        Err(e),
+        Err(&["f32[7]", "f32[2,3]", "no broadcast_dimensions is valid"]),
+    );
+    // Empty list, different ranks: the help suggests a mapping.
+    let e =
+        si::infer_binary_op_shape(BinaryOp::Mul, &s(F32, &[4, 5]), &s(F32, &[5]), &[]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("broadcast_dimensions={1} would be valid"),
+        "{e}"
+    );
+}
+
+#[test]
+fn broadcast_in_dim_rules() {
+    let x = s(F32, &[3, 1]);
+    let b = |o: &Shape, out: &[i64], d: &[i64]| si::infer_broadcast_in_dim_shape(o, out, d);
+    check("bid_ok", b(&x, &[2, 3, 4], &[1, 2]), Ok("f32[2,3,4]"));
+    check(
+        "bid_lower_rank_out",
+        b(&x, &[3], &[0]),
+        Err(&["f32[3,1]", "f32[3]"]),
+    );
+    check(
+        "bid_wrong_len",
+        b(&x, &[2, 3, 4], &[1]),
+        Err(&["f32[3,1]", "f32[2,3,4]"]),
+    );
+    check(
+        "bid_out_of_bound",
+        b(&x, &[2, 3, 4], &[1, 3]),
+        Err(&["f32[3,1]", "f32[2,3,4]"]),
+    );
+    check(
+        "bid_size",
+        b(&x, &[3, 4, 2], &[1, 2]),
+        Err(&[
+            "f32[3,1]",
+            "f32[3,4,2]",
+            "broadcast_dimensions={0,2} would be valid",
+        ]),
+    );
+    check(
+        "bid_order",
+        b(&s(F32, &[3, 3]), &[3, 3], &[1, 0]),
+        Err(&["f32[3,3]"]),
+    );
+    check(
+        "bid_negative_out",
+        b(&x, &[2, -3, 4], &[1, 2]),
+        Err(&["f32[2,-3,4]"]),
+    );
+    check("bid_scalar", b(&s(S32, &[]), &[2, 2], &[]), Ok("s32[2,2]"));
+    check(
+        "broadcast_prepend",
+        si::infer_broadcast_shape(&x, &[5]),
+        Ok("f32[5,3,1]"),
+    );
+    check(
+        "broadcast_negative",
+        si::infer_broadcast_shape(&x, &[-5]),
+        Err(&["f32[3,1]"]),
+    );
+}
+
+#[test]
+fn data_movement_rules() {
+    let x = s(S32, &[2, 3, 4]);
+    check(
+        "reshape_ok",
+        si::infer_reshape_shape(&x, &[6, 4]),
+        Ok("s32[6,4]"),
+    );
+    check(
+        "reshape_count",
+        si::infer_reshape_shape(&x, &[5, 5]),
+        Err(&["s32[2,3,4]", "s32[5,5]"]),
+    );
+    check(
+        "transpose_ok",
+        si::infer_transpose_shape(&x, &[2, 0, 1]),
+        Ok("s32[4,2,3]"),
+    );
+    check(
+        "transpose_repeat",
+        si::infer_transpose_shape(&x, &[0, 0, 1]),
+        Err(&["s32[2,3,4]"]),
+    );
+    check(
+        "transpose_len",
+        si::infer_transpose_shape(&x, &[0, 1]),
+        Err(&["s32[2,3,4]"]),
+    );
+    check(
+        "slice_ok",
+        si::infer_slice_shape(&x, &[0, 1, 0], &[2, 3, 4], &[1, 1, 3]),
+        Ok("s32[2,2,2]"),
+    );
+    check(
+        "slice_limit",
+        si::infer_slice_shape(&x, &[0, 0, 0], &[2, 4, 4], &[1, 1, 1]),
+        Err(&["s32[2,3,4]"]),
+    );
+    check(
+        "slice_stride",
+        si::infer_slice_shape(&x, &[0, 0, 0], &[2, 3, 4], &[1, 0, 1]),
+        Err(&["s32[2,3,4]"]),
+    );
+    check(
+        "slice_reversed",
+        si::infer_slice_shape(&x, &[1, 0, 0], &[0, 3, 4], &[1, 1, 1]),
+        Err(&["s32[2,3,4]"]),
+    );
+    let y = s(S32, &[2, 5, 4]);
+    check(
+        "concat_ok",
+        si::infer_concatenate_shape(&[&x, &y], 1),
+        Ok("s32[2,8,4]"),
+    );
+    check(
+        "concat_mismatch",
+        si::infer_concatenate_shape(&[&x, &y], 0),
+        Err(&["s32[2,3,4]", "s32[2,5,4]"]),
+    );
+    check(
+        "concat_types",
+        si::infer_concatenate_shape(&[&x, &s(F32, &[2, 3, 4])], 0),
+        Err(&["f32[2,3,4]"]),
+    );
+    check("concat_none", si::infer_concatenate_shape(&[], 0), Err(&[]));
+    check(
+        "reverse_ok",
+        si::infer_reverse_shape(&x, &[0, 2]),
+        Ok("s32[2,3,4]"),
+    );
+    check(
+        "reverse_range",
+        si::infer_reverse_shape(&x, &[3]),
+        Err(&["s32[2,3,4]"]),
+    );
+    let pad = |lo, hi, interior| PadDim { lo, hi, interior };
+    let v = s(F32, &[3]);
+    let zero = s(F32, &[]);
+    check(
+        "pad_ok",
+        si::infer_pad_shape(&v, &zero, &[pad(1, 2, 1)]),
+        Ok("f32[8]"),
+    );
+    check(
+        "pad_negative",
+        si::infer_pad_shape(&v, &zero, &[pad(-1, -1, 0)]),
+        Ok("f32[1]"),
+    );
+    check(
+        "pad_too_negative",
+        si::infer_pad_shape(&v, &zero, &[pad(-2, -2, 0)]),
+        Err(&["f32[3]"]),
+    );
+    check(
+        "pad_value_type",
+        si::infer_pad_shape(&v, &s(S32, &[]), &[pad(0, 0, 0)]),
+        Err(&["s32[]", "f32[3]"]),
+    );
+    check(
+        "pad_interior",
+        si::infer_pad_shape(&v, &zero, &[pad(0, 0, -1)]),
+        Err(&["f32[3]"]),
+    );
+}
+
+#[test]
+fn reduce_dot_and_friends() {
+    let x = s(F32, &[4, 5, 6]);
+    let sc = s(F32, &[]);
+    let sig = [sc.clone(), sc.clone()];
+    check(
+        "reduce_ok",
+        si::infer_reduce_shape(&x, &sc, &[0, 2], &sig, &sc),
+        Ok("f32[5]"),
+    );
+    check(
+        "reduce_all",
+        si::infer_reduce_shape(&x, &sc, &[0, 1, 2], &sig, &sc),
+        Ok("f32[]"),
+    );
+    check(
+        "reduce_init",
+        si::infer_reduce_shape(&x, &s(F32, &[1]), &[0], &sig, &sc),
+        Err(&["f32[1]", "f32[]"]),
+    );
+    check(
+        "reduce_dim",
+        si::infer_reduce_shape(&x, &sc, &[3], &sig, &sc),
+        Err(&["f32[4,5,6]"]),
+    );
+    check(
+        "reduce_signature",
+        si::infer_reduce_shape(&x, &sc, &[0], &[sc.clone()], &sc),
+        Err(&["(f32[], f32[]) -> f32[]"]),
+    );
+    let a = s(F32, &[8, 2, 3]);
+    let b = s(F32, &[8, 3, 5]);
+    let batched = DotDimensionNumbers {
+        lhs_batch: vec![0],
+        rhs_batch: vec![0],
+        lhs_contracting: vec![2],
+        rhs_contracting: vec![1],
+    };
+    check(
+        "dot_general_batched",
+        si::infer_dot_general_shape(&a, &b, &batched),
+        Ok("f32[8,2,5]"),
+    );
+    let wrong = DotDimensionNumbers {
+        lhs_contracting: vec![1],
+        ..batched.clone()
+    };
+    check(
+        "dot_general_size",
+        si::infer_dot_general_shape(&a, &b, &wrong),
+        Err(&["f32[8,2,3]", "f32[8,3,5]"]),
+    );
+    let m = s(F32, &[2, 3]);
+    let dims = si::dot_dimension_numbers(&m, &s(F32, &[3])).unwrap();
+    check(
+        "dot_mv",
+        si::infer_dot_general_shape(&m, &s(F32, &[3]), &dims),
+        Ok("f32[2]"),
+    );
+    check(
+        "dot_rank3",
+        si::dot_dimension_numbers(&a, &m).map(|_| m.clone()),
+        Err(&["f32[8,2,3]"]),
+    );
+    check(
+        "dot_pred",
+        si::infer_dot_general_shape(&s(Pred, &[2]), &s(Pred, &[2]), &Default::default()),
+        Err(&["pred[2]"]),
+    );
+    // select / clamp / iota / convert
+    let p = s(Pred, &[2, 3]);
+    check(
+        "select_ok",
+        si::infer_select_shape(&p, &m, &m),
+        Ok("f32[2,3]"),
+    );
+    check(
+        "select_scalar_pred",
+        si::infer_select_shape(&s(Pred, &[]), &m, &m),
+        Ok("f32[2,3]"),
+    );
+    check(
+        "select_scalar_branch",
+        si::infer_select_shape(&p, &sc, &m),
+        Ok("f32[2,3]"),
+    );
+    check(
+        "select_pred_type",
+        si::infer_select_shape(&m, &m, &m),
+        Err(&["f32[2,3]"]),
+    );
+    check(
+        "select_dims",
+        si::infer_select_shape(&s(Pred, &[3]), &m, &m),
+        Err(&["pred[3]", "f32[2,3]"]),
+    );
+    check(
+        "clamp_ok",
+        si::infer_clamp_shape(&sc, &m, &sc),
+        Ok("f32[2,3]"),
+    );
+    check(
+        "clamp_types",
+        si::infer_clamp_shape(&s(S32, &[]), &m, &sc),
+        Err(&["s32[]", "f32[2,3]"]),
+    );
+    check(
+        "iota_ok",
+        si::infer_iota_shape(&s(U32, &[2, 3]), 1),
+        Ok("u32[2,3]"),
+    );
+    check(
+        "iota_dim",
+        si::infer_iota_shape(&s(U32, &[2, 3]), 2),
+        Err(&["u32[2,3]"]),
+    );
+    check("convert_ok", si::infer_convert_shape(&m, S8), Ok("s8[2,3]"));
+}
+
+#[test]
+fn shape_validation() {
+    let huge = Shape::new(F32, &[1 << 30, 1 << 30, 4]);
+    check(
+        "too_many_elements",
+        huge.validate().map(|_| huge.clone()),
+        Err(&["f32[1073741824,1073741824,4]"]),
+    );
+    let neg = Shape::new(U8, &[3, -1]);
+    check(
+        "negative_dim",
+        neg.validate().map(|_| neg.clone()),
+        Err(&["u8[3,-1]"]),
+    );
+    let mut b = Builder::new("v");
+    assert!(matches!(
+        b.parameter(0, neg, "x"),
+        Err(Error::InvalidShape { .. })
+    ));
+    assert!(matches!(
+        b.iota(Shape::new(S32, &[-4]), 0),
+        Err(Error::InvalidShape { .. })
+    ));
+}
+
+#[test]
+fn builder_misuse() {
+    let mut a = Builder::new("a");
+    let mut b = Builder::new("b");
+    let x = a.parameter(0, s(F32, &[2]), "x").unwrap();
+    let y = b.parameter(0, s(F32, &[2]), "y").unwrap();
+    let e = b.add(x, y, &[]).unwrap_err();
+    assert!(matches!(e, Error::ForeignOp { .. }), "{e}");
+    assert!(e.to_string().contains("builder `b`"));
+    // Parameter numbering must be dense at build time.
+    let mut c = Builder::new("c");
+    let p = c.parameter(1, s(F32, &[2]), "p").unwrap();
+    let e = c.build(p).unwrap_err();
+    insta::assert_snapshot!("gap_in_parameters", e.to_string());
+    // Names must be valid and unique.
+    assert!(c.parameter(0, s(F32, &[2]), "p").is_err());
+    assert!(c.parameter(0, s(F32, &[2]), "9lives").is_err());
+    assert!(c.parameter(0, s(F32, &[2]), "has space").is_err());
+    // The builder stays usable after an error.
+    let q = c.parameter(0, s(F32, &[2]), "q").unwrap();
+    let r = c.add(p, q, &[]).unwrap();
+    assert_eq!(c.build(r).unwrap().parameter_names(), vec!["q", "p"]);
+}
+
+#[test]
+fn reducers_are_imported_once_and_renamed_on_clash() {
+    let reducer = |name: &str, max: bool| {
+        let mut r = Builder::new(name);
+        let a = r.parameter(0, s(F32, &[]), "a").unwrap();
+        let c = r.parameter(1, s(F32, &[]), "c").unwrap();
+        let y = if max {
+            r.max(a, c, &[])
+        } else {
+            r.add(a, c, &[])
+        }
+        .unwrap();
+        r.build(y).unwrap()
+    };
+    let sum = reducer("r", false);
+    let max = reducer("r", true);
+    let mut b = Builder::new("two_reductions");
+    let x = b.parameter(0, s(F32, &[2, 3]), "x").unwrap();
+    let z = b.constant_scalar(0f32).unwrap();
+    let s1 = b.reduce(x, z, &[1], &sum).unwrap();
+    let s2 = b.reduce(x, z, &[0], &sum).unwrap();
+    let m = b.reduce(x, z, &[1], &max).unwrap();
+    let t = b.tuple(&[s1, s2, m]).unwrap();
+    let comp = b.build(t).unwrap();
+    assert_eq!(comp.bodies().len(), 3, "sum imported once, max renamed");
+    insta::assert_snapshot!("two_reducers", comp.to_hlo_text());
+}
