@@ -37,9 +37,9 @@ pub enum Error {
         /// The op, HLO spelling (`add`, `compare`).
         op: String,
         /// The left operand's shape.
-        lhs: String,
+        lhs: crate::Shape,
         /// The right operand's shape.
-        rhs: String,
+        rhs: crate::Shape,
         /// The left operand's element type.
         lhs_type: String,
     },
@@ -68,9 +68,9 @@ pub enum Error {
         /// The op.
         op: String,
         /// Left shape.
-        lhs: String,
+        lhs: crate::Shape,
         /// Right shape.
-        rhs: String,
+        rhs: crate::Shape,
         /// The list given, as `{..}`.
         broadcast_dimensions: String,
         /// The identity list for this rank, as `{..}`.
@@ -87,11 +87,13 @@ pub enum Error {
         /// The op.
         op: String,
         /// The lower-rank operand's shape.
-        smaller: String,
+        smaller: crate::Shape,
         /// The higher-rank operand's shape.
-        larger: String,
+        larger: crate::Shape,
         /// What would be valid.
         help: String,
+        /// The `broadcast_dimensions` that were given.
+        broadcast_dimensions: Vec<i64>,
     },
 
     /// `broadcast_dimensions` does not have one entry per dimension of the
@@ -109,11 +111,13 @@ pub enum Error {
         /// Length of the list given.
         size: usize,
         /// Smaller shape.
-        smaller: String,
+        smaller: crate::Shape,
         /// Larger shape.
-        larger: String,
+        larger: crate::Shape,
         /// What would be valid.
         help: String,
+        /// The `broadcast_dimensions` that were given.
+        broadcast_dimensions: Vec<i64>,
     },
 
     /// A negative entry in `broadcast_dimensions`.
@@ -127,11 +131,13 @@ pub enum Error {
         /// The entry.
         dimension: i64,
         /// Smaller shape.
-        smaller: String,
+        smaller: crate::Shape,
         /// Larger shape.
-        larger: String,
+        larger: crate::Shape,
         /// What would be valid.
         help: String,
+        /// The `broadcast_dimensions` that were given.
+        broadcast_dimensions: Vec<i64>,
     },
 
     /// An entry of `broadcast_dimensions` past the higher-rank operand's rank.
@@ -147,11 +153,13 @@ pub enum Error {
         /// Rank of the larger operand.
         rank: usize,
         /// Smaller shape.
-        smaller: String,
+        smaller: crate::Shape,
         /// Larger shape.
-        larger: String,
+        larger: crate::Shape,
         /// What would be valid.
         help: String,
+        /// The `broadcast_dimensions` that were given.
+        broadcast_dimensions: Vec<i64>,
     },
 
     /// Dimension `index` of the smaller operand has a size that neither
@@ -173,11 +181,13 @@ pub enum Error {
         /// The size of the dimension it maps to.
         larger_size: i64,
         /// Smaller shape.
-        smaller: String,
+        smaller: crate::Shape,
         /// Larger shape.
-        larger: String,
+        larger: crate::Shape,
         /// What would be valid.
         help: String,
+        /// The `broadcast_dimensions` that were given.
+        broadcast_dimensions: Vec<i64>,
     },
 
     /// `broadcast_dimensions` is not strictly increasing.
@@ -193,11 +203,13 @@ pub enum Error {
         /// The entry before it.
         previous: i64,
         /// Smaller shape.
-        smaller: String,
+        smaller: crate::Shape,
         /// Larger shape.
-        larger: String,
+        larger: crate::Shape,
         /// What would be valid.
         help: String,
+        /// The `broadcast_dimensions` that were given.
+        broadcast_dimensions: Vec<i64>,
     },
 
     /// Equal-rank operands whose sizes differ at a dimension where neither is 1.
@@ -209,9 +221,9 @@ pub enum Error {
         /// The op.
         op: String,
         /// Left shape (after any InDim step).
-        lhs: String,
+        lhs: crate::Shape,
         /// Right shape.
-        rhs: String,
+        rhs: crate::Shape,
         /// The first dimension that does not match.
         dimension: usize,
         /// Its size on the left.

@@ -193,8 +193,8 @@ pub fn infer_binary_op_shape(
     if lhs.element_type() != rhs.element_type() {
         return Err(Error::ElementTypeMismatch {
             op: name.to_string(),
-            lhs: lhs.to_string(),
-            rhs: rhs.to_string(),
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
             lhs_type: lhs.element_type().to_string(),
         });
     }
@@ -220,8 +220,8 @@ pub fn infer_broadcast_dims(
         if !broadcast_dimensions.is_empty() && broadcast_dimensions != identity.as_slice() {
             return Err(Error::BroadcastDimensionsNotIdentity {
                 op: op.to_string(),
-                lhs: lhs.to_string(),
-                rhs: rhs.to_string(),
+                lhs: lhs.clone(),
+                rhs: rhs.clone(),
                 broadcast_dimensions: dims_text(broadcast_dimensions),
                 identity: dims_text(&identity),
             });
@@ -250,9 +250,10 @@ fn infer_in_dim_dims(
     if broadcast_dimensions.is_empty() && !smaller.is_scalar() {
         return Err(Error::ShapesMustBeEqualRank {
             op: op.to_string(),
-            smaller: smaller.to_string(),
-            larger: larger.to_string(),
+            smaller: smaller.clone(),
+            larger: larger.clone(),
             help: help(),
+            broadcast_dimensions: broadcast_dimensions.to_vec(),
         });
     }
     if broadcast_dimensions.len() != smaller.rank() {
@@ -260,9 +261,10 @@ fn infer_in_dim_dims(
             op: op.to_string(),
             rank: smaller.rank(),
             size: broadcast_dimensions.len(),
-            smaller: smaller.to_string(),
-            larger: larger.to_string(),
+            smaller: smaller.clone(),
+            larger: larger.clone(),
             help: help(),
+            broadcast_dimensions: broadcast_dimensions.to_vec(),
         });
     }
     let mut out = larger.dims().to_vec();
@@ -271,9 +273,10 @@ fn infer_in_dim_dims(
             return Err(Error::BroadcastDimensionNegative {
                 op: op.to_string(),
                 dimension: d,
-                smaller: smaller.to_string(),
-                larger: larger.to_string(),
+                smaller: smaller.clone(),
+                larger: larger.clone(),
                 help: help(),
+                broadcast_dimensions: broadcast_dimensions.to_vec(),
             });
         }
         if d as usize >= larger.rank() {
@@ -281,9 +284,10 @@ fn infer_in_dim_dims(
                 op: op.to_string(),
                 dimension: d,
                 rank: larger.rank(),
-                smaller: smaller.to_string(),
-                larger: larger.to_string(),
+                smaller: smaller.clone(),
+                larger: larger.clone(),
                 help: help(),
+                broadcast_dimensions: broadcast_dimensions.to_vec(),
             });
         }
         let s = smaller.dims()[i];
@@ -295,9 +299,10 @@ fn infer_in_dim_dims(
                 mapped_to: d,
                 smaller_size: s,
                 larger_size: l,
-                smaller: smaller.to_string(),
-                larger: larger.to_string(),
+                smaller: smaller.clone(),
+                larger: larger.clone(),
                 help: help(),
+                broadcast_dimensions: broadcast_dimensions.to_vec(),
             });
         }
         if i > 0 && broadcast_dimensions[i - 1] >= d {
@@ -305,9 +310,10 @@ fn infer_in_dim_dims(
                 op: op.to_string(),
                 dimension: d,
                 previous: broadcast_dimensions[i - 1],
-                smaller: smaller.to_string(),
-                larger: larger.to_string(),
+                smaller: smaller.clone(),
+                larger: larger.clone(),
                 help: help(),
+                broadcast_dimensions: broadcast_dimensions.to_vec(),
             });
         }
         out[d as usize] = s;
@@ -326,8 +332,8 @@ fn infer_degenerate_dims(op: &str, lhs: &Shape, rhs: &Shape) -> Result<Vec<i64>>
         } else {
             return Err(Error::IncompatibleShapes {
                 op: op.to_string(),
-                lhs: lhs.to_string(),
-                rhs: rhs.to_string(),
+                lhs: lhs.clone(),
+                rhs: rhs.clone(),
                 dimension: i,
                 lhs_size: a,
                 rhs_size: b,
@@ -926,8 +932,8 @@ pub fn infer_dot_general_shape(
     if lhs.element_type() != rhs.element_type() {
         return Err(Error::ElementTypeMismatch {
             op: OP.into(),
-            lhs: lhs.to_string(),
-            rhs: rhs.to_string(),
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
             lhs_type: lhs.element_type().to_string(),
         });
     }
