@@ -404,11 +404,13 @@ impl fmt::Display for VerifierReport<'_> {
             self.1.len()
         )?;
         for p in self.1 {
-            write!(
-                f,
-                "\n  in {}, at `{}`:\n    {}\n    error: {}",
-                p.computation, p.instruction, p.text, p.message
-            )?;
+            write!(f, "\n  in {}, at `{}`:", p.computation, p.instruction)?;
+            if !p.text.is_empty() {
+                write!(f, "\n    {}", p.text)?;
+            }
+            // Continuation lines of a message (help:, output:) stay under it.
+            let message = p.message.replace('\n', "\n           ");
+            write!(f, "\n    error: {message}")?;
         }
         Ok(())
     }

@@ -18,7 +18,8 @@
 //! - operands refer to earlier instructions of the same body;
 //! - parameters are numbered densely from 0, each number once;
 //! - called bodies have the signature their caller needs;
-//! - names are unique within the computation.
+//! - instruction names are unique within their body, and body names within
+//!   the computation.
 
 use std::fmt;
 

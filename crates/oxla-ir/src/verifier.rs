@@ -253,10 +253,8 @@ fn verify_body(
             ),
             Ok(_) => {}
         }
-        if strict {
-            if let Some(message) = strict_problem(&inst.kind, &operand_shapes, &inst.shape) {
-                add(inst, message);
-            }
+        if strict && let Some(message) = strict_problem(&inst.kind, &operand_shapes, &inst.shape) {
+            add(inst, message);
         }
     }
     numbers.sort_by_key(|(n, _)| *n);
@@ -278,8 +276,23 @@ fn verify_body(
     }
 }
 
-/// XLA's HLO-level rules that our dialect relaxes.
+/// XLA's HLO-level rules that our dialect relaxes. Only what shape
+/// inference does not already report is looked at here: a wrong operand
+/// count or an out-of-range broadcast dimension is left to it.
 fn strict_problem(kind: &OpKind, operands: &[&Shape], shape: &Shape) -> Option<String> {
+    if let OpKind::Binary {
+        broadcast_dimensions,
+        ..
+    } = kind
+        && !broadcast_dimensions.is_empty()
+    {
+        return Some(format!(
+            "HLO binary ops take no broadcast_dimensions, but {} has broadcast_dimensions={}; \
+             make the broadcast explicit (passes::expand_broadcasts does).",
+            kind.opcode_name(),
+            crate::shape::dims_text(broadcast_dimensions)
+        ));
+    }
     let elementwise = matches!(
         kind,
         OpKind::Unary(_) | OpKind::Binary { .. } | OpKind::Convert | OpKind::Select
@@ -296,13 +309,14 @@ fn strict_problem(kind: &OpKind, operands: &[&Shape], shape: &Shape) -> Option<S
             }
         }
     }
-    if let OpKind::Broadcast { dimensions } = kind {
+    if let (OpKind::Broadcast { dimensions }, Some(operand)) = (kind, operands.first()) {
         for (i, &d) in dimensions.iter().enumerate() {
-            if shape.dims().get(d as usize) != operands[0].dims().get(i) {
+            let out_size = usize::try_from(d).ok().and_then(|d| shape.dims().get(d));
+            if let (Some(&o), Some(&s)) = (out_size, operand.dims().get(i))
+                && o != s
+            {
                 return Some(format!(
-                    "HLO broadcast must map sizes exactly: operand {} dimension {i} (size {}) maps to output {shape} dimension {d}.",
-                    operands[0],
-                    operands[0].dims()[i]
+                    "HLO broadcast must map sizes exactly: operand {operand} dimension {i} (size {s}) maps to output {shape} dimension {d} (size {o})."
                 ));
             }
         }
