@@ -230,9 +230,9 @@ impl Error {
                 lhs,
                 rhs,
                 broadcast_dimensions,
-                identity,
+                help,
             } => Some(format!(
-                "  in {op}({lhs}, {rhs}), broadcast_dimensions={broadcast_dimensions}\n\n  operands of equal rank are matched dimension by dimension; a mapping cannot reorder them.\n\nhelp: pass broadcast_dimensions={{}} (or {identity}); to reorder dimensions, transpose an operand first.\n"
+                "  in {op}({lhs}, {rhs}), broadcast_dimensions={broadcast_dimensions}\n\n  operands of equal rank are matched dimension by dimension; a mapping cannot reorder them.\n\nhelp: {help}\n"
             )),
             _ => None,
         }

@@ -30,8 +30,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// The two operands of a binary op have different element types.
     #[error(
-        "Binary op {op} with different element types: {lhs} and {rhs}. oxla never promotes \
-         types implicitly; convert one operand first (e.g. convert the {rhs} operand to {lhs_type})."
+        "Binary op {op} with different element types: {lhs} and {rhs}.\nhelp: oxla never \
+         promotes types implicitly; {help}"
     )]
     ElementTypeMismatch {
         /// The op, HLO spelling (`add`, `compare`).
@@ -40,12 +40,14 @@ pub enum Error {
         lhs: crate::Shape,
         /// The right operand's shape.
         rhs: crate::Shape,
-        /// The left operand's element type.
-        lhs_type: String,
+        /// Which conversion would make the types agree.
+        help: String,
     },
 
     /// An operand has an element type the op does not accept.
-    #[error("Expected element type in shape to be {expected} for operation {op}; got {shape}.")]
+    #[error(
+        "Expected element type in shape to be {expected} for operation {op}; got {shape}.\nhelp: {help}"
+    )]
     UnsupportedElementType {
         /// The op.
         op: String,
@@ -53,6 +55,8 @@ pub enum Error {
         shape: String,
         /// What would have been accepted, in words.
         expected: String,
+        /// What to do about it.
+        help: String,
     },
 
     /// Equal ranks with a `broadcast_dimensions` that is not empty and not the
@@ -60,9 +64,7 @@ pub enum Error {
     #[error(
         "Broadcast dimensions field must either be not set or be the identity on binary \
          operations with operands of the same rank: {op}({lhs}, {rhs}) got \
-         broadcast_dimensions={broadcast_dimensions}.\nhelp: pass broadcast_dimensions={{}} \
-         (or the identity {identity}); equal-rank operands broadcast only through their \
-         size-1 dimensions."
+         broadcast_dimensions={broadcast_dimensions}.\nhelp: {help}"
     )]
     BroadcastDimensionsNotIdentity {
         /// The op.
@@ -73,8 +75,8 @@ pub enum Error {
         rhs: crate::Shape,
         /// The list given, as `{..}`.
         broadcast_dimensions: String,
-        /// The identity list for this rank, as `{..}`.
-        identity: String,
+        /// What would be valid.
+        help: String,
     },
 
     /// Different ranks, a non-scalar smaller operand, and no
@@ -214,8 +216,8 @@ pub enum Error {
 
     /// Equal-rank operands whose sizes differ at a dimension where neither is 1.
     #[error(
-        "Binary op {op} with incompatible shapes: {lhs} and {rhs}; dimension {dimension} has \
-         size {lhs_size} in one and {rhs_size} in the other, and neither is 1.\nhelp: {help}"
+        "Binary op {op} with incompatible shapes: {lhs} and {rhs}; dimension {dimension} is \
+         {lhs_size} in {lhs} and {rhs_size} in {rhs}, and neither is 1.\nhelp: {help}"
     )]
     IncompatibleShapes {
         /// The op.

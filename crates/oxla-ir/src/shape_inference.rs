@@ -49,11 +49,48 @@ fn require_array(op: &str, what: &str, shape: &Shape) -> Result<()> {
 }
 
 fn type_error(op: &str, shape: &Shape, expected: &str) -> Error {
+    let ty = shape.element_type();
+    let help = if ty.is_pred() {
+        format!(
+            "convert the {shape} operand to an integer type (e.g. s32) first, or use and/or/xor/not for logic on pred."
+        )
+    } else if expected.starts_with("a floating-point") {
+        format!("convert the {shape} operand to f32 or f64 first.")
+    } else if ty.is_float() {
+        format!(
+            "{op} works on bits; it needs integers (or pred), and {shape} holds floats. Use compare for tests on floats, or convert first."
+        )
+    } else {
+        format!("convert the {shape} operand to {expected} first.")
+    };
     Error::UnsupportedElementType {
         op: op.to_string(),
         shape: shape.to_string(),
         expected: expected.to_string(),
+        help,
     }
+}
+
+/// The conversion that would make two element types agree: widen rather
+/// than narrow; integers go to floats; pred goes to the other type.
+fn promotion_help(lhs: &Shape, rhs: &Shape) -> String {
+    let (a, b) = (lhs.element_type(), rhs.element_type());
+    let rank = |t: ElementType| -> (u8, u32) {
+        let class = if t.is_float() {
+            3
+        } else if t.is_integer() {
+            2
+        } else {
+            1
+        };
+        (class, t.bit_width())
+    };
+    let (from, to) = if rank(a) < rank(b) {
+        (lhs, b)
+    } else {
+        (rhs, a)
+    };
+    format!("convert one operand first, e.g. convert the {from} operand to {to}.")
 }
 
 /// Checks that every entry of `dims` is in `0..rank` and appears once.
@@ -195,7 +232,7 @@ pub fn infer_binary_op_shape(
             op: name.to_string(),
             lhs: lhs.clone(),
             rhs: rhs.clone(),
-            lhs_type: lhs.element_type().to_string(),
+            help: promotion_help(lhs, rhs),
         });
     }
     let dims = infer_broadcast_dims(name, lhs, rhs, broadcast_dimensions)?;
@@ -223,7 +260,16 @@ pub fn infer_broadcast_dims(
                 lhs: lhs.clone(),
                 rhs: rhs.clone(),
                 broadcast_dimensions: dims_text(broadcast_dimensions),
-                identity: dims_text(&identity),
+                help: if lhs.rank() == 0 {
+                    "two scalars need no mapping: pass broadcast_dimensions={}.".to_string()
+                } else {
+                    format!(
+                        "pass broadcast_dimensions={{}} (or the identity {}); equal-rank operands \
+                         broadcast only through their size-1 dimensions. To reorder dimensions, \
+                         transpose an operand first.",
+                        dims_text(&identity)
+                    )
+                },
             });
         }
         return infer_degenerate_dims(op, lhs, rhs);
@@ -337,12 +383,7 @@ fn infer_degenerate_dims(op: &str, lhs: &Shape, rhs: &Shape) -> Result<Vec<i64>>
                 dimension: i,
                 lhs_size: a,
                 rhs_size: b,
-                help: format!(
-                    "equal-rank operands broadcast only through size-1 dimensions: at every \
-                     dimension the sizes must be equal or one of them 1, and here dimension {i} \
-                     is {a} in {lhs} and {b} in {rhs}. Reshape or slice one operand so the sizes \
-                     agree."
-                ),
+                help: "equal-rank operands broadcast only through size-1 dimensions; reshape or slice one operand so the sizes agree.".to_string(),
             });
         });
     }
@@ -417,24 +458,19 @@ pub fn valid_broadcast_dimensions(smaller: &Shape, larger: &Shape) -> Vec<Vec<i6
 /// The `help:` text for an InDim error: a valid list if one exists, or why
 /// none does.
 pub fn in_dim_help(smaller: &Shape, larger: &Shape) -> String {
+    if smaller.is_scalar() {
+        return format!(
+            "a scalar broadcasts without a mapping: pass broadcast_dimensions={{}} for {smaller} \
+             and {larger}."
+        );
+    }
     let valid = valid_broadcast_dimensions(smaller, larger);
     match valid.split_first() {
         Some((best, rest)) => {
-            let mapping: Vec<String> = best
-                .iter()
-                .enumerate()
-                .map(|(i, d)| {
-                    format!(
-                        "dimension {i} (size {}) -> dimension {d} (size {})",
-                        smaller.dims()[i],
-                        larger.dims()[*d as usize]
-                    )
-                })
-                .collect();
             let mut text = format!(
                 "broadcast_dimensions={} would be valid for {smaller} and {larger}: it maps {}.",
                 dims_text(best),
-                mapping.join(", ")
+                describe_mapping(smaller, larger, best)
             );
             if !rest.is_empty() {
                 let others: Vec<String> = rest.iter().take(3).map(|d| dims_text(d)).collect();
@@ -442,12 +478,74 @@ pub fn in_dim_help(smaller: &Shape, larger: &Shape) -> String {
             }
             text
         }
-        None => format!(
-            "no broadcast_dimensions is valid for {smaller} and {larger}: the dimensions of \
-             {smaller} cannot be matched, in increasing order, to dimensions of {larger} of \
-             equal size or size 1. Reshape or transpose an operand first."
-        ),
+        None => match transpose_fix(smaller, larger) {
+            Some((perm, transposed, map)) => format!(
+                "no broadcast_dimensions is valid for {smaller} and {larger} as they stand, since \
+                 a mapping must keep the order of the dimensions; transpose {smaller} with \
+                 permutation {} (giving {transposed}), then broadcast_dimensions={} is valid.",
+                dims_text(&perm),
+                dims_text(&map)
+            ),
+            None => format!(
+                "no broadcast_dimensions is valid for {smaller} and {larger}: the dimensions of \
+                 {smaller} cannot be matched, in increasing order, to dimensions of {larger} of \
+                 equal size or size 1. Reshape or transpose an operand first."
+            ),
+        },
     }
+}
+
+/// `dimension 0 (size 3) -> dimension 1 (size 3), ...`, saying which side
+/// stretches where a size is 1.
+fn describe_mapping(smaller: &Shape, larger: &Shape, map: &[i64]) -> String {
+    map.iter()
+        .enumerate()
+        .map(|(i, &d)| {
+            let (s, l) = (smaller.dims()[i], larger.dims()[d as usize]);
+            if s == l {
+                format!("dimension {i} (size {s}) -> dimension {d} (size {l})")
+            } else if s == 1 {
+                format!("dimension {i} (size 1, stretched to {l}) -> dimension {d} (size {l})")
+            } else {
+                format!("dimension {i} (size {s}) -> dimension {d} (size 1, stretched to {s})")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A transpose of `smaller` after which some mapping becomes valid, for
+/// ranks small enough to try every permutation: (permutation, transposed
+/// shape, mapping).
+fn transpose_fix(smaller: &Shape, larger: &Shape) -> Option<(Vec<i64>, Shape, Vec<i64>)> {
+    let k = smaller.rank();
+    if !(2..=5).contains(&k) {
+        return None;
+    }
+    let mut perm: Vec<i64> = (0..k as i64).collect();
+    // Heap's algorithm over all permutations but the identity.
+    let mut c = vec![0usize; k];
+    let mut i = 0;
+    while i < k {
+        if c[i] < i {
+            if i % 2 == 0 {
+                perm.swap(0, i);
+            } else {
+                perm.swap(c[i], i);
+            }
+            let dims: Vec<i64> = perm.iter().map(|&p| smaller.dims()[p as usize]).collect();
+            let t = Shape::new(smaller.element_type(), &dims);
+            if let Some(map) = valid_broadcast_dimensions(&t, larger).into_iter().next() {
+                return Some((perm, t, map));
+            }
+            c[i] += 1;
+            i = 0;
+        } else {
+            c[i] = 0;
+            i += 1;
+        }
+    }
+    None
 }
 
 // ---------------------------------------------------------------------------
@@ -589,9 +687,10 @@ pub fn infer_broadcast_in_dim_shape(
                 OP,
                 format!(
                     "Broadcast dimension {d} is out of bound: {out} has rank {} ({operand} to \
-                     {out}, broadcast_dimensions={}).",
+                     {out}, broadcast_dimensions={}).\nhelp: {}",
                     out.rank(),
-                    dims_text(broadcast_dimensions)
+                    dims_text(broadcast_dimensions),
+                    in_dim_help_strict(operand, &out)
                 ),
             ));
         }
@@ -602,7 +701,8 @@ pub fn infer_broadcast_in_dim_shape(
                 format!(
                     "Input dimension should be either 1 or equal to the output dimension it is \
                      broadcasting into; the {i}th operand dimension is {s}, the {d}th output \
-                     dimension is {o} ({operand} to {out}, broadcast_dimensions={}).\nhelp: {}",
+                     dimension is {o} ({operand} to {out}, broadcast_dimensions={}): size {s} \
+                     cannot stretch to {o}; only size 1 stretches.\nhelp: {}",
                     dims_text(broadcast_dimensions),
                     in_dim_help_strict(operand, &out)
                 ),
@@ -613,9 +713,10 @@ pub fn infer_broadcast_in_dim_shape(
                 OP,
                 format!(
                     "Broadcast dimensions order is wrong: {d} comes after {} ({operand} to {out}, \
-                     broadcast_dimensions={}); the list must be strictly increasing.",
+                     broadcast_dimensions={}); the list must be strictly increasing.\nhelp: {}",
                     broadcast_dimensions[i - 1],
-                    dims_text(broadcast_dimensions)
+                    dims_text(broadcast_dimensions),
+                    in_dim_help_strict(operand, &out)
                 ),
             ));
         }
@@ -934,7 +1035,7 @@ pub fn infer_dot_general_shape(
             op: OP.into(),
             lhs: lhs.clone(),
             rhs: rhs.clone(),
-            lhs_type: lhs.element_type().to_string(),
+            help: promotion_help(lhs, rhs),
         });
     }
     if lhs.element_type().is_pred() {
