@@ -847,7 +847,9 @@ pub fn infer_slice_shape(
                 ),
             ));
         }
-        dims.push((l - s + st - 1) / st);
+        // (l - s) >= 0 and st >= 1 here; written without `+ st - 1` so a
+        // huge stride cannot overflow.
+        dims.push((l - s) / st + i64::from((l - s) % st != 0));
     }
     Ok(Shape::new(operand.element_type(), &dims))
 }

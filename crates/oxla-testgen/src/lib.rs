@@ -1,0 +1,677 @@
+//! # oxla-testgen: random programs for differential testing
+//!
+//! Generates random **valid** computations (random shapes of rank 0–5 with
+//! sizes 0, 1 and larger; chains of every op and element type; random legal
+//! `broadcast_dimensions`, compositions of InDim and degenerate broadcasting
+//! included) together with argument values that include the edge cases
+//! (NaN, ±inf, ±0, integer MIN/MAX, 0, -1), and random **invalid** binary
+//! ops (wrong ranks, out-of-range, repeated or decreasing dims, mismatched
+//! sizes, mixed element types).
+//!
+//! Everything is driven by a seeded [`Rng`], so a failure is reproduced from
+//! its seed; [`Program::reproducer`] prints the program as HLO text with its
+//! arguments.
+//!
+//! The generator is deliberately independent of shape inference: it decides
+//! validity from its own model ([`model_broadcast`]), so that a test can
+//! check the two against each other.
+//!
+//! ```
+//! use oxla_testgen::{Rng, GenConfig, gen_program};
+//! let mut rng = Rng::new(7);
+//! let p = gen_program(&mut rng, &GenConfig::default()).unwrap();
+//! let args: Vec<&oxla_ir::Literal> = p.args.iter().collect();
+//! assert_eq!(args.len(), p.comp.parameter_shapes().len());
+//! ```
+
+use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
+use oxla_ir::{ArrayData, Builder, Computation, ElementType, Literal, Op, Result, Shape};
+
+/// A small, fast, seedable PRNG (xorshift64*). Not for cryptography.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed (any value; 0 is remapped).
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+    /// `true` with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+    /// One element of a non-empty slice.
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// What the generator may produce.
+#[derive(Debug, Clone)]
+pub struct GenConfig {
+    /// Highest rank of any array.
+    pub max_rank: usize,
+    /// Largest dimension size (sizes 0 and 1 are always possible).
+    pub max_dim: i64,
+    /// Ops added after the parameters.
+    pub max_ops: usize,
+    /// Element types the program may use.
+    pub element_types: Vec<ElementType>,
+    /// Whether transcendental float ops (exp, log, sin, ...) may appear.
+    pub transcendentals: bool,
+}
+
+impl Default for GenConfig {
+    fn default() -> GenConfig {
+        GenConfig {
+            max_rank: 4,
+            max_dim: 6,
+            max_ops: 6,
+            element_types: ElementType::ALL.to_vec(),
+            transcendentals: true,
+        }
+    }
+}
+
+/// A generated program with its arguments.
+#[derive(Debug, Clone)]
+pub struct Program {
+    /// The computation (verified).
+    pub comp: Computation,
+    /// One argument per parameter.
+    pub args: Vec<Literal>,
+    /// The ops used, by HLO name, for coverage counts.
+    pub ops: Vec<&'static str>,
+}
+
+impl Program {
+    /// The program as HLO text followed by its arguments in literal
+    /// notation: what a failing test prints.
+    pub fn reproducer(&self) -> String {
+        let mut s = self.comp.to_hlo_text();
+        for (i, a) in self.args.iter().enumerate() {
+            s.push_str(&format!("// argument {i}: {a}\n"));
+        }
+        s
+    }
+}
+
+/// The broadcast rule as an independent model: the result dims of a binary
+/// op, or `None` if XLA would refuse it. Written from the XLA text, not from
+/// `shape_inference`.
+pub fn model_broadcast(lhs: &[i64], rhs: &[i64], dims: &[i64]) -> Option<Vec<i64>> {
+    let (small, large, small_is_lhs) = if lhs.len() <= rhs.len() {
+        (lhs, rhs, true)
+    } else {
+        (rhs, lhs, false)
+    };
+    let _ = small_is_lhs;
+    // Place the smaller operand in the larger's rank: unmapped dims are 1.
+    let placed: Vec<i64> = if small.len() == large.len() {
+        let identity: Vec<i64> = (0..small.len() as i64).collect();
+        if !(dims.is_empty() || dims == identity.as_slice()) {
+            return None;
+        }
+        small.to_vec()
+    } else if small.is_empty() {
+        if !dims.is_empty() {
+            return None;
+        }
+        vec![1; large.len()]
+    } else {
+        if dims.len() != small.len() || dims.windows(2).any(|w| w[0] >= w[1]) {
+            return None;
+        }
+        if dims.iter().any(|&d| d < 0 || d as usize >= large.len()) {
+            return None;
+        }
+        let mut p = vec![1; large.len()];
+        for (i, &d) in dims.iter().enumerate() {
+            p[d as usize] = small[i];
+        }
+        p
+    };
+    placed
+        .iter()
+        .zip(large)
+        .map(|(&a, &b)| match (a, b) {
+            (1, b) => Some(b),
+            (a, 1) => Some(a),
+            (a, b) if a == b => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
+fn random_dims(rng: &mut Rng, cfg: &GenConfig, rank: usize) -> Vec<i64> {
+    (0..rank)
+        .map(|_| match rng.below(10) {
+            0 => 0,
+            1 | 2 => 1,
+            _ => 2 + rng.below(cfg.max_dim.max(2) as u64 - 1) as i64,
+        })
+        .collect()
+}
+
+/// Random values of `shape`, a quarter of them edge values.
+pub fn random_literal(rng: &mut Rng, shape: &Shape) -> Result<Literal> {
+    let n = shape.element_count() as usize;
+    macro_rules! ints {
+        ($t:ty) => {{
+            let edge: [$t; 5] = [<$t>::MIN, <$t>::MAX, 0, 1, <$t>::MAX / 2];
+            (0..n)
+                .map(|_| {
+                    if rng.chance(0.25) {
+                        rng.pick(&edge)
+                    } else {
+                        (rng.below(41) as i64 - 20) as $t
+                    }
+                })
+                .collect::<Vec<$t>>()
+        }};
+    }
+    macro_rules! floats {
+        ($t:ty) => {{
+            let edge: [$t; 9] = [
+                <$t>::NAN,
+                <$t>::INFINITY,
+                <$t>::NEG_INFINITY,
+                0.0,
+                -0.0,
+                <$t>::MIN_POSITIVE,
+                <$t>::MAX,
+                1.0,
+                -1.0,
+            ];
+            (0..n)
+                .map(|_| {
+                    if rng.chance(0.2) {
+                        rng.pick(&edge)
+                    } else {
+                        ((rng.below(2001) as f64 - 1000.0) / 100.0) as $t
+                    }
+                })
+                .collect::<Vec<$t>>()
+        }};
+    }
+    let data: ArrayData = match shape.element_type() {
+        ElementType::Pred => (0..n).map(|_| rng.chance(0.5)).collect::<Vec<bool>>().into(),
+        ElementType::S8 => ints!(i8).into(),
+        ElementType::S16 => ints!(i16).into(),
+        ElementType::S32 => ints!(i32).into(),
+        ElementType::S64 => ints!(i64).into(),
+        ElementType::U8 => ints!(u8).into(),
+        ElementType::U16 => ints!(u16).into(),
+        ElementType::U32 => ints!(u32).into(),
+        ElementType::U64 => ints!(u64).into(),
+        ElementType::F32 => floats!(f32).into(),
+        ElementType::F64 => floats!(f64).into(),
+        ElementType::Tuple => {
+            return Err(oxla_ir::Error::InvalidShape {
+                shape: shape.to_string(),
+                reason: "tuples have no random values".into(),
+            });
+        }
+    };
+    Literal::from_array_data(shape.dims(), data)
+}
+
+struct Gen<'a> {
+    rng: &'a mut Rng,
+    cfg: &'a GenConfig,
+    b: Builder,
+    params: Vec<Shape>,
+    values: Vec<(Op, Shape)>,
+    ops: Vec<&'static str>,
+}
+
+impl Gen<'_> {
+    fn param(&mut self, shape: Shape) -> Result<Op> {
+        let n = self.params.len();
+        let op = self.b.parameter(n as i64, shape.clone(), &format!("p{n}"))?;
+        self.params.push(shape.clone());
+        self.values.push((op, shape));
+        Ok(op)
+    }
+
+    /// An existing value of element type `ty`, or a new parameter.
+    fn value_of_type(&mut self, ty: ElementType) -> Result<(Op, Shape)> {
+        let candidates: Vec<usize> = (0..self.values.len())
+            .filter(|&i| self.values[i].1.element_type() == ty)
+            .collect();
+        if !candidates.is_empty() && self.rng.chance(0.8) {
+            let i = self.rng.pick(&candidates);
+            return Ok(self.values[i].clone());
+        }
+        let rank = self.rng.below(self.cfg.max_rank as u64 + 1) as usize;
+        let shape = Shape::new(ty, &random_dims(self.rng, self.cfg, rank));
+        let op = self.param(shape.clone())?;
+        Ok((op, shape))
+    }
+
+    /// A partner shape for `a` under a random broadcast pattern, and the
+    /// `broadcast_dimensions` that goes with it (partner listed second).
+    fn partner(&mut self, a: &Shape) -> (Vec<i64>, Vec<i64>) {
+        let r = a.rank();
+        match self.rng.below(5) {
+            // Same dims.
+            0 => (a.dims().to_vec(), vec![]),
+            // Scalar.
+            1 => (vec![], vec![]),
+            // Degenerate: some dims become 1 (on either side).
+            2 => {
+                let max = self.cfg.max_dim.max(2) as u64;
+                let dims = a
+                    .dims()
+                    .iter()
+                    .map(|&d| match d {
+                        // A 1 on this side lets the partner have any size.
+                        1 if self.rng.chance(0.5) => 2 + self.rng.below(max - 1) as i64,
+                        _ if self.rng.chance(0.4) => 1,
+                        _ => d,
+                    })
+                    .collect();
+                (dims, vec![])
+            }
+            // InDim, possibly composed with degenerate dims on both sides.
+            _ if r > 0 => {
+                let k = self.rng.below(r as u64) as usize; // lower rank k < r
+                let mut chosen: Vec<i64> = (0..r as i64).collect();
+                while chosen.len() > k {
+                    let i = self.rng.below(chosen.len() as u64) as usize;
+                    chosen.remove(i);
+                }
+                let max = self.cfg.max_dim.max(2) as u64;
+                let dims = chosen
+                    .iter()
+                    .map(|&d| match a.dims()[d as usize] {
+                        1 if self.rng.chance(0.5) => 2 + self.rng.below(max - 1) as i64,
+                        _ if self.rng.chance(0.3) => 1,
+                        n => n,
+                    })
+                    .collect();
+                (dims, chosen)
+            }
+            _ => (vec![], vec![]),
+        }
+    }
+
+    fn step(&mut self) -> Result<()> {
+        let ty = self.rng.pick(&self.cfg.element_types);
+        let (a, ashape) = self.value_of_type(ty)?;
+        let choice = self.rng.below(18);
+        let (op, shape, name): (Op, Shape, &'static str) = match choice {
+            0..=5 => {
+                let candidates: Vec<BinaryOp> = BinaryOp::ALL
+                    .iter()
+                    .copied()
+                    .filter(|&o| binary_accepts(o, ty, self.cfg.transcendentals))
+                    .collect();
+                if candidates.is_empty() {
+                    return Ok(());
+                }
+                let bop = self.rng.pick(&candidates);
+                let (pdims, bdims) = self.partner(&ashape);
+                let pshape = Shape::new(ty, &pdims);
+                let p = self.param(pshape.clone())?;
+                let (l, r, ls, rs) = if self.rng.chance(0.5) {
+                    (a, p, &ashape, &pshape)
+                } else {
+                    (p, a, &pshape, &ashape)
+                };
+                let Some(model) = model_broadcast(ls.dims(), rs.dims(), &bdims) else {
+                    return Err(oxla_ir::Error::InvalidOp {
+                        op: "generator".into(),
+                        message: format!("produced an invalid pattern {ls} {rs} {bdims:?}"),
+                    });
+                };
+                let op = self.b.binary(l, r, bop, &bdims)?;
+                let rty = if bop.is_compare() { ElementType::Pred } else { ty };
+                (op, Shape::new(rty, &model), bop.name())
+            }
+            6 | 7 => {
+                let candidates: Vec<UnaryOp> = UnaryOp::ALL
+                    .iter()
+                    .copied()
+                    .filter(|&o| unary_accepts(o, ty, self.cfg.transcendentals))
+                    .collect();
+                if candidates.is_empty() {
+                    return Ok(());
+                }
+                let uop = self.rng.pick(&candidates);
+                let op = self.b.binary_or_unary_unary(uop, a)?;
+                let s = self.b.shape(op)?;
+                (op, s, uop.name())
+            }
+            8 => {
+                let to = self.rng.pick(&self.cfg.element_types);
+                let op = self.b.convert(a, to)?;
+                (op, ashape.with_element_type(to), "convert")
+            }
+            9 => {
+                // select(compare(a, partner), a, other)
+                let other = self.param(ashape.clone())?;
+                let pred_shape = if self.rng.chance(0.2) {
+                    Shape::scalar(ElementType::Pred)
+                } else {
+                    ashape.with_element_type(ElementType::Pred)
+                };
+                let p = self.param(pred_shape)?;
+                let op = self.b.select(p, a, other)?;
+                (op, ashape.clone(), "select")
+            }
+            10 if !ty.is_pred() => {
+                let lo = self.param(Shape::scalar(ty))?;
+                let hi = self.param(Shape::scalar(ty))?;
+                let op = self.b.clamp(lo, a, hi)?;
+                (op, ashape.clone(), "clamp")
+            }
+            11 => {
+                // broadcast_in_dim to a higher rank, stretching some 1s.
+                let extra = self.rng.below(2) as usize + 1;
+                if ashape.rank() + extra > self.cfg.max_rank + 1 {
+                    return Ok(());
+                }
+                let out_rank = ashape.rank() + extra;
+                let mut map: Vec<i64> = (0..out_rank as i64).collect();
+                while map.len() > ashape.rank() {
+                    let i = self.rng.below(map.len() as u64) as usize;
+                    map.remove(i);
+                }
+                let mut out = random_dims(self.rng, self.cfg, out_rank);
+                for (i, &d) in map.iter().enumerate() {
+                    out[d as usize] = if ashape.dims()[i] == 1 && self.rng.chance(0.5) {
+                        out[d as usize]
+                    } else {
+                        ashape.dims()[i]
+                    };
+                }
+                let op = self.b.broadcast_in_dim(a, &out, &map)?;
+                (op, Shape::new(ty, &out), "broadcast")
+            }
+            12 if ashape.rank() >= 2 => {
+                let mut perm: Vec<i64> = (0..ashape.rank() as i64).collect();
+                for i in (1..perm.len()).rev() {
+                    let j = self.rng.below(i as u64 + 1) as usize;
+                    perm.swap(i, j);
+                }
+                let op = self.b.transpose(a, &perm)?;
+                let dims: Vec<i64> = perm.iter().map(|&p| ashape.dims()[p as usize]).collect();
+                (op, Shape::new(ty, &dims), "transpose")
+            }
+            13 if ashape.rank() >= 1 => {
+                let r = ashape.rank();
+                let (mut st, mut li, mut sd) = (vec![], vec![], vec![]);
+                for &n in ashape.dims() {
+                    let s = self.rng.below(n as u64 + 1) as i64;
+                    let l = s + self.rng.below((n - s) as u64 + 1) as i64;
+                    st.push(s);
+                    li.push(l);
+                    sd.push(1 + self.rng.below(2) as i64);
+                }
+                let op = if self.rng.chance(0.5) {
+                    self.b.slice(a, &st, &li, &sd)?
+                } else {
+                    let dims: Vec<i64> = (0..r as i64).filter(|_| self.rng.chance(0.5)).collect();
+                    self.b.reverse(a, &dims)?
+                };
+                let s = self.b.shape(op)?;
+                (op, s, "slice/reverse")
+            }
+            14 if ashape.rank() >= 1 => {
+                let v = self.param(Shape::scalar(ty))?;
+                let config: Vec<PadDim> = ashape
+                    .dims()
+                    .iter()
+                    .map(|&n| PadDim {
+                        lo: self.rng.below(3) as i64 - if n > 1 { 1 } else { 0 },
+                        hi: self.rng.below(3) as i64,
+                        interior: self.rng.below(2) as i64,
+                    })
+                    .collect();
+                let op = self.b.pad(a, v, &config)?;
+                let s = self.b.shape(op)?;
+                (op, s, "pad")
+            }
+            15 if ashape.rank() >= 1 && !ty.is_pred() => {
+                let dims: Vec<i64> = (0..ashape.rank() as i64).filter(|_| self.rng.chance(0.5)).collect();
+                let kind = self.rng.below(3);
+                let reducer = reducer(ty, kind)?;
+                let init = self.param(Shape::scalar(ty))?;
+                let op = self.b.reduce(a, init, &dims, &reducer)?;
+                let s = self.b.shape(op)?;
+                (op, s, "reduce")
+            }
+            16 | 17 if ashape.rank() == 2 && !ty.is_pred() => {
+                let n = 1 + self.rng.below(self.cfg.max_dim as u64) as i64;
+                let rhs = self.param(Shape::new(ty, &[ashape.dims()[1], n]))?;
+                let dims = DotDimensionNumbers {
+                    lhs_contracting: vec![1],
+                    rhs_contracting: vec![0],
+                    ..Default::default()
+                };
+                let op = self.b.dot_general(a, rhs, &dims)?;
+                (op, Shape::new(ty, &[ashape.dims()[0], n]), "dot")
+            }
+            _ => return Ok(()),
+        };
+        let got = self.b.shape(op)?;
+        if got != shape {
+            return Err(oxla_ir::Error::InvalidOp {
+                op: "generator".into(),
+                message: format!("{name}: builder inferred {got}, the generator's model says {shape}"),
+            });
+        }
+        self.ops.push(name);
+        self.values.push((op, shape));
+        Ok(())
+    }
+}
+
+trait UnaryExt {
+    fn binary_or_unary_unary(&mut self, op: UnaryOp, x: Op) -> Result<Op>;
+}
+
+impl UnaryExt for Builder {
+    fn binary_or_unary_unary(&mut self, op: UnaryOp, x: Op) -> Result<Op> {
+        match op {
+            UnaryOp::Neg => self.neg(x),
+            UnaryOp::Abs => self.abs(x),
+            UnaryOp::Sign => self.sign(x),
+            UnaryOp::Exp => self.exp(x),
+            UnaryOp::Expm1 => self.expm1(x),
+            UnaryOp::Log => self.log(x),
+            UnaryOp::Log1p => self.log1p(x),
+            UnaryOp::Sqrt => self.sqrt(x),
+            UnaryOp::Rsqrt => self.rsqrt(x),
+            UnaryOp::Tanh => self.tanh(x),
+            UnaryOp::Logistic => self.logistic(x),
+            UnaryOp::Sin => self.sin(x),
+            UnaryOp::Cos => self.cos(x),
+            UnaryOp::Floor => self.floor(x),
+            UnaryOp::Ceil => self.ceil(x),
+            UnaryOp::RoundNearestEven => self.round_nearest_even(x),
+            UnaryOp::Not => self.not(x),
+            UnaryOp::IsFinite => self.is_finite(x),
+        }
+    }
+}
+
+/// The generator's own model of which unary ops accept which types.
+pub fn unary_accepts(op: UnaryOp, ty: ElementType, transcendentals: bool) -> bool {
+    match op {
+        UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign => !ty.is_pred(),
+        UnaryOp::Not => !ty.is_float(),
+        UnaryOp::Exp
+        | UnaryOp::Expm1
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Tanh
+        | UnaryOp::Logistic
+        | UnaryOp::Sin
+        | UnaryOp::Cos => ty.is_float() && transcendentals,
+        UnaryOp::Sqrt
+        | UnaryOp::Rsqrt
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::RoundNearestEven
+        | UnaryOp::IsFinite => ty.is_float(),
+    }
+}
+
+/// The generator's own model of which binary ops accept which types.
+pub fn binary_accepts(op: BinaryOp, ty: ElementType, transcendentals: bool) -> bool {
+    match op {
+        BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min | BinaryOp::Compare(_) => true,
+        BinaryOp::Sub | BinaryOp::Div | BinaryOp::Rem => !ty.is_pred(),
+        BinaryOp::Pow => !ty.is_pred() && (transcendentals || !ty.is_float()),
+        BinaryOp::Atan2 => ty.is_float() && transcendentals,
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => !ty.is_float(),
+        BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical => {
+            !ty.is_float() && !ty.is_pred()
+        }
+    }
+}
+
+/// A reducer `(T[], T[]) -> T[]`: add (0), max (1) or min (2).
+pub fn reducer(ty: ElementType, kind: u64) -> Result<Computation> {
+    let mut r = Builder::new(["add", "max", "min"][kind.min(2) as usize]);
+    let a = r.parameter(0, Shape::scalar(ty), "a")?;
+    let c = r.parameter(1, Shape::scalar(ty), "c")?;
+    let y = match kind {
+        0 => r.add(a, c, &[])?,
+        1 => r.max(a, c, &[])?,
+        _ => r.min(a, c, &[])?,
+    };
+    r.build(y)
+}
+
+/// One random valid program with random arguments. An `Err` means the
+/// builder refused something the generator's model thinks valid (or
+/// inferred another shape): a bug in one of them.
+pub fn gen_program(rng: &mut Rng, cfg: &GenConfig) -> Result<Program> {
+    let mut g = Gen {
+        rng,
+        cfg,
+        b: Builder::new("generated"),
+        params: Vec::new(),
+        values: Vec::new(),
+        ops: Vec::new(),
+    };
+    let nops = 1 + g.rng.below(cfg.max_ops.max(1) as u64) as usize;
+    for _ in 0..nops * 3 {
+        if g.ops.len() >= nops {
+            break;
+        }
+        g.step()?;
+    }
+    if g.values.is_empty() {
+        let ty = g.rng.pick(&cfg.element_types);
+        g.value_of_type(ty)?;
+    }
+    // The root: the last value, or a tuple of the last two.
+    let (last, _) = g.values[g.values.len() - 1].clone();
+    let root = if g.values.len() >= 2 && g.rng.chance(0.2) {
+        let (prev, _) = g.values[g.values.len() - 2].clone();
+        g.b.tuple(&[prev, last])?
+    } else {
+        last
+    };
+    let comp = g.b.build(root)?;
+    let shapes = g.params.clone();
+    let args = shapes
+        .iter()
+        .map(|s| random_literal(g.rng, s))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Program {
+        comp,
+        args,
+        ops: g.ops,
+    })
+}
+
+/// A random binary-op setup that XLA's rules refuse, by construction, with
+/// a label of what is wrong: `(label, lhs, rhs, broadcast_dimensions)`.
+pub fn gen_invalid_binary(rng: &mut Rng, cfg: &GenConfig) -> (&'static str, Shape, Shape, Vec<i64>) {
+    let ty = rng.pick(&[ElementType::F32, ElementType::S32, ElementType::U8]);
+    loop {
+        let rank = 1 + rng.below(cfg.max_rank as u64) as usize;
+        let large: Vec<i64> = (0..rank).map(|_| 2 + rng.below(cfg.max_dim.max(3) as u64 - 1) as i64).collect();
+        let k = rng.below(rank as u64) as usize; // smaller rank
+        let mut map: Vec<i64> = (0..rank as i64).collect();
+        while map.len() > k {
+            let i = rng.below(map.len() as u64) as usize;
+            map.remove(i);
+        }
+        let small: Vec<i64> = map.iter().map(|&d| large[d as usize]).collect();
+        let (label, small, map, other_ty) = match rng.below(7) {
+            0 if k >= 1 => ("no mapping for a lower rank", small, vec![], ty),
+            1 if k >= 1 => ("out-of-range dimension", small, {
+                let mut m = map.clone();
+                m[k - 1] = rank as i64 + rng.below(3) as i64;
+                m
+            }, ty),
+            2 if k >= 1 => ("negative dimension", small, {
+                let mut m = map.clone();
+                m[0] = -1 - rng.below(3) as i64;
+                m
+            }, ty),
+            3 if k >= 2 => ("decreasing or repeated dims", small, {
+                let mut m = map.clone();
+                m.swap(0, 1);
+                if rng.chance(0.5) {
+                    m[1] = m[0];
+                }
+                m
+            }, ty),
+            4 if k >= 1 => ("mismatched size", {
+                let mut s = small.clone();
+                let i = rng.below(k as u64) as usize;
+                s[i] = large[map[i] as usize] + 1 + rng.below(3) as i64;
+                s
+            }, map, ty),
+            5 => ("mixed element types", small, map, if ty == ElementType::F32 { ElementType::S32 } else { ElementType::F32 }),
+            6 if k >= 1 => ("wrong mapping length", small, {
+                let mut m = map.clone();
+                m.push(rank as i64 - 1);
+                m
+            }, ty),
+            _ => continue,
+        };
+        let lhs = Shape::new(ty, &large);
+        let rhs = Shape::new(other_ty, &small);
+        // A few mutations can land on a valid pattern by chance (e.g. a
+        // "mismatch" against a dimension of size 1): the model decides.
+        if other_ty == ty && model_broadcast(&large, rhs.dims(), &map).is_some() {
+            continue;
+        }
+        return if rng.chance(0.5) {
+            (label, lhs, rhs, map)
+        } else {
+            (label, rhs, lhs, map)
+        };
+    }
+}
+
+/// The comparison directions, for tests that sweep them.
+pub const DIRECTIONS: [ComparisonDirection; 6] = [
+    ComparisonDirection::Eq,
+    ComparisonDirection::Ne,
+    ComparisonDirection::Lt,
+    ComparisonDirection::Le,
+    ComparisonDirection::Gt,
+    ComparisonDirection::Ge,
+];

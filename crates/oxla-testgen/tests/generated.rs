@@ -1,0 +1,105 @@
+//! Property tests over generated programs: the generator's independent
+//! model of XLA's broadcasting agrees with shape inference; valid programs
+//! are accepted and evaluate; invalid ones are refused, never a panic.
+//!
+//! The seed budget is fixed so CI is repeatable; `OXLA_GEN_CASES=N` runs
+//! more (the `just fuzz-shapes` recipe).
+
+use oxla_ir::ir::BinaryOp;
+use oxla_ir::shape_inference::infer_binary_op_shape;
+use oxla_ir::{ElementType, Shape};
+use oxla_testgen::{GenConfig, Rng, gen_invalid_binary, gen_program, model_broadcast};
+
+fn cases(default: u64) -> u64 {
+    std::env::var("OXLA_GEN_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[test]
+fn model_and_shape_inference_agree_on_random_shapes() {
+    let mut rng = Rng::new(1);
+    let n = cases(20_000);
+    let (mut valid, mut invalid) = (0, 0);
+    for _ in 0..n {
+        let rank = |rng: &mut Rng| rng.below(5) as usize;
+        let dim = |rng: &mut Rng| [0, 1, 1, 2, 3][rng.below(5) as usize];
+        let (ra, rb) = (rank(&mut rng), rank(&mut rng));
+        let a: Vec<i64> = (0..ra).map(|_| dim(&mut rng)).collect();
+        let b: Vec<i64> = (0..rb).map(|_| dim(&mut rng)).collect();
+        let k = ra.min(rb);
+        let dims: Vec<i64> = match rng.below(3) {
+            0 => vec![],
+            1 => {
+                // A random increasing list of the right length.
+                let mut all: Vec<i64> = (0..ra.max(rb) as i64).collect();
+                while all.len() > k {
+                    let i = rng.below(all.len() as u64) as usize;
+                    all.remove(i);
+                }
+                all
+            }
+            _ => (0..rng.below(4)).map(|_| rng.below(6) as i64 - 1).collect(),
+        };
+        let sa = Shape::new(ElementType::F32, &a);
+        let sb = Shape::new(ElementType::F32, &b);
+        let got = infer_binary_op_shape(BinaryOp::Add, &sa, &sb, &dims);
+        match (model_broadcast(&a, &b, &dims), got) {
+            (Some(m), Ok(s)) => {
+                assert_eq!(s.dims(), m.as_slice(), "{sa} + {sb} with {dims:?}");
+                valid += 1;
+            }
+            (None, Err(_)) => invalid += 1,
+            (m, g) => panic!("{sa} + {sb} with {dims:?}: model {m:?}, inference {g:?}"),
+        }
+    }
+    // Both sides of the rule were exercised.
+    assert!(valid > n / 10 && invalid > n / 10, "valid {valid}, invalid {invalid}");
+}
+
+#[test]
+fn invalid_binary_ops_are_refused_with_an_error() {
+    let mut rng = Rng::new(2);
+    let cfg = GenConfig::default();
+    let mut labels = std::collections::BTreeMap::new();
+    for _ in 0..cases(5_000) {
+        let (label, lhs, rhs, dims) = gen_invalid_binary(&mut rng, &cfg);
+        let op = rng.pick(BinaryOp::ALL);
+        match infer_binary_op_shape(op, &lhs, &rhs, &dims) {
+            Err(e) => {
+                // Every message names both shapes.
+                let msg = e.to_string();
+                assert!(
+                    msg.contains(&lhs.to_string()) && msg.contains(&rhs.to_string())
+                        || matches!(e, oxla_ir::Error::UnsupportedElementType { .. }),
+                    "{label}: {msg}"
+                );
+                *labels.entry(label).or_insert(0) += 1;
+            }
+            Ok(s) => panic!("{label}: {op}({lhs}, {rhs}) with {dims:?} accepted as {s}"),
+        }
+    }
+    assert_eq!(labels.len(), 7, "every kind of invalid program was tried: {labels:?}");
+}
+
+#[test]
+fn generated_programs_are_accepted_and_evaluate() {
+    let cfg = GenConfig::default();
+    let mut ops = std::collections::BTreeMap::new();
+    for seed in 0..cases(300) {
+        let mut rng = Rng::new(seed);
+        let p = gen_program(&mut rng, &cfg).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let args: Vec<&oxla_ir::Literal> = p.args.iter().collect();
+        let out = oxla_interp::evaluate(&p.comp, &args)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.reproducer()));
+        assert_eq!(out.shape(), p.comp.result_shape(), "seed {seed}");
+        for op in p.ops {
+            *ops.entry(op).or_insert(0) += 1;
+        }
+    }
+    // The generator reaches every kind of op it knows.
+    for needed in ["add", "compare", "convert", "select", "broadcast", "reduce", "pad", "dot", "transpose"] {
+        assert!(ops.contains_key(needed), "never generated {needed}: {ops:?}");
+    }
+}
