@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod builder;
+pub mod composite;
 pub mod diagnostic;
 pub mod element_type;
 pub mod error;

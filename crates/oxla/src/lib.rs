@@ -25,4 +25,4 @@ pub use oxla_ir::{
     ArrayData, BinaryOp, Builder, ComparisonDirection, Computation, DotDimensionNumbers,
     ElementType, Error, Literal, NativeType, Op, PadDim, Result, Shape, UnaryOp, VerifierProblem,
 };
-pub use oxla_ir::{ir, passes, printer, shape_inference, verifier};
+pub use oxla_ir::{composite, diagnostic, ir, passes, printer, shape_inference, verifier};
