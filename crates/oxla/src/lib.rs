@@ -20,6 +20,7 @@
 //! # Ok::<(), Error>(())
 //! ```
 
+pub use oxla_client::{numpy, tml};
 pub use oxla_interp::evaluate;
 pub use oxla_ir::{
     ArrayData, BinaryOp, Builder, ComparisonDirection, Computation, DotDimensionNumbers,
