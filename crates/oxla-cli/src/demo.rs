@@ -4,6 +4,8 @@
 //! prints each one's HLO text, evaluates it and prints the result; then
 //! shows what an invalid broadcast reports.
 
+use std::fmt::Write;
+
 use oxla::{Builder, Computation, ElementType::F32, Error, Literal, Shape};
 
 /// One example: a title, the computation and its arguments.
@@ -104,23 +106,28 @@ fn dense_layer() -> Result<Computation, Error> {
     b.build(y)
 }
 
-/// Runs the demo, printing to stdout.
-pub fn run() -> Result<(), Error> {
-    println!("oxla demo: XLA's broadcasting examples, built, printed, evaluated\n");
+/// Runs the demo and returns what it prints.
+pub fn run() -> Result<String, Error> {
+    let mut out = String::new();
+    let _ = writeln!(out, "oxla demo: XLA's broadcasting examples, built, printed, evaluated\n");
     for ex in examples()? {
-        println!("== {}", ex.title);
-        print!("{}", ex.comp);
+        let _ = writeln!(out, "== {}", ex.title);
+        let _ = write!(out, "{}", ex.comp);
         let args: Vec<&Literal> = ex.args.iter().collect();
         let result = oxla::evaluate(&ex.comp, &args)?;
-        println!("result (reference interpreter):\n{result}\n");
+        let _ = writeln!(out, "result (reference interpreter):\n{result}\n");
     }
-    println!("== an invalid broadcast: |1 2 3; 4 5 6| + |7 8 9| with (0)");
+    let _ = writeln!(out, "== an invalid broadcast: |1 2 3; 4 5 6| + |7 8 9| with (0)");
     let mut b = Builder::new("invalid");
     let x = b.parameter(0, Shape::new(F32, &[2, 3]), "x")?;
     let v = b.parameter(1, Shape::new(F32, &[3]), "v")?;
     match b.add(x, v, &[0]) {
-        Err(e) => println!("error: {e}"),
-        Ok(_) => println!("unexpectedly accepted"),
+        Err(e) => {
+            let _ = writeln!(out, "{}", e.render());
+        }
+        Ok(_) => {
+            let _ = writeln!(out, "unexpectedly accepted");
+        }
     }
-    Ok(())
+    Ok(out)
 }

@@ -26,6 +26,7 @@ pub mod element_type;
 pub mod error;
 pub mod ir;
 pub mod literal;
+pub mod parser;
 pub mod passes;
 pub mod printer;
 pub mod shape;
@@ -40,4 +41,5 @@ pub use ir::{
     Instruction, OpKind, PadDim, UnaryOp,
 };
 pub use literal::{ArrayData, Literal};
+pub use parser::parse_hlo_module;
 pub use shape::Shape;

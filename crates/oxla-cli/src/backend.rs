@@ -1,0 +1,86 @@
+//! The backends `oxla run` and `oxla bench` can use, behind one trait.
+//!
+//! [`prepare`] does the per-module work (nothing for the interpreter,
+//! compilation for the JIT) and returns a [`Runner`] that runs the module on
+//! arguments; `bench` times the two separately.
+//!
+//! Wiring the JIT in (crate `oxla-jit`, `oxla::compile(&comp) ->
+//! Result<Executable>`, `exe.run(&[&Literal]) -> Result<Literal>`) is one
+//! match arm in [`prepare`] plus an `impl Runner for oxla::Executable`; see
+//! the comment there.
+
+use std::fmt;
+use std::str::FromStr;
+
+use oxla::{Computation, Literal};
+
+use crate::CliError;
+
+/// Which backend runs a module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The reference interpreter (`oxla::evaluate`).
+    Interp,
+    /// The Cranelift JIT.
+    Jit,
+}
+
+impl FromStr for Backend {
+    type Err = CliError;
+
+    fn from_str(s: &str) -> Result<Backend, CliError> {
+        match s {
+            "interp" => Ok(Backend::Interp),
+            "jit" => Ok(Backend::Jit),
+            _ => Err(CliError::usage(format!(
+                "unknown backend `{s}`; use --backend interp or --backend jit"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Backend::Interp => "interp",
+            Backend::Jit => "jit",
+        })
+    }
+}
+
+/// A module ready to run.
+pub trait Runner {
+    /// Runs the module on `args` (in parameter order).
+    fn run(&self, args: &[&Literal]) -> oxla::Result<Literal>;
+}
+
+/// The interpreter needs no preparation: it walks the computation.
+struct Interpreter<'c>(&'c Computation);
+
+impl Runner for Interpreter<'_> {
+    fn run(&self, args: &[&Literal]) -> oxla::Result<Literal> {
+        oxla::evaluate(self.0, args)
+    }
+}
+
+/// Prepares `comp` for `backend`.
+pub fn prepare<'c>(
+    backend: Backend,
+    comp: &'c Computation,
+) -> Result<Box<dyn Runner + 'c>, CliError> {
+    match backend {
+        Backend::Interp => Ok(Box::new(Interpreter(comp))),
+        // When the JIT lands, replace this arm with
+        //     Backend::Jit => Ok(Box::new(oxla::compile(comp)?)),
+        // and add
+        //     impl Runner for oxla::Executable {
+        //         fn run(&self, args: &[&Literal]) -> oxla::Result<Literal> {
+        //             oxla::Executable::run(self, args)
+        //         }
+        //     }
+        Backend::Jit => Err(CliError::Unavailable(
+            "the JIT backend is not built yet; use --backend interp (the reference interpreter)"
+                .into(),
+        )),
+    }
+}

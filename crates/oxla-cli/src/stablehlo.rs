@@ -1,0 +1,857 @@
+//! StableHLO MLIR text, as JAX prints it (`jax.jit(f).lower(...).as_text()`).
+//!
+//! [`to_stablehlo`] turns any verified [`Computation`] into a
+//! `module @name attributes {...} { func.func public @main(...) { ... } }`
+//! in MLIR's pretty form: `stablehlo.add %0, %1 : tensor<2x3xf32>`,
+//! `stablehlo.compare  GT, %a, %b,  FLOAT : (...) -> ...`, reduces in their
+//! compact `applies stablehlo.add` form when the reducer is a single
+//! commutative op and with a `reducer(...)` region otherwise.
+//!
+//! It is meant to be fed the strict form ([`oxla::passes::expand_broadcasts`])
+//! but does not rely on it: an elementwise operand whose dims differ from the
+//! result's gets its own `stablehlo.broadcast_in_dim` (which stretches size-1
+//! dimensions), so our dialect's implicit broadcasts come out explicit.
+//!
+//! Value names follow MLIR's printer: `%argN` for parameters, `%cst`,
+//! `%cst_0`, ... for float constants and `%c`, `%c_0`, ... for integer and
+//! `pred` constants (one conflict counter for both), `%0`, `%1`, ... for the
+//! rest; a reducer region is numbered after its whole parent, from the
+//! parent's final counters, as MLIR does. Constants print as MLIR prints
+//! dense elements: `0.000000e+00` when six decimals read back exactly, the
+//! shortest exact decimal otherwise, hexadecimal bits for infinities and
+//! NaNs, a splat for equal values and a hex blob above 100 elements.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use oxla::ir::{Body, ComputationId, InstId, OpKind, PadDim};
+use oxla::{
+    ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Shape, UnaryOp,
+};
+
+/// How deeply reducer regions may nest (each level recurses once).
+const MAX_REGION_DEPTH: usize = 200;
+
+/// The module as StableHLO text (ends with a newline); an error only for
+/// reducers nested more than [`MAX_REGION_DEPTH`] deep.
+pub fn to_stablehlo(comp: &Computation) -> Result<String, String> {
+    let entry = comp.entry();
+    let mut state = NameState::default();
+    let params = entry.parameters();
+    state.next_arg = params.len();
+    let mut sig = Vec::new();
+    for (n, &id) in params.iter().enumerate() {
+        sig.push(format!("%arg{n}: {}", tensor_type(&entry.inst(id).shape)));
+    }
+    let (lines, returned, final_state) = emit_body(comp, entry, state, ParamNames::Function, 4);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "module @{} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{",
+        symbol(comp.name())
+    );
+    let results: Vec<String> = returned
+        .iter()
+        .map(|(_, shape, path)| {
+            format!(
+                "{} {{jax.result_info = \"result{path}\"}}",
+                tensor_type(shape)
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "  func.func public @main({}) -> ({}) {{",
+        sig.join(", "),
+        results.join(", ")
+    );
+    flush(&mut out, comp, lines, &final_state, 0)?;
+    let names: Vec<&str> = returned.iter().map(|(n, _, _)| n.as_str()).collect();
+    let types: Vec<String> = returned.iter().map(|(_, s, _)| tensor_type(s)).collect();
+    let _ = writeln!(
+        out,
+        "    return {} : {}",
+        names.join(", "),
+        types.join(", ")
+    );
+    out.push_str("  }\n}\n");
+    Ok(out)
+}
+
+/// MLIR's counters for value names.
+#[derive(Debug, Clone, Default)]
+struct NameState {
+    next_value: usize,
+    next_arg: usize,
+    next_conflict: usize,
+    used: HashSet<String>,
+}
+
+impl NameState {
+    fn value(&mut self) -> String {
+        let n = self.next_value;
+        self.next_value += 1;
+        format!("%{n}")
+    }
+
+    /// `%cst`, then `%cst_0`, `%cst_1`, ... (the counter is shared by all
+    /// names).
+    fn named(&mut self, base: &str) -> String {
+        if self.used.insert(base.to_string()) {
+            return format!("%{base}");
+        }
+        loop {
+            let name = format!("{base}_{}", self.next_conflict);
+            self.next_conflict += 1;
+            if self.used.insert(name.clone()) {
+                return format!("%{name}");
+            }
+        }
+    }
+}
+
+enum ParamNames {
+    /// The function's own `%argN`, by parameter number.
+    Function,
+    /// Block arguments of a region: these names, by parameter number.
+    Region(Vec<String>),
+}
+
+/// A line of output, or a reducer region to print once the parent's final
+/// counters are known.
+enum Line {
+    Text(String),
+    Region { body: ComputationId, indent: usize },
+}
+
+/// Emits `body`'s instructions; returns the lines, the values the body
+/// returns (name, shape, JAX result path) and the final counters.
+fn emit_body(
+    comp: &Computation,
+    body: &Body,
+    mut state: NameState,
+    params: ParamNames,
+    indent: usize,
+) -> (Vec<Line>, Vec<(String, Shape, String)>, NameState) {
+    let pad = " ".repeat(indent);
+    let mut names: Vec<String> = vec![String::new(); body.instructions.len()];
+    let mut lines = Vec::new();
+    let root_tuple = matches!(body.root_inst().kind, OpKind::Tuple);
+    for (i, inst) in body.instructions.iter().enumerate() {
+        let shape = &inst.shape;
+        let ty = tensor_type(shape);
+        let operand = |k: usize| -> (&str, &Shape) {
+            let id = inst.operands[k];
+            (names[id.index()].as_str(), &body.inst(id).shape)
+        };
+        // Operand `k` brought to the result's dims (scalars kept when
+        // `keep_scalar`): a `broadcast_in_dim` when it has other dims.
+        let widen = |k: usize, keep_scalar: bool, state: &mut NameState, lines: &mut Vec<Line>| {
+            let (name, s) = operand(k);
+            if s.dims() == shape.dims() || (keep_scalar && s.is_scalar()) {
+                return name.to_string();
+            }
+            let dims: Vec<i64> = match &inst.kind {
+                OpKind::Binary {
+                    broadcast_dimensions,
+                    ..
+                } if s.rank() < shape.rank() => broadcast_dimensions.clone(),
+                _ if s.is_scalar() => vec![],
+                _ => (0..s.rank() as i64).collect(),
+            };
+            let target = s.with_dims_of(shape);
+            let v = state.value();
+            lines.push(Line::Text(format!(
+                "{pad}{v} = stablehlo.broadcast_in_dim {name}, dims = {} : ({}) -> {}",
+                list(&dims),
+                tensor_type(s),
+                tensor_type(&target)
+            )));
+            v
+        };
+        let text = match &inst.kind {
+            OpKind::Parameter { number } => {
+                names[i] = match &params {
+                    ParamNames::Function => format!("%arg{number}"),
+                    ParamNames::Region(args) => args
+                        .get(*number as usize)
+                        .cloned()
+                        .unwrap_or_else(|| format!("%arg{number}")),
+                };
+                continue;
+            }
+            OpKind::Constant { literal } => {
+                let base = if literal.element_type().is_float() {
+                    "cst"
+                } else {
+                    "c"
+                };
+                names[i] = state.named(base);
+                lines.push(Line::Text(format!(
+                    "{pad}{} = stablehlo.constant {} : {ty}",
+                    names[i],
+                    dense(literal)
+                )));
+                continue;
+            }
+            OpKind::Iota { dimension } => format!("stablehlo.iota dim = {dimension} : {ty}"),
+            OpKind::Unary(op) => {
+                let x = widen(0, false, &mut state, &mut lines);
+                let (_, xs) = operand(0);
+                if xs.element_type() == shape.element_type() {
+                    format!("stablehlo.{} {x} : {ty}", unary_name(*op))
+                } else {
+                    format!(
+                        "stablehlo.{} {x} : ({}) -> {ty}",
+                        unary_name(*op),
+                        tensor_type(&xs.with_dims_of(shape))
+                    )
+                }
+            }
+            OpKind::Binary { op, .. } => {
+                let a = widen(0, false, &mut state, &mut lines);
+                let b = widen(1, false, &mut state, &mut lines);
+                match op {
+                    BinaryOp::Compare(dir) => {
+                        let (_, ls) = operand(0);
+                        let ot = tensor_type(&ls.with_dims_of(shape));
+                        format!(
+                            "stablehlo.compare  {}, {a}, {b},  {} : ({ot}, {ot}) -> {ty}",
+                            direction(*dir),
+                            comparison_type(ls.element_type())
+                        )
+                    }
+                    _ => format!("stablehlo.{} {a}, {b} : {ty}", binary_name(*op)),
+                }
+            }
+            OpKind::Convert => {
+                let x = widen(0, false, &mut state, &mut lines);
+                let (_, xs) = operand(0);
+                format!(
+                    "stablehlo.convert {x} : ({}) -> {ty}",
+                    tensor_type(&xs.with_dims_of(shape))
+                )
+            }
+            OpKind::Select => {
+                let p = widen(0, true, &mut state, &mut lines);
+                let t = widen(1, false, &mut state, &mut lines);
+                let f = widen(2, false, &mut state, &mut lines);
+                let (_, ps) = operand(0);
+                let pt = if ps.is_scalar() {
+                    tensor_type(ps)
+                } else {
+                    tensor_type(&ps.with_dims_of(shape))
+                };
+                format!("stablehlo.select {p}, {t}, {f} : {pt}, {ty}")
+            }
+            OpKind::Clamp => {
+                let lo = widen(0, true, &mut state, &mut lines);
+                let x = widen(1, false, &mut state, &mut lines);
+                let hi = widen(2, true, &mut state, &mut lines);
+                let t = |k: usize| {
+                    let (_, s) = operand(k);
+                    if k != 1 && s.is_scalar() {
+                        tensor_type(s)
+                    } else {
+                        tensor_type(&s.with_dims_of(shape))
+                    }
+                };
+                let (t0, t2) = (t(0), t(2));
+                if t0 == ty && t2 == ty {
+                    format!("stablehlo.clamp {lo}, {x}, {hi} : {ty}")
+                } else {
+                    format!("stablehlo.clamp {lo}, {x}, {hi} : ({t0}, {ty}, {t2}) -> {ty}")
+                }
+            }
+            OpKind::Broadcast { dimensions } => {
+                let (x, xs) = operand(0);
+                format!(
+                    "stablehlo.broadcast_in_dim {x}, dims = {} : ({}) -> {ty}",
+                    list(dimensions),
+                    tensor_type(xs)
+                )
+            }
+            OpKind::Reshape => {
+                let (x, xs) = operand(0);
+                format!("stablehlo.reshape {x} : ({}) -> {ty}", tensor_type(xs))
+            }
+            OpKind::Transpose { permutation } => {
+                let (x, xs) = operand(0);
+                format!(
+                    "stablehlo.transpose {x}, dims = {} : ({}) -> {ty}",
+                    list(permutation),
+                    tensor_type(xs)
+                )
+            }
+            OpKind::Slice {
+                starts,
+                limits,
+                strides,
+            } => {
+                let (x, xs) = operand(0);
+                let ranges: Vec<String> = starts
+                    .iter()
+                    .zip(limits)
+                    .zip(strides)
+                    .map(|((s, l), st)| {
+                        if *st == 1 {
+                            format!("{s}:{l}")
+                        } else {
+                            format!("{s}:{l}:{st}")
+                        }
+                    })
+                    .collect();
+                format!(
+                    "stablehlo.slice {x} [{}] : ({}) -> {ty}",
+                    ranges.join(", "),
+                    tensor_type(xs)
+                )
+            }
+            OpKind::Concatenate { dimension } => {
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                format!(
+                    "stablehlo.concatenate {}, dim = {dimension} : ({}) -> {ty}",
+                    xs.join(", "),
+                    ts.join(", ")
+                )
+            }
+            OpKind::Reverse { dimensions } => {
+                let (x, _) = operand(0);
+                format!("stablehlo.reverse {x}, dims = {} : {ty}", list(dimensions))
+            }
+            OpKind::Pad { config } => {
+                let (x, xs) = operand(0);
+                let (v, vs) = operand(1);
+                let part = |f: fn(&PadDim) -> i64| list(&config.iter().map(f).collect::<Vec<_>>());
+                format!(
+                    "stablehlo.pad {x}, {v}, low = {}, high = {}, interior = {} : ({}, {}) -> {ty}",
+                    part(|p| p.lo),
+                    part(|p| p.hi),
+                    part(|p| p.interior),
+                    tensor_type(xs),
+                    tensor_type(vs)
+                )
+            }
+            OpKind::Reduce {
+                dimensions,
+                to_apply,
+            } => {
+                let (x, xs) = operand(0);
+                let (init, is) = operand(1);
+                let types = format!("({}, {}) -> {ty}", tensor_type(xs), tensor_type(is));
+                let head = format!("stablehlo.reduce({x} init: {init})");
+                let v = state.value();
+                match compact_reducer(comp, *to_apply) {
+                    Some(op) => lines.push(Line::Text(format!(
+                        "{pad}{v} = {head} applies stablehlo.{op} across dimensions = {} : {types}",
+                        list(dimensions)
+                    ))),
+                    None => {
+                        lines.push(Line::Text(format!(
+                            "{pad}{v} = {head} across dimensions = {} : {types}",
+                            list(dimensions)
+                        )));
+                        lines.push(Line::Region {
+                            body: *to_apply,
+                            indent,
+                        });
+                    }
+                }
+                names[i] = v;
+                continue;
+            }
+            OpKind::DotGeneral { dims } => {
+                let (a, at) = operand(0);
+                let (b, bt) = operand(1);
+                let mut attrs = String::new();
+                if !dims.lhs_batch.is_empty() || !dims.rhs_batch.is_empty() {
+                    let _ = write!(
+                        attrs,
+                        ", batching_dims = {} x {}",
+                        list(&dims.lhs_batch),
+                        list(&dims.rhs_batch)
+                    );
+                }
+                let _ = write!(
+                    attrs,
+                    ", contracting_dims = {} x {}",
+                    list(&dims.lhs_contracting),
+                    list(&dims.rhs_contracting)
+                );
+                format!(
+                    "stablehlo.dot_general {a}, {b}{attrs} : ({}, {}) -> {ty}",
+                    tensor_type(at),
+                    tensor_type(bt)
+                )
+            }
+            OpKind::Tuple => {
+                if root_tuple && InstId(i as u32) == body.root {
+                    continue;
+                }
+                let xs: Vec<&str> = (0..inst.operands.len()).map(|k| operand(k).0).collect();
+                format!("stablehlo.tuple {} : {ty}", xs.join(", "))
+            }
+        };
+        names[i] = state.value();
+        lines.push(Line::Text(format!("{pad}{} = {text}", names[i])));
+    }
+    let mut returned = Vec::new();
+    collect_results(body, body.root, &names, String::new(), &mut returned);
+    (lines, returned, state)
+}
+
+/// The values a body returns: a root tuple is flattened (JAX's
+/// `result[0]`, `result[1][0]`, ...); anything else is one result.
+fn collect_results(
+    body: &Body,
+    id: InstId,
+    names: &[String],
+    path: String,
+    out: &mut Vec<(String, Shape, String)>,
+) {
+    let inst = body.inst(id);
+    if matches!(inst.kind, OpKind::Tuple) && id == body.root {
+        for (k, &o) in inst.operands.iter().enumerate() {
+            collect_results(body, o, names, format!("{path}[{k}]"), out);
+        }
+        return;
+    }
+    out.push((names[id.index()].clone(), inst.shape.clone(), path));
+}
+
+/// Writes `lines`, printing each reducer region from `parent`'s final
+/// counters.
+fn flush(
+    out: &mut String,
+    comp: &Computation,
+    lines: Vec<Line>,
+    parent: &NameState,
+    depth: usize,
+) -> Result<(), String> {
+    for line in lines {
+        match line {
+            Line::Text(t) => {
+                out.push_str(&t);
+                out.push('\n');
+            }
+            Line::Region { body, indent } => {
+                let Some(reducer) = comp.bodies().get(body.index()) else {
+                    continue;
+                };
+                if depth >= MAX_REGION_DEPTH {
+                    return Err(format!(
+                        "reducers nest more than {MAX_REGION_DEPTH} levels deep (at `{}`)",
+                        reducer.name
+                    ));
+                }
+                let mut state = parent.clone();
+                let params = reducer.parameters();
+                let args: Vec<String> = (0..params.len())
+                    .map(|k| format!("%arg{}", state.next_arg + k))
+                    .collect();
+                state.next_arg += params.len();
+                let sig: Vec<String> = args
+                    .iter()
+                    .zip(&params)
+                    .map(|(a, &p)| format!("{a}: {}", tensor_type(&reducer.inst(p).shape)))
+                    .collect();
+                let pad = " ".repeat(indent);
+                let _ = writeln!(out, "{pad} reducer({})  {{", sig.join(", "));
+                let (inner, returned, final_state) =
+                    emit_body(comp, reducer, state, ParamNames::Region(args), indent + 2);
+                flush(out, comp, inner, &final_state, depth + 1)?;
+                let names: Vec<&str> = returned.iter().map(|(n, _, _)| n.as_str()).collect();
+                let types: Vec<String> = returned.iter().map(|(_, s, _)| tensor_type(s)).collect();
+                let _ = writeln!(
+                    out,
+                    "{pad}  stablehlo.return {} : {}",
+                    names.join(", "),
+                    types.join(", ")
+                );
+                let _ = writeln!(out, "{pad}}}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The op of a reducer that is one commutative binary op of its two
+/// parameters, in order (MLIR's condition for the compact form).
+fn compact_reducer(comp: &Computation, id: ComputationId) -> Option<&'static str> {
+    let body = comp.bodies().get(id.index())?;
+    if body.instructions.len() != 3 {
+        return None;
+    }
+    let root = body.root_inst();
+    let OpKind::Binary { op, .. } = root.kind else {
+        return None;
+    };
+    let params = body.parameters();
+    if params.len() != 2 || root.operands != params {
+        return None;
+    }
+    let p0 = &body.inst(params[0]).shape;
+    if !p0.is_scalar() || body.inst(params[1]).shape != *p0 || root.shape != *p0 {
+        return None;
+    }
+    match op {
+        BinaryOp::Add
+        | BinaryOp::Mul
+        | BinaryOp::Max
+        | BinaryOp::Min
+        | BinaryOp::And
+        | BinaryOp::Or
+        | BinaryOp::Xor => Some(binary_name(op)),
+        BinaryOp::Sub
+        | BinaryOp::Div
+        | BinaryOp::Rem
+        | BinaryOp::Pow
+        | BinaryOp::Atan2
+        | BinaryOp::ShiftLeft
+        | BinaryOp::ShiftRightArithmetic
+        | BinaryOp::ShiftRightLogical
+        | BinaryOp::Compare(_) => None,
+    }
+}
+
+trait WithDims {
+    fn with_dims_of(&self, other: &Shape) -> Shape;
+}
+
+impl WithDims for Shape {
+    /// This element type with `other`'s dims.
+    fn with_dims_of(&self, other: &Shape) -> Shape {
+        Shape::new(self.element_type(), other.dims())
+    }
+}
+
+/// An MLIR symbol name: bare when it can be, quoted otherwise.
+fn symbol(name: &str) -> String {
+    let bare = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'));
+    if bare {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+/// `[0, 2]`.
+fn list(values: &[i64]) -> String {
+    let v: Vec<String> = values.iter().map(i64::to_string).collect();
+    format!("[{}]", v.join(", "))
+}
+
+/// `f32`, `i1`, `ui8`, ...
+fn element_type(ty: ElementType) -> &'static str {
+    match ty {
+        ElementType::Pred => "i1",
+        ElementType::S8 => "i8",
+        ElementType::S16 => "i16",
+        ElementType::S32 => "i32",
+        ElementType::S64 => "i64",
+        ElementType::U8 => "ui8",
+        ElementType::U16 => "ui16",
+        ElementType::U32 => "ui32",
+        ElementType::U64 => "ui64",
+        ElementType::F32 => "f32",
+        ElementType::F64 => "f64",
+        ElementType::Tuple => "tuple",
+    }
+}
+
+/// `tensor<2x3xf32>`, `tensor<f32>`, `tuple<tensor<2xf32>, tensor<i32>>`.
+fn tensor_type(shape: &Shape) -> String {
+    if shape.is_tuple() {
+        let parts: Vec<String> = shape.tuple_shapes().iter().map(tensor_type).collect();
+        return format!("tuple<{}>", parts.join(", "));
+    }
+    let mut s = String::from("tensor<");
+    for d in shape.dims() {
+        let _ = write!(s, "{d}x");
+    }
+    s.push_str(element_type(shape.element_type()));
+    s.push('>');
+    s
+}
+
+fn unary_name(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Neg => "negate",
+        UnaryOp::Abs => "abs",
+        UnaryOp::Sign => "sign",
+        UnaryOp::Exp => "exponential",
+        UnaryOp::Expm1 => "exponential_minus_one",
+        UnaryOp::Log => "log",
+        UnaryOp::Log1p => "log_plus_one",
+        UnaryOp::Sqrt => "sqrt",
+        UnaryOp::Rsqrt => "rsqrt",
+        UnaryOp::Tanh => "tanh",
+        UnaryOp::Logistic => "logistic",
+        UnaryOp::Sin => "sine",
+        UnaryOp::Cos => "cosine",
+        UnaryOp::Floor => "floor",
+        UnaryOp::Ceil => "ceil",
+        UnaryOp::RoundNearestEven => "round_nearest_even",
+        UnaryOp::Not => "not",
+        UnaryOp::IsFinite => "is_finite",
+    }
+}
+
+fn binary_name(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Add => "add",
+        BinaryOp::Sub => "subtract",
+        BinaryOp::Mul => "multiply",
+        BinaryOp::Div => "divide",
+        BinaryOp::Rem => "remainder",
+        BinaryOp::Max => "maximum",
+        BinaryOp::Min => "minimum",
+        BinaryOp::Pow => "power",
+        BinaryOp::Atan2 => "atan2",
+        BinaryOp::And => "and",
+        BinaryOp::Or => "or",
+        BinaryOp::Xor => "xor",
+        BinaryOp::ShiftLeft => "shift_left",
+        BinaryOp::ShiftRightArithmetic => "shift_right_arithmetic",
+        BinaryOp::ShiftRightLogical => "shift_right_logical",
+        BinaryOp::Compare(_) => "compare",
+    }
+}
+
+fn direction(dir: ComparisonDirection) -> &'static str {
+    match dir {
+        ComparisonDirection::Eq => "EQ",
+        ComparisonDirection::Ne => "NE",
+        ComparisonDirection::Lt => "LT",
+        ComparisonDirection::Le => "LE",
+        ComparisonDirection::Gt => "GT",
+        ComparisonDirection::Ge => "GE",
+    }
+}
+
+/// XLA's default comparison type for an element type.
+fn comparison_type(ty: ElementType) -> &'static str {
+    if ty.is_float() {
+        "FLOAT"
+    } else if ty.is_signed_integer() {
+        "SIGNED"
+    } else {
+        "UNSIGNED"
+    }
+}
+
+/// Above this many elements MLIR prints a non-splat constant as a hex blob.
+const HEX_THRESHOLD: usize = 100;
+
+/// `dense<...>` for a constant.
+fn dense(literal: &Literal) -> String {
+    let Some(data) = literal.array_data() else {
+        // Tuple constants have no dense form; MLIR would need a tuple op.
+        return "dense<>".into();
+    };
+    let n = data.len();
+    if n == 0 {
+        return "dense<>".into();
+    }
+    let values: Vec<String> = (0..n).map(|i| element_text(data, i)).collect();
+    let bits: Vec<Vec<u8>> = (0..n).map(|i| element_bytes(data, i)).collect();
+    if bits.iter().all(|b| *b == bits[0]) {
+        return format!("dense<{}>", values[0]);
+    }
+    if n > HEX_THRESHOLD && !matches!(data, ArrayData::Pred(_)) {
+        let mut hex = String::from("\"0x");
+        for b in bits.iter().flatten() {
+            let _ = write!(hex, "{b:02X}");
+        }
+        hex.push('"');
+        return format!("dense<{hex}>");
+    }
+    let dims = literal.shape().dims();
+    let mut out = String::from("dense<");
+    let mut pos = 0;
+    nested(&mut out, &values, dims, &mut pos);
+    out.push('>');
+    out
+}
+
+fn nested(out: &mut String, values: &[String], dims: &[i64], pos: &mut usize) {
+    let Some((&n, rest)) = dims.split_first() else {
+        out.push_str(&values[*pos]);
+        *pos += 1;
+        return;
+    };
+    out.push('[');
+    for k in 0..n {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        nested(out, values, rest, pos);
+    }
+    out.push(']');
+}
+
+fn element_bytes(data: &ArrayData, i: usize) -> Vec<u8> {
+    match data {
+        ArrayData::Pred(v) => vec![v[i] as u8],
+        ArrayData::S8(v) => v[i].to_le_bytes().to_vec(),
+        ArrayData::S16(v) => v[i].to_le_bytes().to_vec(),
+        ArrayData::S32(v) => v[i].to_le_bytes().to_vec(),
+        ArrayData::S64(v) => v[i].to_le_bytes().to_vec(),
+        ArrayData::U8(v) => v[i].to_le_bytes().to_vec(),
+        ArrayData::U16(v) => v[i].to_le_bytes().to_vec(),
+        ArrayData::U32(v) => v[i].to_le_bytes().to_vec(),
+        ArrayData::U64(v) => v[i].to_le_bytes().to_vec(),
+        ArrayData::F32(v) => v[i].to_le_bytes().to_vec(),
+        ArrayData::F64(v) => v[i].to_le_bytes().to_vec(),
+    }
+}
+
+fn element_text(data: &ArrayData, i: usize) -> String {
+    match data {
+        ArrayData::Pred(v) => v[i].to_string(),
+        ArrayData::S8(v) => v[i].to_string(),
+        ArrayData::S16(v) => v[i].to_string(),
+        ArrayData::S32(v) => v[i].to_string(),
+        ArrayData::S64(v) => v[i].to_string(),
+        ArrayData::U8(v) => v[i].to_string(),
+        ArrayData::U16(v) => v[i].to_string(),
+        ArrayData::U32(v) => v[i].to_string(),
+        ArrayData::U64(v) => v[i].to_string(),
+        ArrayData::F32(v) => float_text(
+            v[i] as f64,
+            |s| {
+                s.parse::<f32>()
+                    .is_ok_and(|y| y.to_bits() == v[i].to_bits())
+            },
+            9,
+            format!("0x{:08X}", v[i].to_bits()),
+        ),
+        ArrayData::F64(v) => float_text(
+            v[i],
+            |s| {
+                s.parse::<f64>()
+                    .is_ok_and(|y| y.to_bits() == v[i].to_bits())
+            },
+            17,
+            format!("0x{:016X}", v[i].to_bits()),
+        ),
+    }
+}
+
+/// MLIR's float printing: six significant digits if they read back exactly, else
+/// LLVM's natural-precision decimal if it has a `.`, else the bits in hex.
+fn float_text(x: f64, reads_back: impl Fn(&str) -> bool, digits: usize, hex: String) -> String {
+    if !x.is_finite() {
+        return hex;
+    }
+    let short = scientific(x, 6);
+    if reads_back(&short) {
+        return short;
+    }
+    let natural = natural_precision(x, digits);
+    if natural.contains('.') && reads_back(&natural) {
+        return natural;
+    }
+    hex
+}
+
+/// LLVM's `APFloat::toString(s, precision, 0, false)`: `precision`
+/// significant digits, printed with `precision` digits after the point (so
+/// the last is a padding zero) and a two-digit exponent: `5.641890e-01`.
+fn scientific(x: f64, precision: usize) -> String {
+    let s = format!("{x:.*e}", precision.saturating_sub(1));
+    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    let pad = if mantissa.contains('.') {
+        "0"
+    } else {
+        ".000000"
+    };
+    format!("{mantissa}{pad}e{sign}{:02}", exp.abs())
+}
+
+/// LLVM's `APFloat::toString` with its defaults: `digits` significant
+/// digits, trailing zeros dropped, plain notation unless that needs more
+/// than three padding zeros, otherwise `d.dddE-N`.
+fn natural_precision(x: f64, digits: usize) -> String {
+    let s = format!("{:.*e}", digits - 1, x.abs());
+    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let mut ds: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    while ds.len() > 1 && ds.ends_with('0') {
+        ds.pop();
+    }
+    let n = ds.len() as i32;
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    // Exponent of the last digit: value = ds * 10^last.
+    let last = exp - (n - 1);
+    let scientific = if last >= 0 {
+        last > 3 || n + last > digits as i32
+    } else {
+        exp < 0 && -exp > 3
+    };
+    if scientific {
+        let (first, rest) = ds.split_at(1);
+        let rest = if rest.is_empty() { "0" } else { rest };
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{first}.{rest}E{esign}{}", exp.abs());
+    }
+    if last >= 0 {
+        return format!("{sign}{ds}{}", "0".repeat(last as usize));
+    }
+    let whole = exp + 1;
+    if whole > 0 {
+        let (a, b) = ds.split_at(whole as usize);
+        format!("{sign}{a}.{b}")
+    } else {
+        format!("{sign}0.{}{ds}", "0".repeat((-whole) as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_mlir_does() {
+        let f = |x: f32| element_text(&ArrayData::F32(vec![x]), 0);
+        assert_eq!(f(0.0), "0.000000e+00");
+        assert_eq!(f(1.0), "1.000000e+00");
+        assert_eq!(f(-2.5), "-2.500000e+00");
+        assert_eq!(f(0.1), "1.000000e-01");
+        // Integral past six digits: LLVM prints no `.`, so MLIR falls back to hex.
+        assert_eq!(f(1234567.0), "0x4996B438");
+        assert_eq!(f(0.000123), "1.230000e-04");
+        assert_eq!(f(f32::NEG_INFINITY), "0xFF800000");
+        assert_eq!(f(f32::INFINITY), "0x7F800000");
+        assert_eq!(f(0.564_189_5), "0.564189494");
+        assert_eq!(f(123456792.0), "0x4CEB79A3");
+        assert_eq!(f(1.2345678e-7), "1.23456786E-7");
+        let d = |x: f64| element_text(&ArrayData::F64(vec![x]), 0);
+        assert_eq!(d(1.0 / 3.0), "0.33333333333333331");
+        assert_eq!(d(f64::NAN), format!("0x{:016X}", f64::NAN.to_bits()));
+    }
+
+    #[test]
+    fn constants_print_as_dense_attributes() {
+        let l = Literal::from_vec(&[2, 2], vec![1i32, 2, 3, 4]).unwrap();
+        assert_eq!(dense(&l), "dense<[[1, 2], [3, 4]]>");
+        let l = Literal::from_vec(&[3], vec![7u8, 7, 7]).unwrap();
+        assert_eq!(dense(&l), "dense<7>");
+        let l = Literal::from_vec(&[2], vec![true, false]).unwrap();
+        assert_eq!(dense(&l), "dense<[true, false]>");
+        let l = Literal::from_vec(&[0], Vec::<f32>::new()).unwrap();
+        assert_eq!(dense(&l), "dense<>");
+        let l = Literal::from_vec(&[101], (0..101).map(|i| i as i8).collect::<Vec<_>>()).unwrap();
+        assert!(dense(&l).starts_with("dense<\"0x000102"));
+    }
+}
