@@ -252,10 +252,11 @@ fn cells(dims: &[i64], width: usize, map: Option<&[i64]>) -> Vec<Option<i64>> {
         }
         Some(map) => {
             for (i, &d) in dims.iter().enumerate() {
-                if let Some(&col) = map.get(i) {
-                    if col >= 0 && (col as usize) < width {
-                        row[col as usize] = Some(d);
-                    }
+                if let Some(&col) = map.get(i)
+                    && col >= 0
+                    && (col as usize) < width
+                {
+                    row[col as usize] = Some(d);
                 }
             }
         }

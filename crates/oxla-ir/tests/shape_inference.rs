@@ -330,7 +330,7 @@ fn reduce_dot_and_friends() {
     );
     check(
         "reduce_signature",
-        si::infer_reduce_shape(&x, &sc, &[0], &[sc.clone()], &sc),
+        si::infer_reduce_shape(&x, &sc, &[0], std::slice::from_ref(&sc), &sc),
         Err(&["(f32[], f32[]) -> f32[]"]),
     );
     let a = s(F32, &[8, 2, 3]);
