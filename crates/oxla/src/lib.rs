@@ -1,7 +1,8 @@
 //! # oxla
 //!
 //! An XLA-style tensor IR with XLA's explicit broadcasting semantics, a
-//! reference interpreter and (soon) a Cranelift JIT. This facade re-exports
+//! reference interpreter and a Cranelift JIT ([`compile`] gives an
+//! [`Executable`] whose `run` matches [`evaluate`]). This facade re-exports
 //! the public API; depend on this crate.
 //!
 //! ```
@@ -24,6 +25,7 @@ pub mod npy;
 
 pub use oxla_client::{numpy, tml};
 pub use oxla_interp::evaluate;
+pub use oxla_jit::{Executable, compile, fusion_text};
 pub use oxla_ir::{
     ArrayData, BinaryOp, Builder, ComparisonDirection, Computation, DotDimensionNumbers,
     ElementType, Error, Literal, NativeType, Op, PadDim, Result, Shape, UnaryOp, VerifierProblem,

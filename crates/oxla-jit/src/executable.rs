@@ -1,0 +1,488 @@
+//! [`compile`] and [`Executable`]: the fused, compiled program and its
+//! lean run path.
+
+use std::fmt::Write;
+use std::sync::Mutex;
+
+use cranelift_jit::JITModule;
+use oxla_ir::{ArrayData, Computation, ElementType, Error, Literal, Result, Shape, dispatch_array};
+
+use crate::codegen::{Jit, KernelFn};
+use crate::fusion::{BufferKind, Leaf, OutputTree, Plan};
+use crate::lower::{Lowered, lower_step, partition_extent, work_per_step};
+use crate::pool::pool;
+
+/// Kernels with fewer elements than this run on the calling thread.
+pub const PARALLEL_THRESHOLD: i64 = 1 << 16;
+
+/// Output allocations of at least this many bytes ask for huge pages.
+const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+
+/// How one step is launched.
+#[derive(Clone, Copy)]
+struct Launch {
+    f: Option<KernelFn>,
+    extent: i64,
+    chunk: i64,
+    parallel: bool,
+}
+
+/// A compiled computation. `Send + Sync`: one executable may run on many
+/// threads at once.
+///
+/// ```
+/// use oxla_ir::{Builder, ElementType::F32, Literal, Shape};
+/// let mut b = Builder::new("add_row");
+/// let x = b.parameter(0, Shape::new(F32, &[2, 3]), "x")?;
+/// let v = b.parameter(1, Shape::new(F32, &[3]), "v")?;
+/// let y = b.add(x, v, &[1])?;
+/// let comp = b.build(y)?;
+/// let exe = oxla_jit::compile(&comp)?;
+/// let x = Literal::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.])?;
+/// let v = Literal::from_vec(&[3], vec![10f32, 20., 30.])?;
+/// let out = exe.run(&[&x, &v])?;
+/// assert_eq!(out.to_vec::<f32>()?, vec![11., 22., 33., 14., 25., 36.]);
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub struct Executable {
+    comp: Computation,
+    param_shapes: Vec<Shape>,
+    result_shape: Shape,
+    plan: Plan,
+    launches: Vec<Launch>,
+    /// The constants' data, by buffer.
+    constants: Vec<Option<Literal>>,
+    /// Freed on drop.
+    module: Mutex<Option<JITModule>>,
+    clif: String,
+    fusion: String,
+    temps: Mutex<Vec<Vec<u64>>>,
+    has_temps: bool,
+}
+
+fn backend(message: impl Into<String>) -> Error {
+    Error::Backend {
+        backend: "jit".into(),
+        message: message.into(),
+    }
+}
+
+/// Compiles `comp` for the host CPU: fuses it (see [`fusion_text`]) and
+/// compiles one Cranelift function per kernel.
+pub fn compile(comp: &Computation) -> Result<Executable> {
+    let plan = Plan::new(comp);
+    let mut jit = Jit::new()?;
+    let mut kernel_ids: Vec<Option<usize>> = Vec::new();
+    let mut shapes: Vec<(i64, i64)> = Vec::new();
+    let mut infos: Vec<String> = Vec::new();
+    let mut is_dot: Vec<bool> = Vec::new();
+    for k in 0..plan.steps.len() {
+        match lower_step(comp, &plan, k)? {
+            Lowered::Empty => {
+                is_dot.push(false);
+                kernel_ids.push(None);
+                shapes.push((0, 0));
+                infos.push("empty output: not run".into());
+            }
+            Lowered::Loop(spec) => {
+                is_dot.push(false);
+                let (id, vplan) = jit.loop_kernel(&spec)?;
+                kernel_ids.push(Some(id));
+                let extent = partition_extent(&spec);
+                shapes.push((extent, work_per_step(&spec)));
+                let mut info = format!("loops={:?} order={:?}", spec.graph.extents, spec.order);
+                let _ = match &vplan {
+                    Some(p) => write!(info, " inner={} unroll={}", p.lane_type, p.unroll),
+                    None => write!(info, " inner=scalar"),
+                };
+                if let Some(d) = spec.partition {
+                    let _ = write!(info, " split=loop{d}");
+                }
+                for n in &spec.graph.nodes {
+                    if let crate::graph::Node::Load {
+                        buf, offset, clamp, ..
+                    } = n
+                    {
+                        let _ = write!(
+                            info,
+                            "\nread buf{buf} at {offset}{}",
+                            if *clamp { " (guarded)" } else { "" }
+                        );
+                    }
+                }
+                infos.push(info);
+            }
+            Lowered::Dot(spec) => {
+                is_dot.push(true);
+                let id = jit.dot_kernel(&spec)?;
+                kernel_ids.push(Some(id));
+                let extent = if spec.by_batch() {
+                    spec.batch
+                } else if spec.ty.is_float() {
+                    spec.m
+                } else {
+                    spec.batch * spec.m
+                };
+                let per = if spec.by_batch() {
+                    spec.m * spec.n * spec.k.max(1)
+                } else {
+                    spec.n * spec.k.max(1)
+                };
+                shapes.push((extent, per));
+                infos.push(format!(
+                    "gemm {} {}",
+                    spec.ty,
+                    if spec.ty.is_float() {
+                        "(matrixmultiply, blocked)"
+                    } else {
+                        "(exact i-k-j, vectorised over n)"
+                    }
+                ));
+            }
+        }
+    }
+    let fns = jit.finalize()?;
+    let threads = pool().map_or(1, |p| p.threads()) as i64;
+    let launches = kernel_ids
+        .iter()
+        .zip(&shapes)
+        .zip(&is_dot)
+        .map(|((id, &(extent, per)), &dot)| {
+            let total = extent.saturating_mul(per.max(1));
+            let parallel = threads > 1 && total >= PARALLEL_THRESHOLD && extent >= 2;
+            // Several chunks per thread (for balance), each with enough work.
+            let min_rows = (16384 + per.max(1) - 1) / per.max(1);
+            let chunk = ((extent + 8 * threads - 1) / (8 * threads)).max(min_rows);
+            let chunk = if per == 1 {
+                (chunk + 63) / 64 * 64
+            } else {
+                chunk
+            };
+            // A GEMM call packs its operands: one call per thread.
+            let chunk = if dot {
+                (extent + threads - 1) / threads
+            } else {
+                chunk
+            };
+            Launch {
+                f: id.map(|i| fns[i]),
+                extent,
+                chunk,
+                parallel,
+            }
+        })
+        .collect();
+    let constants = plan
+        .buffers
+        .iter()
+        .map(|b| match &b.kind {
+            BufferKind::Constant(l) => Some(l.clone()),
+            _ => None,
+        })
+        .collect();
+    let has_temps = plan
+        .buffers
+        .iter()
+        .any(|b| matches!(b.kind, BufferKind::Temp));
+    let fusion = plan.text(comp, &infos);
+    let clif = jit.clif.join("\n");
+    let Jit { module, .. } = jit;
+    Ok(Executable {
+        comp: comp.clone(),
+        param_shapes: comp.parameter_shapes(),
+        result_shape: comp.result_shape().clone(),
+        plan,
+        launches,
+        constants,
+        module: Mutex::new(Some(module)),
+        clif,
+        fusion,
+        temps: Mutex::new(Vec::new()),
+        has_temps,
+    })
+}
+
+/// The fusion decisions for `comp` as HLO-like text: every buffer, then
+/// every kernel with its loops, how it reads each buffer, and the
+/// instructions fused into it. Compiles `comp` to find out.
+pub fn fusion_text(comp: &Computation) -> Result<String> {
+    Ok(compile(comp)?.fusion_text().to_string())
+}
+
+fn data_ptr(d: &ArrayData) -> *const u8 {
+    dispatch_array!(d, v => v.as_ptr().cast::<u8>())
+}
+
+fn data_ptr_mut(d: &mut ArrayData) -> *mut u8 {
+    dispatch_array!(d, v => v.as_mut_ptr().cast::<u8>())
+}
+
+/// Zeroed output storage; large ones get transparent huge pages.
+fn alloc_output(shape: &Shape) -> Result<ArrayData> {
+    let n = shape.element_count() as usize;
+    let data = ArrayData::zeros(shape.element_type(), n)
+        .ok_or_else(|| backend(format!("cannot allocate an output of shape {shape}")))?;
+    let bytes = n * shape.element_type().byte_size();
+    if bytes >= HUGE_PAGE_THRESHOLD {
+        advise_huge_pages(data_ptr(&data), bytes);
+    }
+    Ok(data)
+}
+
+/// Asks the kernel to back the 2 MiB-aligned interior of
+/// `[ptr, ptr + bytes)` with huge pages before it is first touched (a
+/// fresh `calloc` of this size is an untouched `mmap`): 32 faults per
+/// 64 MiB instead of 16384.
+fn advise_huge_pages(ptr: *const u8, bytes: usize) {
+    const HUGE: usize = 2 << 20;
+    let start = (ptr as usize).div_ceil(HUGE) * HUGE;
+    let end = (ptr as usize + bytes) / HUGE * HUGE;
+    if end > start {
+        // SAFETY: the range lies inside one live allocation of ours;
+        // madvise only changes how its pages are backed, never contents.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+impl Executable {
+    /// The computation this was compiled from.
+    pub fn computation(&self) -> &Computation {
+        &self.comp
+    }
+
+    /// The fusion decisions as HLO-like text (see [`fusion_text`]).
+    pub fn fusion_text(&self) -> &str {
+        &self.fusion
+    }
+
+    /// The Cranelift IR of every kernel, as handed to the code generator.
+    pub fn clif_text(&self) -> &str {
+        &self.clif
+    }
+
+    /// The number of kernels launched per run.
+    pub fn kernel_count(&self) -> usize {
+        self.launches.iter().filter(|l| l.f.is_some()).count()
+    }
+
+    fn check_args(&self, args: &[&Literal]) -> Result<()> {
+        let ok = args.len() == self.param_shapes.len()
+            && args
+                .iter()
+                .zip(&self.param_shapes)
+                .all(|(a, s)| a.shape() == s);
+        if ok {
+            return Ok(());
+        }
+        self.comp.check_arguments(args)?;
+        Err(backend("arguments rejected"))
+    }
+
+    /// Runs on `args` (checked first: count, element type and dims of
+    /// each) and returns the result, as `oxla_interp::evaluate` would.
+    pub fn run(&self, args: &[&Literal]) -> Result<Literal> {
+        self.check_args(args)?;
+        let mut outputs: Vec<Option<ArrayData>> = Vec::with_capacity(self.plan.buffers.len());
+        for b in &self.plan.buffers {
+            outputs.push(match b.kind {
+                BufferKind::Output(_) => Some(alloc_output(&b.shape)?),
+                _ => None,
+            });
+        }
+        self.execute(args, &mut outputs, None);
+        self.assemble(args, &self.plan.output, &mut outputs)
+    }
+
+    /// Runs on `args`, writing the result into `out`, which must already
+    /// have the result's shape (an array result only): no allocation for
+    /// the output at all.
+    pub fn run_into(&self, args: &[&Literal], out: &mut Literal) -> Result<()> {
+        self.check_args(args)?;
+        if out.shape() != &self.result_shape {
+            return Err(Error::ArgumentShape {
+                computation: self.comp.name().to_string(),
+                number: args.len(),
+                name: "output".into(),
+                expected: self.result_shape.to_string(),
+                actual: out.shape().to_string(),
+            });
+        }
+        let OutputTree::Leaf(leaf) = &self.plan.output else {
+            return Err(backend(format!(
+                "run_into writes array results only; `{}` returns the tuple {}: use run",
+                self.comp.name(),
+                self.result_shape
+            )));
+        };
+        let data = out
+            .array_data_mut()
+            .ok_or_else(|| backend("the output literal is not an array"))?;
+        match leaf {
+            Leaf::Buffer(b) => self.execute(args, &mut [], Some((*b, data_ptr_mut(data)))),
+            Leaf::Param(k) => {
+                let src = args[*k]
+                    .array_data()
+                    .ok_or_else(|| backend("tuple argument as an array result"))?;
+                *data = src.clone();
+            }
+            Leaf::Constant(l) => {
+                let src = l
+                    .array_data()
+                    .ok_or_else(|| backend("tuple constant as an array result"))?;
+                *data = src.clone();
+            }
+            Leaf::Duplicate(_) => return Err(backend("a duplicate leaf without a tuple")),
+        }
+        Ok(())
+    }
+
+    /// Runs every kernel. `outputs[b]` holds output buffer `b`; `into`
+    /// replaces one output buffer by a caller's pointer.
+    fn execute(
+        &self,
+        args: &[&Literal],
+        outputs: &mut [Option<ArrayData>],
+        into: Option<(usize, *mut u8)>,
+    ) {
+        let n = self.plan.buffers.len();
+        let mut small = [std::ptr::null_mut::<u8>(); 16];
+        let mut big: Vec<*mut u8>;
+        let table: &mut [*mut u8] = if n <= small.len() {
+            &mut small[..n]
+        } else {
+            big = vec![std::ptr::null_mut(); n];
+            &mut big
+        };
+        let mut temps: Vec<Vec<u64>> = Vec::new();
+        let mut cache = if self.has_temps {
+            match self.temps.try_lock() {
+                Ok(mut c) => std::mem::take(&mut *c),
+                Err(_) => Vec::new(),
+            }
+        } else {
+            Vec::new()
+        };
+        for (i, b) in self.plan.buffers.iter().enumerate() {
+            table[i] = match &b.kind {
+                BufferKind::Param(k) => args
+                    .get(*k)
+                    .and_then(|a| a.array_data())
+                    .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8),
+                BufferKind::Constant(_) => self.constants[i]
+                    .as_ref()
+                    .and_then(|l| l.array_data())
+                    .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8),
+                BufferKind::Temp => {
+                    let bytes =
+                        b.shape.element_count() as usize * b.shape.element_type().byte_size();
+                    let words = bytes.div_ceil(8).max(1);
+                    let mut v = match cache.iter().position(|t| t.len() >= words) {
+                        Some(p) => cache.swap_remove(p),
+                        None => vec![0u64; words],
+                    };
+                    let p = v.as_mut_ptr() as *mut u8;
+                    temps.push(v);
+                    p
+                }
+                BufferKind::Output(_) => match into {
+                    Some((ob, p)) if ob == i => p,
+                    _ => outputs
+                        .get_mut(i)
+                        .and_then(|o| o.as_mut())
+                        .map_or(std::ptr::null_mut(), data_ptr_mut),
+                },
+            };
+        }
+        for l in &self.launches {
+            let Some(f) = l.f else { continue };
+            match (l.parallel, pool()) {
+                (true, Some(p)) => p.run(f, table.as_ptr(), l.extent, l.chunk),
+                _ => {
+                    // SAFETY: `f` was compiled for this executable's buffer
+                    // table; every pointer in `table` addresses a buffer of
+                    // the shape the plan gave it (arguments were checked,
+                    // outputs and temporaries allocated here, constants
+                    // owned by `self`), and `0..extent` is its full range.
+                    unsafe { f(table.as_ptr(), 0, l.extent) }
+                }
+            }
+        }
+        if self.has_temps
+            && let Ok(mut c) = self.temps.try_lock()
+        {
+            c.append(&mut temps);
+            c.append(&mut cache);
+        }
+    }
+
+    fn assemble(
+        &self,
+        args: &[&Literal],
+        tree: &OutputTree,
+        outputs: &mut [Option<ArrayData>],
+    ) -> Result<Literal> {
+        match tree {
+            OutputTree::Tuple(items) => Ok(Literal::tuple(
+                items
+                    .iter()
+                    .map(|t| self.assemble(args, t, outputs))
+                    .collect::<Result<_>>()?,
+            )),
+            OutputTree::Leaf(leaf) => match leaf {
+                Leaf::Buffer(b) => {
+                    let data = outputs[*b]
+                        .take()
+                        .ok_or_else(|| backend("output buffer taken twice"))?;
+                    let dims = self.plan.buffers[*b].shape.dims().to_vec();
+                    // Keep a copy for later duplicates of this leaf.
+                    let lit = Literal::from_array_data(&dims, data)?;
+                    if self.has_duplicate_of(*b) {
+                        outputs[*b] = lit.array_data().cloned();
+                    }
+                    Ok(lit)
+                }
+                Leaf::Param(k) => Ok((*args[*k]).clone()),
+                Leaf::Constant(l) => Ok(l.clone()),
+                Leaf::Duplicate(b) => {
+                    let data = outputs[*b]
+                        .clone()
+                        .ok_or_else(|| backend("duplicate of a missing output"))?;
+                    Literal::from_array_data(self.plan.buffers[*b].shape.dims(), data)
+                }
+            },
+        }
+    }
+
+    fn has_duplicate_of(&self, b: usize) -> bool {
+        fn walk(t: &OutputTree, b: usize) -> bool {
+            match t {
+                OutputTree::Tuple(items) => items.iter().any(|i| walk(i, b)),
+                OutputTree::Leaf(Leaf::Duplicate(d)) => *d == b,
+                OutputTree::Leaf(_) => false,
+            }
+        }
+        walk(&self.plan.output, b)
+    }
+
+    /// The element type of the result (`Tuple` for tuples).
+    pub fn result_element_type(&self) -> ElementType {
+        self.result_shape.element_type()
+    }
+}
+
+impl Drop for Executable {
+    fn drop(&mut self) {
+        let module = match self.module.get_mut() {
+            Ok(m) => m.take(),
+            Err(e) => e.into_inner().take(),
+        };
+        if let Some(m) = module {
+            // SAFETY: the kernels' function pointers live only in
+            // `self.launches`, which dies with `self`; no run can be in
+            // progress while `drop` has `&mut self`.
+            unsafe { m.free_memory() };
+        }
+    }
+}

@@ -1,0 +1,605 @@
+//! Fusion: which values get a buffer, and which kernel computes each one.
+//!
+//! An instruction of the entry body is *materialised* (gets a buffer) when
+//! it is
+//! - a parameter or a non-scalar constant (the buffer is the argument's or
+//!   the executable's own),
+//! - a `reduce` or a `dot` (a kernel of its own kind computes it),
+//! - a leaf of the result (the root, or the elements of a tuple root),
+//! - read by several uses while its fused expression is costly to
+//!   recompute (cost above [`SHARED_COST`]; a transcendental op costs
+//!   [`EXPENSIVE`], other ops 1), or big enough to keep kernels small
+//!   ([`MAX_COST`]),
+//! - costly and read through a broadcast that repeats each of its elements
+//!   (so the transcendental is not recomputed per repetition).
+//!
+//! Everything else is recomputed inside each kernel that reads it: cheap
+//! elementwise chains, broadcasts, reshapes, transposes, slices, reverses,
+//! pads and concatenates fuse into their consumers as index maps. Each
+//! materialised instruction that is not an input becomes one [`Step`]: a
+//! loop kernel over its shape, a reduce kernel whose input expression is
+//! fused, or a dot. So softmax (max-reduce, subtract, exp, sum-reduce,
+//! divide) runs as three kernels: the max, the sum of `exp(x - max)`, and
+//! `exp(x - max) / sum`.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use oxla_ir::{
+    BinaryOp, Body, Computation, DotDimensionNumbers, ElementType, InstId, Literal, OpKind, Shape,
+    UnaryOp, printer::instruction_text, shape::row_major_strides,
+};
+
+/// Cost of a transcendental op in the recompute heuristic.
+pub(crate) const EXPENSIVE: u64 = 10;
+/// A value used more than once is materialised above this cost.
+pub(crate) const SHARED_COST: u64 = 2 * EXPENSIVE;
+/// Any value is materialised above this cost (keeps kernels small).
+pub(crate) const MAX_COST: u64 = 400;
+
+/// What a buffer holds.
+#[derive(Clone, Debug)]
+pub(crate) enum BufferKind {
+    /// Argument `n`.
+    Param(usize),
+    /// A constant owned by the executable.
+    Constant(Literal),
+    /// An intermediate, allocated per run.
+    Temp,
+    /// Result leaf `n` (in tuple order).
+    Output(usize),
+}
+
+/// One buffer of an executable.
+#[derive(Clone, Debug)]
+pub(crate) struct Buffer {
+    pub(crate) kind: BufferKind,
+    pub(crate) shape: Shape,
+    /// The instruction it holds (for the debug text).
+    pub(crate) name: String,
+}
+
+/// How a dot reads one operand: element `(b, r, c)` of the canonical
+/// `[batch, rows, cols]` view is at `b*strides[0] + r*strides[1] +
+/// c*strides[2]` in buffer `buf`.
+#[derive(Clone, Debug)]
+pub(crate) struct DotInput {
+    pub(crate) buf: usize,
+    pub(crate) strides: [i64; 3],
+}
+
+/// Canonical sizes of a dot: `[batch, m, k] x [batch, k, n]`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DotSizes {
+    pub(crate) batch: i64,
+    pub(crate) m: i64,
+    pub(crate) k: i64,
+    pub(crate) n: i64,
+}
+
+/// What a step computes.
+#[derive(Clone, Debug)]
+pub(crate) enum StepKind {
+    /// `out[i] = root(i)` over the root's shape.
+    Loop { root: InstId },
+    /// The result of a `reduce`, its input expression fused.
+    Reduce { inst: InstId },
+    /// Copies `source` into the canonical `[batch, rows, cols]` order of a
+    /// dot operand (`groups` lists the source dimensions of each of the
+    /// three canonical dimensions, in order).
+    DotCopy {
+        source: InstId,
+        groups: [Vec<usize>; 3],
+    },
+    /// `dot_general` on canonical operands.
+    Dot {
+        inst: InstId,
+        lhs: DotInput,
+        rhs: DotInput,
+        sizes: DotSizes,
+    },
+}
+
+/// One kernel launch.
+#[derive(Clone, Debug)]
+pub(crate) struct Step {
+    pub(crate) kind: StepKind,
+    /// The buffer written.
+    pub(crate) out: usize,
+    /// The instructions fused into this kernel (not materialised), in
+    /// body order.
+    pub(crate) fused: Vec<InstId>,
+}
+
+/// Where one leaf of the result comes from.
+#[derive(Clone, Debug)]
+pub(crate) enum Leaf {
+    /// An output buffer the kernels write.
+    Buffer(usize),
+    /// A copy of argument `n`.
+    Param(usize),
+    /// A copy of a constant.
+    Constant(Literal),
+    /// A copy of an earlier leaf's buffer.
+    Duplicate(usize),
+}
+
+/// The shape of the result: an array leaf or a tuple.
+#[derive(Clone, Debug)]
+pub(crate) enum OutputTree {
+    Leaf(Leaf),
+    Tuple(Vec<OutputTree>),
+}
+
+/// The whole schedule of an executable.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    pub(crate) buffers: Vec<Buffer>,
+    pub(crate) steps: Vec<Step>,
+    pub(crate) output: OutputTree,
+    /// The buffer of each materialised entry instruction.
+    pub(crate) materialised: HashMap<InstId, usize>,
+    /// Buffers of non-scalar constants inside called bodies.
+    pub(crate) called_constants: HashMap<(u32, InstId), usize>,
+}
+
+fn op_cost(kind: &OpKind) -> u64 {
+    match kind {
+        OpKind::Unary(
+            UnaryOp::Exp
+            | UnaryOp::Expm1
+            | UnaryOp::Log
+            | UnaryOp::Log1p
+            | UnaryOp::Tanh
+            | UnaryOp::Logistic
+            | UnaryOp::Sin
+            | UnaryOp::Cos,
+        ) => EXPENSIVE,
+        OpKind::Binary {
+            op: BinaryOp::Pow | BinaryOp::Atan2,
+            ..
+        } => EXPENSIVE,
+        OpKind::Binary {
+            op: BinaryOp::Div | BinaryOp::Rem,
+            ..
+        } => 3,
+        _ => 1,
+    }
+}
+
+/// `true` if reading `operand` (operand slot `k`) of `user` repeats its
+/// elements (a broadcast in disguise).
+fn repeats(body: &Body, user: InstId, k: usize) -> bool {
+    let u = body.inst(user);
+    let o = body.inst(u.operands[k]);
+    match &u.kind {
+        OpKind::Broadcast { .. }
+        | OpKind::Binary { .. }
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::Pad { .. } => u.shape.element_count() > o.shape.element_count(),
+        _ => false,
+    }
+}
+
+impl Plan {
+    /// Partitions the entry body of `comp`.
+    pub(crate) fn new(comp: &Computation) -> Plan {
+        let body = comp.entry();
+        let n = body.instructions.len();
+        // Live instructions and their use counts.
+        let mut live = vec![false; n];
+        live[body.root.index()] = true;
+        for i in (0..n).rev() {
+            if live[i] {
+                for o in &body.instructions[i].operands {
+                    live[o.index()] = true;
+                }
+            }
+        }
+        let mut uses = vec![0usize; n];
+        for (i, inst) in body.instructions.iter().enumerate() {
+            if live[i] {
+                for o in &inst.operands {
+                    uses[o.index()] += 1;
+                }
+            }
+        }
+        let mut mat = vec![false; n];
+        for (i, inst) in body.instructions.iter().enumerate() {
+            mat[i] = match &inst.kind {
+                OpKind::Parameter { .. } | OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
+                    true
+                }
+                OpKind::Constant { .. } => !inst.shape.is_scalar(),
+                _ => false,
+            };
+        }
+        // Result leaves.
+        let mut leaves = Vec::new();
+        collect_leaves(body, body.root, &mut leaves);
+        for &l in &leaves {
+            mat[l.index()] = true;
+        }
+        // Cost-based cuts, in definition order.
+        let mut cost = vec![0u64; n];
+        for i in 0..n {
+            if !live[i] {
+                continue;
+            }
+            let inst = &body.instructions[i];
+            if matches!(inst.kind, OpKind::Tuple) {
+                continue;
+            }
+            let c = op_cost(&inst.kind)
+                + inst
+                    .operands
+                    .iter()
+                    .map(|o| if mat[o.index()] { 0 } else { cost[o.index()] })
+                    .sum::<u64>();
+            cost[i] = c;
+            if !mat[i] && (c > MAX_COST || (uses[i] >= 2 && c > SHARED_COST)) {
+                mat[i] = true;
+            }
+        }
+        // Costly values read through a repeating broadcast.
+        for (u, inst) in body.instructions.iter().enumerate() {
+            if !live[u] {
+                continue;
+            }
+            for (k, o) in inst.operands.iter().enumerate() {
+                let oi = o.index();
+                if !mat[oi]
+                    && cost[oi] >= EXPENSIVE
+                    && !body.inst(*o).shape.is_scalar()
+                    && repeats(body, InstId(u as u32), k)
+                {
+                    mat[oi] = true;
+                }
+            }
+        }
+
+        let mut plan = Plan {
+            buffers: Vec::new(),
+            steps: Vec::new(),
+            output: OutputTree::Tuple(vec![]),
+            materialised: HashMap::new(),
+            called_constants: HashMap::new(),
+        };
+        // Output buffers, in leaf order (duplicates and inputs are copies).
+        let mut leaf_kinds = Vec::new();
+        for (li, &l) in leaves.iter().enumerate() {
+            let inst = body.inst(l);
+            let leaf = match &inst.kind {
+                OpKind::Parameter { number } => Leaf::Param(*number as usize),
+                OpKind::Constant { literal } => Leaf::Constant(literal.clone()),
+                _ => match plan.materialised.get(&l) {
+                    Some(&b) => Leaf::Duplicate(b),
+                    None => {
+                        let b = plan.push(BufferKind::Output(li), &inst.shape, &inst.name);
+                        plan.materialised.insert(l, b);
+                        Leaf::Buffer(b)
+                    }
+                },
+            };
+            leaf_kinds.push(leaf);
+        }
+        let mut leaf_iter = leaf_kinds.into_iter();
+        plan.output = build_tree(body, body.root, &mut leaf_iter);
+        // Inputs and intermediates, then steps in definition order.
+        for i in 0..n {
+            if !live[i] || !mat[i] {
+                continue;
+            }
+            let id = InstId(i as u32);
+            let inst = body.inst(id);
+            if plan.materialised.contains_key(&id) {
+                continue;
+            }
+            let kind = match &inst.kind {
+                OpKind::Parameter { number } => BufferKind::Param(*number as usize),
+                OpKind::Constant { literal } => BufferKind::Constant(literal.clone()),
+                _ => BufferKind::Temp,
+            };
+            let b = plan.push(kind, &inst.shape, &inst.name);
+            plan.materialised.insert(id, b);
+        }
+        for (bi, b) in comp.bodies().iter().enumerate() {
+            if bi + 1 == comp.bodies().len() {
+                break;
+            }
+            for (i, inst) in b.instructions.iter().enumerate() {
+                if let OpKind::Constant { literal } = &inst.kind
+                    && !inst.shape.is_scalar()
+                {
+                    let buf = plan.push(
+                        BufferKind::Constant(literal.clone()),
+                        &inst.shape,
+                        &inst.name,
+                    );
+                    plan.called_constants
+                        .insert((bi as u32, InstId(i as u32)), buf);
+                }
+            }
+        }
+        for i in 0..n {
+            let id = InstId(i as u32);
+            let inst = body.inst(id);
+            let Some(&out) = plan.materialised.get(&id) else {
+                continue;
+            };
+            match &inst.kind {
+                OpKind::Parameter { .. } | OpKind::Constant { .. } => {}
+                OpKind::Tuple => {}
+                OpKind::Reduce { .. } => {
+                    let fused = plan.fused_under(body, &inst.operands);
+                    plan.steps.push(Step {
+                        kind: StepKind::Reduce { inst: id },
+                        out,
+                        fused,
+                    });
+                }
+                OpKind::DotGeneral { dims } => {
+                    let lhs = plan.dot_input(body, inst.operands[0], dims, true);
+                    let rhs = plan.dot_input(body, inst.operands[1], dims, false);
+                    let (sizes, _) = dot_sizes(body, inst.operands[0], inst.operands[1], dims);
+                    plan.steps.push(Step {
+                        kind: StepKind::Dot {
+                            inst: id,
+                            lhs,
+                            rhs,
+                            sizes,
+                        },
+                        out,
+                        fused: vec![],
+                    });
+                }
+                _ => {
+                    let fused = plan.fused_under(body, &inst.operands);
+                    plan.steps.push(Step {
+                        kind: StepKind::Loop { root: id },
+                        out,
+                        fused,
+                    });
+                }
+            }
+        }
+        plan
+    }
+
+    fn push(&mut self, kind: BufferKind, shape: &Shape, name: &str) -> usize {
+        self.buffers.push(Buffer {
+            kind,
+            shape: shape.clone(),
+            name: name.to_string(),
+        });
+        self.buffers.len() - 1
+    }
+
+    /// The non-materialised instructions reachable from `roots`.
+    fn fused_under(&self, body: &Body, roots: &[InstId]) -> Vec<InstId> {
+        let mut seen = vec![false; body.instructions.len()];
+        let mut stack: Vec<InstId> = roots.to_vec();
+        while let Some(i) = stack.pop() {
+            if seen[i.index()] || self.materialised.contains_key(&i) {
+                continue;
+            }
+            seen[i.index()] = true;
+            stack.extend(body.inst(i).operands.iter().copied());
+        }
+        (0..seen.len())
+            .filter(|&i| seen[i])
+            .map(|i| InstId(i as u32))
+            .collect()
+    }
+
+    /// How a dot reads `operand`: straight from its buffer when each
+    /// canonical group of dimensions is contiguous-mergeable there (and,
+    /// for integer types, exactly row-major), else through a copy step.
+    fn dot_input(
+        &mut self,
+        body: &Body,
+        operand: InstId,
+        dims: &DotDimensionNumbers,
+        is_lhs: bool,
+    ) -> DotInput {
+        let inst = body.inst(operand);
+        let shape = &inst.shape;
+        let groups = canonical_groups(shape.rank(), dims, is_lhs);
+        let sizes: [i64; 3] =
+            [0, 1, 2].map(|g| groups[g].iter().map(|&d| shape.dims()[d]).product::<i64>());
+        if let Some(&buf) = self.materialised.get(&operand) {
+            let strides = row_major_strides(shape.dims());
+            let merged: Option<Vec<i64>> = groups
+                .iter()
+                .map(|g| merged_stride(g, shape.dims(), &strides))
+                .collect();
+            if let Some(m) = merged {
+                let st = [m[0], m[1], m[2]];
+                let exact = st[2] == 1 && st[1] == sizes[2] && st[0] == sizes[1] * sizes[2];
+                let ok = shape.element_type().is_float() || exact || sizes.contains(&0);
+                if ok {
+                    return DotInput { buf, strides: st };
+                }
+            }
+        }
+        let canon = Shape::new(shape.element_type(), &sizes);
+        let name = format!("{}.canonical", inst.name);
+        let buf = self.push(BufferKind::Temp, &canon, &name);
+        let fused = self.fused_under(body, &[operand]);
+
+        self.steps.push(Step {
+            kind: StepKind::DotCopy {
+                source: operand,
+                groups,
+            },
+            out: buf,
+            fused,
+        });
+        DotInput {
+            buf,
+            strides: [sizes[1] * sizes[2], sizes[2], 1],
+        }
+    }
+
+    /// The result as HLO-like text: buffers, then each kernel with the
+    /// instructions fused into it.
+    pub(crate) fn text(&self, comp: &Computation, kernels: &[String]) -> String {
+        let body = comp.entry();
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "fusion of `{}`: {} kernel(s)",
+            comp.name(),
+            self.steps.len()
+        );
+        for (i, b) in self.buffers.iter().enumerate() {
+            let kind = match &b.kind {
+                BufferKind::Param(n) => format!("parameter({n})"),
+                BufferKind::Constant(_) => "constant".to_string(),
+                BufferKind::Temp => "temp".to_string(),
+                BufferKind::Output(n) => format!("output({n})"),
+            };
+            let _ = writeln!(s, "  buf{i} = {} {kind} // {}", b.shape, b.name);
+        }
+        for (k, step) in self.steps.iter().enumerate() {
+            let out = &self.buffers[step.out];
+            let head = match &step.kind {
+                StepKind::Loop { root } => format!("loop root={}", body.inst(*root).name),
+                StepKind::Reduce { inst } => format!("reduce root={}", body.inst(*inst).name),
+                StepKind::DotCopy { source, groups } => format!(
+                    "dot-operand-copy of {} groups={:?}",
+                    body.inst(*source).name,
+                    groups
+                ),
+                StepKind::Dot {
+                    inst,
+                    lhs,
+                    rhs,
+                    sizes,
+                } => format!(
+                    "dot root={} [{}x{}x{}]x[{}x{}x{}] lhs=buf{} strides={:?} rhs=buf{} strides={:?}",
+                    body.inst(*inst).name,
+                    sizes.batch,
+                    sizes.m,
+                    sizes.k,
+                    sizes.batch,
+                    sizes.k,
+                    sizes.n,
+                    lhs.buf,
+                    lhs.strides,
+                    rhs.buf,
+                    rhs.strides
+                ),
+            };
+            let _ = writeln!(s, "kernel {k}: {head} -> buf{} {}", step.out, out.shape);
+            if let Some(info) = kernels.get(k) {
+                for line in info.lines() {
+                    let _ = writeln!(s, "  {line}");
+                }
+            }
+            for &f in &step.fused {
+                let _ = writeln!(s, "  | {}", instruction_text(comp, body, body.inst(f)));
+            }
+            let root = match &step.kind {
+                StepKind::Loop { root } => Some(*root),
+                StepKind::Reduce { inst } | StepKind::Dot { inst, .. } => Some(*inst),
+                StepKind::DotCopy { .. } => None,
+            };
+            if let Some(r) = root {
+                let _ = writeln!(s, "  ROOT {}", instruction_text(comp, body, body.inst(r)));
+            }
+        }
+        s
+    }
+}
+
+/// The result leaves (arrays) under `id`, in tuple order.
+fn collect_leaves(body: &Body, id: InstId, out: &mut Vec<InstId>) {
+    let inst = body.inst(id);
+    match inst.kind {
+        OpKind::Tuple => {
+            for &o in &inst.operands {
+                collect_leaves(body, o, out);
+            }
+        }
+        _ => out.push(id),
+    }
+}
+
+fn build_tree(body: &Body, id: InstId, leaves: &mut impl Iterator<Item = Leaf>) -> OutputTree {
+    let inst = body.inst(id);
+    match inst.kind {
+        OpKind::Tuple => OutputTree::Tuple(
+            inst.operands
+                .iter()
+                .map(|&o| build_tree(body, o, leaves))
+                .collect(),
+        ),
+        _ => OutputTree::Leaf(leaves.next().unwrap_or(Leaf::Duplicate(0))),
+    }
+}
+
+/// The source dimensions of the canonical `[batch, rows, cols]` view of a
+/// dot operand: lhs `[batch, free, contracting]`, rhs `[batch,
+/// contracting, free]`; batch and contracting dimensions in the order the
+/// dimension numbers list them, free ones ascending.
+pub(crate) fn canonical_groups(
+    rank: usize,
+    dims: &DotDimensionNumbers,
+    is_lhs: bool,
+) -> [Vec<usize>; 3] {
+    let (batch, contracting) = if is_lhs {
+        (&dims.lhs_batch, &dims.lhs_contracting)
+    } else {
+        (&dims.rhs_batch, &dims.rhs_contracting)
+    };
+    let batch: Vec<usize> = batch.iter().map(|&d| d as usize).collect();
+    let contracting: Vec<usize> = contracting.iter().map(|&d| d as usize).collect();
+    let free: Vec<usize> = (0..rank)
+        .filter(|d| !batch.contains(d) && !contracting.contains(d))
+        .collect();
+    if is_lhs {
+        [batch, free, contracting]
+    } else {
+        [batch, contracting, free]
+    }
+}
+
+/// The single stride of dimensions `group` (in that order) when they can
+/// be read as one dimension; size-1 dimensions are ignored.
+fn merged_stride(group: &[usize], dims: &[i64], strides: &[i64]) -> Option<i64> {
+    let real: Vec<usize> = group.iter().copied().filter(|&d| dims[d] != 1).collect();
+    let Some(&last) = real.last() else {
+        return Some(0);
+    };
+    for w in real.windows(2) {
+        if strides[w[0]] != strides[w[1]] * dims[w[1]] {
+            return None;
+        }
+    }
+    Some(strides[last])
+}
+
+/// The canonical sizes of a dot, and the element type.
+pub(crate) fn dot_sizes(
+    body: &Body,
+    lhs: InstId,
+    rhs: InstId,
+    dims: &DotDimensionNumbers,
+) -> (DotSizes, ElementType) {
+    let ls = &body.inst(lhs).shape;
+    let rs = &body.inst(rhs).shape;
+    let lg = canonical_groups(ls.rank(), dims, true);
+    let rg = canonical_groups(rs.rank(), dims, false);
+    let prod = |s: &Shape, g: &[usize]| g.iter().map(|&d| s.dims()[d]).product::<i64>();
+    (
+        DotSizes {
+            batch: prod(ls, &lg[0]),
+            m: prod(ls, &lg[1]),
+            k: prod(ls, &lg[2]),
+            n: prod(rs, &rg[2]),
+        },
+        ls.element_type(),
+    )
+}

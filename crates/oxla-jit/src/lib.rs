@@ -1,0 +1,66 @@
+//! # oxla-jit: the Cranelift JIT of oxla
+//!
+//! [`compile`] turns a verified [`Computation`](oxla_ir::Computation) into
+//! an [`Executable`] of native kernels for the host CPU; [`Executable::run`]
+//! gives the same result as the reference interpreter (`oxla_interp`), bit
+//! for bit for every exact op.
+//!
+//! ```
+//! use oxla_ir::{Builder, ElementType::F32, Literal, Shape};
+//! let mut b = Builder::new("relu_affine");
+//! let x = b.parameter(0, Shape::new(F32, &[2, 3]), "x")?;
+//! let w = b.parameter(1, Shape::new(F32, &[3]), "w")?;
+//! let xw = b.mul(x, w, &[1])?;
+//! let zero = b.constant_scalar(0f32)?;
+//! let y = b.max(xw, zero, &[])?;
+//! let comp = b.build(y)?;
+//! let exe = oxla_jit::compile(&comp)?;            // one fused kernel
+//! let x = Literal::from_vec(&[2, 3], vec![1f32, -2., 3., -4., 5., -6.])?;
+//! let w = Literal::from_vec(&[3], vec![2f32, 2., 2.])?;
+//! let mut out = Literal::zeros(comp.result_shape())?;
+//! exe.run_into(&[&x, &w], &mut out)?;            // no allocation
+//! assert_eq!(out.to_vec::<f32>()?, vec![2., 0., 6., 0., 10., 0.]);
+//! # Ok::<(), oxla_ir::Error>(())
+//! ```
+//!
+//! ## How it works (data flows one way)
+//!
+//! 1. `fusion`: the entry body is cut into *steps*. Parameters,
+//!    constants, reduces, dots, result leaves and costly shared values get
+//!    buffers; everything else is fused into the kernels that read it.
+//! 2. `graph`: a step's root is expanded into an expression graph at the
+//!    kernel's loop index; every index map (broadcast, transpose, slice,
+//!    reverse, reshape, pad, concatenate) is resolved into `ix` index
+//!    expressions, so a broadcast operand is a load at stride 0.
+//! 3. `lower`: loop variables are chosen (unit dimensions dropped,
+//!    adjacent contiguous ones merged) and reductions are laid out (row
+//!    or column).
+//! 4. `codegen`: one Cranelift function per kernel, with loop-invariant
+//!    values hoisted per loop level, a vectorised, unrolled innermost loop
+//!    and a scalar tail; dots call a blocked GEMM (floats) or run an exact
+//!    vectorised loop (integers).
+//! 5. `executable`: the run path checks arguments against precomputed
+//!    shapes, allocates outputs (huge pages when large) or writes into the
+//!    caller's, and launches kernels in order, splitting large ones across
+//!    the persistent `pool`.
+//!
+//! Invariants: no input can make a kernel read or write out of bounds
+//! (arguments are checked before any native code runs, loads under a
+//! `pad`/`concatenate` guard are clamped into their buffer); nothing falls
+//! back to the interpreter; `oxla-ir` knows nothing of this crate.
+//!
+//! See `docs/jit.md` for the design, the exactness contract and the
+//! measured numbers.
+#![warn(missing_docs)]
+
+pub(crate) mod codegen;
+pub(crate) mod executable;
+pub(crate) mod fusion;
+pub(crate) mod graph;
+pub(crate) mod ix;
+pub(crate) mod lower;
+pub(crate) mod math;
+pub(crate) mod pool;
+
+pub use executable::{Executable, PARALLEL_THRESHOLD, compile, fusion_text};
+pub use math::{ulp_bound, ulp_bound_binary};

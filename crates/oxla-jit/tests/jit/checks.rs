@@ -1,0 +1,154 @@
+//! `run` and `run_into` check every argument and the caller's output
+//! before any native code runs: typed errors naming the parameter and both
+//! shapes, never a crash.
+
+use oxla_ir::{Builder, ElementType, Error, Literal, Shape};
+
+use crate::common::*;
+
+fn add_row() -> oxla_ir::Computation {
+    let (mut b, p) = builder(
+        "add_row",
+        &[sh(ElementType::F32, &[2, 3]), sh(ElementType::F32, &[3])],
+    );
+    let y = b.add(p[0], p[1], &[1]).expect("add");
+    b.build(y).expect("build")
+}
+
+#[test]
+fn wrong_argument_count_type_or_dims_is_a_typed_error() {
+    let exe = oxla_jit::compile(&add_row()).expect("compile");
+    let x = Literal::zeros(&sh(ElementType::F32, &[2, 3])).expect("x");
+    let v = Literal::zeros(&sh(ElementType::F32, &[3])).expect("v");
+    let err = exe.run(&[&x]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::ArgumentCount {
+                expected: 2,
+                actual: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = exe.run(&[&x, &v, &v]).unwrap_err();
+    assert!(
+        matches!(err, Error::ArgumentCount { actual: 3, .. }),
+        "{err}"
+    );
+    // Wrong element type.
+    let vi = Literal::zeros(&sh(ElementType::S32, &[3])).expect("vi");
+    let err = exe.run(&[&x, &vi]).unwrap_err();
+    assert!(
+        matches!(err, Error::ArgumentShape { number: 1, .. }),
+        "{err}"
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains("p1") && msg.contains("f32[3]") && msg.contains("s32[3]"),
+        "{msg}"
+    );
+    // Wrong dims, larger than expected (would read past the end).
+    let big = Literal::zeros(&sh(ElementType::F32, &[4, 3])).expect("big");
+    let err = exe.run(&[&big, &v]).unwrap_err();
+    assert!(
+        matches!(err, Error::ArgumentShape { number: 0, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("f32[2,3]") && err.to_string().contains("f32[4,3]"));
+    // Smaller than expected (would read garbage).
+    let small = Literal::zeros(&sh(ElementType::F32, &[2])).expect("small");
+    let err = exe.run(&[&x, &small]).unwrap_err();
+    assert!(
+        matches!(err, Error::ArgumentShape { number: 1, .. }),
+        "{err}"
+    );
+    // A tuple where an array is expected.
+    let t = Literal::tuple(vec![v.clone()]);
+    let err = exe.run(&[&x, &t]).unwrap_err();
+    assert!(
+        matches!(err, Error::ArgumentShape { number: 1, .. }),
+        "{err}"
+    );
+    // Same errors as the interpreter.
+    let interp = oxla_interp::evaluate(&add_row(), &[&x, &vi]).unwrap_err();
+    assert_eq!(interp, exe.run(&[&x, &vi]).unwrap_err());
+}
+
+#[test]
+fn run_into_checks_the_output_shape() {
+    let exe = oxla_jit::compile(&add_row()).expect("compile");
+    let x = values(&sh(ElementType::F32, &[2, 3]), 1);
+    let v = values(&sh(ElementType::F32, &[3]), 2);
+    for wrong in [
+        sh(ElementType::F32, &[3, 2]),
+        sh(ElementType::F32, &[2, 4]),
+        sh(ElementType::F64, &[2, 3]),
+        sh(ElementType::F32, &[6]),
+        sh(ElementType::F32, &[]),
+    ] {
+        let mut out = Literal::zeros(&wrong).expect("out");
+        let err = exe.run_into(&[&x, &v], &mut out).unwrap_err();
+        assert!(
+            matches!(&err, Error::ArgumentShape { name, .. } if name == "output"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("f32[2,3]"), "{err}");
+        assert_eq!(
+            out,
+            Literal::zeros(&wrong).expect("out"),
+            "output untouched"
+        );
+    }
+    let mut tuple_out = Literal::tuple(vec![]);
+    assert!(exe.run_into(&[&x, &v], &mut tuple_out).is_err());
+    let mut out = Literal::zeros(&sh(ElementType::F32, &[2, 3])).expect("out");
+    exe.run_into(&[&x, &v], &mut out).expect("run_into");
+    assert_eq!(out, exe.run(&[&x, &v]).expect("run"));
+    // Argument errors come first, and leave the output alone.
+    let err = exe.run_into(&[&x], &mut out).unwrap_err();
+    assert!(matches!(err, Error::ArgumentCount { .. }));
+}
+
+#[test]
+fn tuple_results_run_but_do_not_run_into() {
+    let (mut b, p) = builder("pair", &[sh(ElementType::S32, &[4])]);
+    let n = b.neg(p[0]).expect("neg");
+    let t = b.tuple(&[n, p[0]]).expect("tuple");
+    let comp = b.build(t).expect("build");
+    let exe = oxla_jit::compile(&comp).expect("compile");
+    let x = values(&sh(ElementType::S32, &[4]), 3);
+    let out = exe.run(&[&x]).expect("run");
+    assert_eq!(out.tuple_elements().map(|e| e.len()), Some(2));
+    let mut o =
+        Literal::zeros(&Shape::tuple(vec![sh(ElementType::S32, &[4]); 2])).unwrap_or_else(|_| {
+            Literal::tuple(vec![
+                Literal::zeros(&sh(ElementType::S32, &[4])).expect("z"),
+                Literal::zeros(&sh(ElementType::S32, &[4])).expect("z"),
+            ])
+        });
+    let err = exe.run_into(&[&x], &mut o).unwrap_err();
+    assert!(matches!(err, Error::Backend { .. }), "{err}");
+}
+
+#[test]
+fn executables_are_send_sync_and_debug_views_exist() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<oxla_jit::Executable>();
+    let mut b = Builder::new("e");
+    let x = b.parameter(0, sh(ElementType::F32, &[8]), "x").expect("x");
+    let y = b.exp(x).expect("exp");
+    let comp = b.build(y).expect("build");
+    let exe = oxla_jit::compile(&comp).expect("compile");
+    assert!(exe.clif_text().contains("function"), "{}", exe.clif_text());
+    assert!(
+        exe.fusion_text().contains("kernel 0"),
+        "{}",
+        exe.fusion_text()
+    );
+    assert_eq!(
+        oxla_jit::fusion_text(&comp).expect("text"),
+        exe.fusion_text()
+    );
+}

@@ -1,0 +1,11 @@
+//! The JIT's one integration-test binary: differential tests against the
+//! interpreter, argument checks, fusion snapshots, threading.
+
+mod checks;
+mod common;
+mod fusion;
+mod ops;
+mod random;
+mod reduce_dot;
+mod shapes;
+mod threads;
