@@ -72,6 +72,9 @@ pub struct GenConfig {
     pub element_types: Vec<ElementType>,
     /// Whether transcendental float ops (exp, log, sin, ...) may appear.
     pub transcendentals: bool,
+    /// Whether float sums whose order a backend may change (add-reduce,
+    /// dot) may appear. Off for bit-exact differential testing.
+    pub float_reassociation: bool,
 }
 
 impl Default for GenConfig {
@@ -82,6 +85,19 @@ impl Default for GenConfig {
             max_ops: 6,
             element_types: ElementType::ALL.to_vec(),
             transcendentals: true,
+            float_reassociation: true,
+        }
+    }
+}
+
+impl GenConfig {
+    /// Programs whose every op is exact, so two correct backends agree bit
+    /// for bit: no transcendental ops, no float add-reductions or dots.
+    pub fn exact() -> GenConfig {
+        GenConfig {
+            transcendentals: false,
+            float_reassociation: false,
+            ..GenConfig::default()
         }
     }
 }
@@ -208,7 +224,10 @@ pub fn random_literal(rng: &mut Rng, shape: &Shape) -> Result<Literal> {
         }};
     }
     let data: ArrayData = match shape.element_type() {
-        ElementType::Pred => (0..n).map(|_| rng.chance(0.5)).collect::<Vec<bool>>().into(),
+        ElementType::Pred => (0..n)
+            .map(|_| rng.chance(0.5))
+            .collect::<Vec<bool>>()
+            .into(),
         ElementType::S8 => ints!(i8).into(),
         ElementType::S16 => ints!(i16).into(),
         ElementType::S32 => ints!(i32).into(),
@@ -241,7 +260,9 @@ struct Gen<'a> {
 impl Gen<'_> {
     fn param(&mut self, shape: Shape) -> Result<Op> {
         let n = self.params.len();
-        let op = self.b.parameter(n as i64, shape.clone(), &format!("p{n}"))?;
+        let op = self
+            .b
+            .parameter(n as i64, shape.clone(), &format!("p{n}"))?;
         self.params.push(shape.clone());
         self.values.push((op, shape));
         Ok(op)
@@ -339,7 +360,11 @@ impl Gen<'_> {
                     });
                 };
                 let op = self.b.binary(l, r, bop, &bdims)?;
-                let rty = if bop.is_compare() { ElementType::Pred } else { ty };
+                let rty = if bop.is_compare() {
+                    ElementType::Pred
+                } else {
+                    ty
+                };
                 (op, Shape::new(rty, &model), bop.name())
             }
             6 | 7 => {
@@ -447,15 +472,25 @@ impl Gen<'_> {
                 (op, s, "pad")
             }
             15 if ashape.rank() >= 1 && !ty.is_pred() => {
-                let dims: Vec<i64> = (0..ashape.rank() as i64).filter(|_| self.rng.chance(0.5)).collect();
-                let kind = self.rng.below(3);
+                let dims: Vec<i64> = (0..ashape.rank() as i64)
+                    .filter(|_| self.rng.chance(0.5))
+                    .collect();
+                let kind = if ty.is_float() && !self.cfg.float_reassociation {
+                    1 + self.rng.below(2) // max or min: exact in any order
+                } else {
+                    self.rng.below(3)
+                };
                 let reducer = reducer(ty, kind)?;
                 let init = self.param(Shape::scalar(ty))?;
                 let op = self.b.reduce(a, init, &dims, &reducer)?;
                 let s = self.b.shape(op)?;
                 (op, s, "reduce")
             }
-            16 | 17 if ashape.rank() == 2 && !ty.is_pred() => {
+            16 | 17
+                if ashape.rank() == 2
+                    && !ty.is_pred()
+                    && (!ty.is_float() || self.cfg.float_reassociation) =>
+            {
                 let n = 1 + self.rng.below(self.cfg.max_dim as u64) as i64;
                 let rhs = self.param(Shape::new(ty, &[ashape.dims()[1], n]))?;
                 let dims = DotDimensionNumbers {
@@ -472,7 +507,9 @@ impl Gen<'_> {
         if got != shape {
             return Err(oxla_ir::Error::InvalidOp {
                 op: "generator".into(),
-                message: format!("{name}: builder inferred {got}, the generator's model says {shape}"),
+                message: format!(
+                    "{name}: builder inferred {got}, the generator's model says {shape}"
+                ),
             });
         }
         self.ops.push(name);
@@ -535,7 +572,9 @@ pub fn unary_accepts(op: UnaryOp, ty: ElementType, transcendentals: bool) -> boo
 /// The generator's own model of which binary ops accept which types.
 pub fn binary_accepts(op: BinaryOp, ty: ElementType, transcendentals: bool) -> bool {
     match op {
-        BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min | BinaryOp::Compare(_) => true,
+        BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min | BinaryOp::Compare(_) => {
+            true
+        }
         BinaryOp::Sub | BinaryOp::Div | BinaryOp::Rem => !ty.is_pred(),
         BinaryOp::Pow => !ty.is_pred() && (transcendentals || !ty.is_float()),
         BinaryOp::Atan2 => ty.is_float() && transcendentals,
@@ -605,11 +644,16 @@ pub fn gen_program(rng: &mut Rng, cfg: &GenConfig) -> Result<Program> {
 
 /// A random binary-op setup that XLA's rules refuse, by construction, with
 /// a label of what is wrong: `(label, lhs, rhs, broadcast_dimensions)`.
-pub fn gen_invalid_binary(rng: &mut Rng, cfg: &GenConfig) -> (&'static str, Shape, Shape, Vec<i64>) {
+pub fn gen_invalid_binary(
+    rng: &mut Rng,
+    cfg: &GenConfig,
+) -> (&'static str, Shape, Shape, Vec<i64>) {
     let ty = rng.pick(&[ElementType::F32, ElementType::S32, ElementType::U8]);
     loop {
         let rank = 1 + rng.below(cfg.max_rank as u64) as usize;
-        let large: Vec<i64> = (0..rank).map(|_| 2 + rng.below(cfg.max_dim.max(3) as u64 - 1) as i64).collect();
+        let large: Vec<i64> = (0..rank)
+            .map(|_| 2 + rng.below(cfg.max_dim.max(3) as u64 - 1) as i64)
+            .collect();
         let k = rng.below(rank as u64) as usize; // smaller rank
         let mut map: Vec<i64> = (0..rank as i64).collect();
         while map.len() > k {
@@ -619,36 +663,70 @@ pub fn gen_invalid_binary(rng: &mut Rng, cfg: &GenConfig) -> (&'static str, Shap
         let small: Vec<i64> = map.iter().map(|&d| large[d as usize]).collect();
         let (label, small, map, other_ty) = match rng.below(7) {
             0 if k >= 1 => ("no mapping for a lower rank", small, vec![], ty),
-            1 if k >= 1 => ("out-of-range dimension", small, {
-                let mut m = map.clone();
-                m[k - 1] = rank as i64 + rng.below(3) as i64;
-                m
-            }, ty),
-            2 if k >= 1 => ("negative dimension", small, {
-                let mut m = map.clone();
-                m[0] = -1 - rng.below(3) as i64;
-                m
-            }, ty),
-            3 if k >= 2 => ("decreasing or repeated dims", small, {
-                let mut m = map.clone();
-                m.swap(0, 1);
-                if rng.chance(0.5) {
-                    m[1] = m[0];
-                }
-                m
-            }, ty),
-            4 if k >= 1 => ("mismatched size", {
-                let mut s = small.clone();
-                let i = rng.below(k as u64) as usize;
-                s[i] = large[map[i] as usize] + 1 + rng.below(3) as i64;
-                s
-            }, map, ty),
-            5 => ("mixed element types", small, map, if ty == ElementType::F32 { ElementType::S32 } else { ElementType::F32 }),
-            6 if k >= 1 => ("wrong mapping length", small, {
-                let mut m = map.clone();
-                m.push(rank as i64 - 1);
-                m
-            }, ty),
+            1 if k >= 1 => (
+                "out-of-range dimension",
+                small,
+                {
+                    let mut m = map.clone();
+                    m[k - 1] = rank as i64 + rng.below(3) as i64;
+                    m
+                },
+                ty,
+            ),
+            2 if k >= 1 => (
+                "negative dimension",
+                small,
+                {
+                    let mut m = map.clone();
+                    m[0] = -1 - rng.below(3) as i64;
+                    m
+                },
+                ty,
+            ),
+            3 if k >= 2 => (
+                "decreasing or repeated dims",
+                small,
+                {
+                    let mut m = map.clone();
+                    m.swap(0, 1);
+                    if rng.chance(0.5) {
+                        m[1] = m[0];
+                    }
+                    m
+                },
+                ty,
+            ),
+            4 if k >= 1 => (
+                "mismatched size",
+                {
+                    let mut s = small.clone();
+                    let i = rng.below(k as u64) as usize;
+                    s[i] = large[map[i] as usize] + 1 + rng.below(3) as i64;
+                    s
+                },
+                map,
+                ty,
+            ),
+            5 => (
+                "mixed element types",
+                small,
+                map,
+                if ty == ElementType::F32 {
+                    ElementType::S32
+                } else {
+                    ElementType::F32
+                },
+            ),
+            6 if k >= 1 => (
+                "wrong mapping length",
+                small,
+                {
+                    let mut m = map.clone();
+                    m.push(rank as i64 - 1);
+                    m
+                },
+                ty,
+            ),
             _ => continue,
         };
         let lhs = Shape::new(ty, &large);

@@ -1,0 +1,248 @@
+//! Differential testing: the JIT against the reference interpreter on
+//! generated programs.
+//!
+//! - Exact programs (no transcendental ops, no float sums a backend may
+//!   reorder) must agree bit for bit; two NaNs count as equal whatever
+//!   their payloads.
+//! - Single transcendental ops, under every broadcast pattern the
+//!   generator knows, must agree within `oxla_jit::ulp_bound`.
+//! - Float add-reductions and dots must agree within the bound of a
+//!   reordered sum: `n * eps * sum(|terms|)`.
+//!
+//! A fixed seed budget runs in CI; `OXLA_DIFF_CASES=N` runs more (`just
+//! differential N`). A mismatch prints the program as HLO text with its
+//! arguments and the first differing element.
+
+use oxla_ir::{ArrayData, Builder, ElementType, Literal, Shape, UnaryOp};
+use oxla_testgen::{GenConfig, Rng, gen_program, random_literal};
+
+fn cases(default: u64) -> u64 {
+    std::env::var("OXLA_DIFF_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Flattens a result (tuples in order) into (element type, data) leaves.
+fn leaves(l: &Literal) -> Vec<&ArrayData> {
+    match l.tuple_elements() {
+        Some(t) => t.iter().flat_map(leaves).collect(),
+        None => l.array_data().into_iter().collect(),
+    }
+}
+
+/// The first index where `a` and `b` differ by more than `tol(i, x, y)`
+/// allows, with both values printed.
+fn first_difference(
+    a: &ArrayData,
+    b: &ArrayData,
+    ulps: u64,
+    rel: Option<&[f64]>,
+) -> Option<String> {
+    fn ulp_dist32(x: f32, y: f32) -> u64 {
+        let k = |v: f32| {
+            let b = v.to_bits() as i32;
+            if b < 0 {
+                i32::MIN.wrapping_sub(b) as i64
+            } else {
+                b as i64
+            }
+        };
+        (k(x) - k(y)).unsigned_abs()
+    }
+    fn ulp_dist64(x: f64, y: f64) -> u64 {
+        let k = |v: f64| {
+            let b = v.to_bits() as i64;
+            if b < 0 {
+                i64::MIN.wrapping_sub(b) as i128
+            } else {
+                b as i128
+            }
+        };
+        (k(x) - k(y)).unsigned_abs().min(u64::MAX as u128) as u64
+    }
+    macro_rules! floats {
+        ($x:expr, $y:expr, $dist:ident) => {{
+            for (i, (&p, &q)) in $x.iter().zip($y.iter()).enumerate() {
+                if p.is_nan() && q.is_nan() {
+                    continue;
+                }
+                let ok = match rel {
+                    Some(bounds) => (p as f64 - q as f64).abs() <= bounds[i] || p == q,
+                    None => $dist(p, q) <= ulps,
+                };
+                if !ok {
+                    return Some(format!("element {i}: jit {p:?} vs interpreter {q:?}"));
+                }
+            }
+            None
+        }};
+    }
+    match (a, b) {
+        (ArrayData::F32(x), ArrayData::F32(y)) => floats!(x, y, ulp_dist32),
+        (ArrayData::F64(x), ArrayData::F64(y)) => floats!(x, y, ulp_dist64),
+        _ if a == b => None,
+        _ => Some(format!("jit {a:?}\ninterpreter {b:?}")),
+    }
+}
+
+#[test]
+fn exact_programs_agree_bit_for_bit() {
+    let cfg = GenConfig::exact();
+    let n = cases(400);
+    let mut ops = std::collections::BTreeMap::new();
+    for seed in 0..n {
+        let mut rng = Rng::new(10_000 + seed);
+        let p = gen_program(&mut rng, &cfg).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let args: Vec<&Literal> = p.args.iter().collect();
+        let want = oxla_interp::evaluate(&p.comp, &args).unwrap();
+        let exe = oxla_jit::compile(&p.comp)
+            .unwrap_or_else(|e| panic!("seed {seed}: compile failed: {e}\n{}", p.reproducer()));
+        let got = exe
+            .run(&args)
+            .unwrap_or_else(|e| panic!("seed {seed}: run failed: {e}\n{}", p.reproducer()));
+        assert_eq!(got.shape(), want.shape(), "seed {seed}\n{}", p.reproducer());
+        for (g, w) in leaves(&got).into_iter().zip(leaves(&want)) {
+            if let Some(d) = first_difference(g, w, 0, None) {
+                panic!(
+                    "seed {seed}: JIT and interpreter differ: {d}\n{}\nfusion:\n{}",
+                    p.reproducer(),
+                    exe.fusion_text()
+                );
+            }
+        }
+        for op in p.ops {
+            *ops.entry(op).or_insert(0u32) += 1;
+        }
+    }
+    eprintln!("differential: {n} exact programs agree; ops covered: {ops:?}");
+}
+
+const TRANSCENDENTAL: [UnaryOp; 8] = [
+    UnaryOp::Exp,
+    UnaryOp::Expm1,
+    UnaryOp::Log,
+    UnaryOp::Log1p,
+    UnaryOp::Tanh,
+    UnaryOp::Logistic,
+    UnaryOp::Sin,
+    UnaryOp::Cos,
+];
+
+#[test]
+fn transcendentals_agree_within_their_ulp_bound() {
+    let mut rng = Rng::new(77);
+    for case in 0..cases(200) {
+        let op = rng.pick(&TRANSCENDENTAL);
+        let ty = rng.pick(&[ElementType::F32, ElementType::F64]);
+        // A broadcast in front of the op: x (rank r) + y mapped InDim.
+        let r = 1 + rng.below(3) as usize;
+        let dims: Vec<i64> = (0..r).map(|_| rng.below(9) as i64 + 1).collect();
+        let mut b = Builder::new("t");
+        let x = b.parameter(0, Shape::new(ty, &dims), "x").unwrap();
+        let y = b.parameter(1, Shape::new(ty, &dims[r - 1..]), "y").unwrap();
+        let s = b.add(x, y, &[r as i64 - 1]).unwrap();
+        let out = match op {
+            UnaryOp::Exp => b.exp(s),
+            UnaryOp::Expm1 => b.expm1(s),
+            UnaryOp::Log => b.log(s),
+            UnaryOp::Log1p => b.log1p(s),
+            UnaryOp::Tanh => b.tanh(s),
+            UnaryOp::Logistic => b.logistic(s),
+            UnaryOp::Sin => b.sin(s),
+            _ => b.cos(s),
+        }
+        .unwrap();
+        let comp = b.build(out).unwrap();
+        let args = [
+            random_literal(&mut rng, &comp.parameter_shapes()[0]).unwrap(),
+            random_literal(&mut rng, &comp.parameter_shapes()[1]).unwrap(),
+        ];
+        let args: Vec<&Literal> = args.iter().collect();
+        let want = oxla_interp::evaluate(&comp, &args).unwrap();
+        let got = oxla_jit::compile(&comp).unwrap().run(&args).unwrap();
+        let bound = u64::from(oxla_jit::ulp_bound(op, ty));
+        if let Some(d) = first_difference(
+            got.array_data().unwrap(),
+            want.array_data().unwrap(),
+            bound,
+            None,
+        ) {
+            panic!("case {case}: {op} {ty} beyond {bound} ulp: {d}\n{comp}");
+        }
+    }
+}
+
+/// `n * eps * sum |terms|` per output element of a row sum or a matrix
+/// product, from the interpreter's view of the terms.
+fn reorder_bound(terms: &[Vec<f64>], eps: f64) -> Vec<f64> {
+    terms
+        .iter()
+        .map(|t| t.len() as f64 * eps * t.iter().map(|v| v.abs()).sum::<f64>())
+        .collect()
+}
+
+#[test]
+fn float_sums_agree_within_the_reordering_bound() {
+    let mut rng = Rng::new(99);
+    for case in 0..cases(60) {
+        let (m, k) = (1 + rng.below(20) as i64, 1 + rng.below(70) as i64);
+        let mut b = Builder::new("sums");
+        let x = b
+            .parameter(0, Shape::new(ElementType::F32, &[m, k]), "x")
+            .unwrap();
+        let w = b
+            .parameter(1, Shape::new(ElementType::F32, &[k, 3]), "w")
+            .unwrap();
+        let reducer = oxla_testgen::reducer(ElementType::F32, 0).unwrap();
+        let zero = b.constant_scalar(0f32).unwrap();
+        let rows = b.reduce(x, zero, &[1], &reducer).unwrap();
+        let prod = b.dot(x, w).unwrap();
+        let t = b.tuple(&[rows, prod]).unwrap();
+        let comp = b.build(t).unwrap();
+        // Finite values only: the bound is about rounding, not infinities.
+        let finite = |rng: &mut Rng, dims: &[i64]| {
+            let n: i64 = dims.iter().product();
+            let v: Vec<f32> = (0..n)
+                .map(|_| (rng.below(2001) as f32 - 1000.0) / 37.0)
+                .collect();
+            Literal::from_vec(dims, v).unwrap()
+        };
+        let (xl, wl) = (finite(&mut rng, &[m, k]), finite(&mut rng, &[k, 3]));
+        let want = oxla_interp::evaluate(&comp, &[&xl, &wl]).unwrap();
+        let got = oxla_jit::compile(&comp).unwrap().run(&[&xl, &wl]).unwrap();
+        let xv = xl.to_vec::<f32>().unwrap();
+        let wv = wl.to_vec::<f32>().unwrap();
+        let row_terms: Vec<Vec<f64>> = (0..m as usize)
+            .map(|i| {
+                (0..k as usize)
+                    .map(|j| xv[i * k as usize + j] as f64)
+                    .collect()
+            })
+            .collect();
+        let dot_terms: Vec<Vec<f64>> = (0..m as usize)
+            .flat_map(|i| (0..3).map(move |c| (i, c)))
+            .map(|(i, c)| {
+                (0..k as usize)
+                    .map(|j| xv[i * k as usize + j] as f64 * wv[j * 3 + c] as f64)
+                    .collect()
+            })
+            .collect();
+        let eps = f32::EPSILON as f64;
+        let (g, w) = (leaves(&got), leaves(&want));
+        for (idx, bound) in [
+            reorder_bound(&row_terms, eps),
+            reorder_bound(&dot_terms, eps),
+        ]
+        .iter()
+        .enumerate()
+        {
+            if let Some(d) = first_difference(g[idx], w[idx], 0, Some(bound)) {
+                panic!(
+                    "case {case}: {} differs beyond the reordering bound: {d}\n{comp}",
+                    ["reduce", "dot"][idx]
+                );
+            }
+        }
+    }
+}
