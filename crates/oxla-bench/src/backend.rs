@@ -1,27 +1,32 @@
 //! The backends a workload can run on.
 
-use oxla::{Computation, Literal, Result};
+use oxla::{Computation, Executable, Literal, Result};
 
 /// A backend by name.
 pub enum Backend {
+    /// The Cranelift JIT.
+    Jit,
     /// The reference interpreter (for checking the harness; slow).
     Interp,
 }
 
 /// A compiled workload.
 pub enum Compiled<'a> {
+    /// Native code.
+    Jit(Executable),
     /// The interpreter holds the computation.
     Interp(&'a Computation),
 }
 
 impl Backend {
-    /// `interp` (`jit` once the JIT is in).
+    /// `jit` or `interp`.
     pub fn new(name: &str) -> Result<Backend> {
         match name {
+            "jit" => Ok(Backend::Jit),
             "interp" => Ok(Backend::Interp),
             other => Err(oxla::Error::Backend {
                 backend: other.into(),
-                message: "unknown backend; use interp".into(),
+                message: "unknown backend; use jit or interp".into(),
             }),
         }
     }
@@ -29,6 +34,7 @@ impl Backend {
     /// Compiles (or, for the interpreter, just keeps) the computation.
     pub fn compile<'a>(&self, comp: &'a Computation) -> Result<Compiled<'a>> {
         match self {
+            Backend::Jit => Ok(Compiled::Jit(oxla::compile(comp)?)),
             Backend::Interp => Ok(Compiled::Interp(comp)),
         }
     }
@@ -38,18 +44,24 @@ impl Compiled<'_> {
     /// Runs, allocating the output.
     pub fn run(&self, args: &[&Literal]) -> Result<Literal> {
         match self {
+            Compiled::Jit(e) => e.run(args),
             Compiled::Interp(c) => oxla::evaluate(c, args),
         }
     }
 
     /// Whether the backend can write into a caller-provided output.
     pub fn has_run_into(&self) -> bool {
-        false
+        matches!(self, Compiled::Jit(_))
     }
 
     /// Runs into `out`.
     pub fn run_into(&self, args: &[&Literal], out: &mut Literal) -> Result<()> {
-        *out = self.run(args)?;
-        Ok(())
+        match self {
+            Compiled::Jit(e) => e.run_into(args, out),
+            Compiled::Interp(_) => {
+                *out = self.run(args)?;
+                Ok(())
+            }
+        }
     }
 }

@@ -70,17 +70,13 @@ pub fn prepare<'c>(
 ) -> Result<Box<dyn Runner + 'c>, CliError> {
     match backend {
         Backend::Interp => Ok(Box::new(Interpreter(comp))),
-        // When the JIT lands, replace this arm with
-        //     Backend::Jit => Ok(Box::new(oxla::compile(comp)?)),
-        // and add
-        //     impl Runner for oxla::Executable {
-        //         fn run(&self, args: &[&Literal]) -> oxla::Result<Literal> {
-        //             oxla::Executable::run(self, args)
-        //         }
-        //     }
-        Backend::Jit => Err(CliError::Unavailable(
-            "the JIT backend is not built yet; use --backend interp (the reference interpreter)"
-                .into(),
-        )),
+        Backend::Jit => Ok(Box::new(oxla::compile(comp)?)),
+    }
+}
+
+/// The JIT's executable runs natively.
+impl Runner for oxla::Executable {
+    fn run(&self, args: &[&Literal]) -> oxla::Result<Literal> {
+        oxla::Executable::run(self, args)
     }
 }

@@ -109,7 +109,10 @@ fn dense_layer() -> Result<Computation, Error> {
 /// Runs the demo and returns what it prints.
 pub fn run() -> Result<String, Error> {
     let mut out = String::new();
-    let _ = writeln!(out, "oxla demo: XLA's broadcasting examples, built, printed, evaluated\n");
+    let _ = writeln!(
+        out,
+        "oxla demo: XLA's broadcasting examples, built, printed, evaluated\n"
+    );
     for ex in examples()? {
         let _ = writeln!(out, "== {}", ex.title);
         let _ = write!(out, "{}", ex.comp);
@@ -117,7 +120,10 @@ pub fn run() -> Result<String, Error> {
         let result = oxla::evaluate(&ex.comp, &args)?;
         let _ = writeln!(out, "result (reference interpreter):\n{result}\n");
     }
-    let _ = writeln!(out, "== an invalid broadcast: |1 2 3; 4 5 6| + |7 8 9| with (0)");
+    let _ = writeln!(
+        out,
+        "== an invalid broadcast: |1 2 3; 4 5 6| + |7 8 9| with (0)"
+    );
     let mut b = Builder::new("invalid");
     let x = b.parameter(0, Shape::new(F32, &[2, 3]), "x")?;
     let v = b.parameter(1, Shape::new(F32, &[3]), "v")?;

@@ -214,8 +214,8 @@ Usage: oxla dump <MODULE> [--stage parsed|expanded|fused|clif]
 Stages:
   parsed    The module as parsed and verified (the default)
   expanded  After expand_broadcasts: XLA's strict HLO, every broadcast explicit
-  fused     The JIT's fusion groups (comes with the JIT backend)
-  clif      The Cranelift IR the JIT generates (comes with the JIT backend)
+  fused     The JIT's fusion groups: one kernel per group
+  clif      The Cranelift IR of each kernel the JIT generates
 
 Examples:
   oxla dump model.hlo --stage expanded
@@ -514,19 +514,11 @@ fn cmd_check(p: &Parsed) -> Result<(), CliError> {
     }
 }
 
-fn jit_stage(stage: &str) -> CliError {
-    CliError::Unavailable(format!(
-        "the `{stage}` stage comes with the JIT backend, which is not built yet; the stages \
-         available now are parsed and expanded"
-    ))
-}
-
 fn cmd_dump(p: &Parsed) -> Result<(), CliError> {
     let stage = p.value("stage").unwrap_or("parsed");
     // Check the stage before reading the module, so a typo fails fast.
     match stage {
-        "parsed" | "expanded" => {}
-        "fused" | "clif" => return Err(jit_stage(stage)),
+        "parsed" | "expanded" | "fused" | "clif" => {}
         _ => {
             return Err(CliError::usage(format!(
                 "unknown stage `{stage}`; the stages are parsed, expanded, fused, clif"
@@ -534,12 +526,12 @@ fn cmd_dump(p: &Parsed) -> Result<(), CliError> {
         }
     }
     let comp = load(&p.positionals[0])?;
-    let comp = if stage == "expanded" {
-        oxla::passes::expand_broadcasts(&comp)?
-    } else {
-        comp
-    };
-    Out::print(&comp.to_hlo_text())
+    match stage {
+        "expanded" => Out::print(&oxla::passes::expand_broadcasts(&comp)?.to_hlo_text()),
+        "fused" => Out::print(oxla::compile(&comp)?.fusion_text()),
+        "clif" => Out::print(oxla::compile(&comp)?.clif_text()),
+        _ => Out::print(&comp.to_hlo_text()),
+    }
 }
 
 fn cmd_convert(p: &Parsed) -> Result<(), CliError> {
