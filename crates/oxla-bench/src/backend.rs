@@ -13,7 +13,7 @@ pub enum Backend {
 /// A compiled workload.
 pub enum Compiled<'a> {
     /// Native code.
-    Jit(Executable),
+    Jit(Box<Executable>),
     /// The interpreter holds the computation.
     Interp(&'a Computation),
 }
@@ -34,7 +34,7 @@ impl Backend {
     /// Compiles (or, for the interpreter, just keeps) the computation.
     pub fn compile<'a>(&self, comp: &'a Computation) -> Result<Compiled<'a>> {
         match self {
-            Backend::Jit => Ok(Compiled::Jit(oxla::compile(comp)?)),
+            Backend::Jit => Ok(Compiled::Jit(Box::new(oxla::compile(comp)?))),
             Backend::Interp => Ok(Compiled::Interp(comp)),
         }
     }
