@@ -30,6 +30,22 @@ lint:
 bench:
     cargo bench --workspace
 
+# Benchmarks in one quick pass (n = 1024, fewer rounds).
+bench-quick:
+    cargo run --release -p oxla-bench -- --quick
+
+# Differential testing, JIT against the interpreter, for as long as asked:
+# `just differential 100000` (CI runs a fixed budget).
+differential cases="20000":
+    OXLA_DIFF_CASES={{cases}} cargo test --release -p oxla-testgen --test differential -- --nocapture
+
+# Memcheck over the JIT's test suite (records no invalid reads or writes;
+# see docs/reliability.md). Slow: about 50x.
+valgrind:
+    cargo test -p oxla-jit --no-run
+    valgrind --tool=memcheck --smc-check=all --error-exitcode=99 --leak-check=no \
+      $(ls -t target/debug/deps/jit-* | grep -v '\.d$' | head -1) --test-threads=1
+
 # Build the docs, doctests included.
 doc:
     cargo test --workspace --doc

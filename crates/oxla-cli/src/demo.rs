@@ -111,14 +111,28 @@ pub fn run() -> Result<String, Error> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "oxla demo: XLA's broadcasting examples, built, printed, evaluated\n"
+        "oxla demo: XLA's broadcasting examples, built, printed, JIT-compiled and run\n"
     );
     for ex in examples()? {
         let _ = writeln!(out, "== {}", ex.title);
         let _ = write!(out, "{}", ex.comp);
         let args: Vec<&Literal> = ex.args.iter().collect();
-        let result = oxla::evaluate(&ex.comp, &args)?;
-        let _ = writeln!(out, "result (reference interpreter):\n{result}\n");
+        let start = std::time::Instant::now();
+        let exe = oxla::compile(&ex.comp)?;
+        let compiled = start.elapsed();
+        let result = exe.run(&args)?;
+        let reference = oxla::evaluate(&ex.comp, &args)?;
+        let agree = if result == reference {
+            "same as the reference interpreter"
+        } else {
+            "DIFFERS from the reference interpreter"
+        };
+        let _ = writeln!(
+            out,
+            "result (JIT: {} kernel(s), compiled in {:.2} ms; {agree}):\n{result}\n",
+            exe.kernel_count(),
+            compiled.as_secs_f64() * 1e3
+        );
     }
     let _ = writeln!(
         out,

@@ -443,7 +443,24 @@ fn bench_reports_times_and_bandwidth() {
 fn demo_runs() {
     let o = oxla(&["demo"]);
     expect_status(&o, 0);
-    assert!(!stdout(&o).is_empty());
+    let out = stdout(&o);
+    // Every example runs through the JIT and agrees with the interpreter.
+    assert_eq!(
+        out.matches("same as the reference interpreter").count(),
+        9,
+        "{out}"
+    );
+    assert!(!out.contains("DIFFERS"), "{out}");
+    // The composition example of the XLA text: |1 2 3 4| + [5 6] with (0).
+    assert!(
+        out.contains("{ 6, 7 },\n  { 7, 8 },\n  { 8, 9 },\n  { 9, 10 }"),
+        "{out}"
+    );
+    // And the invalid broadcast is drawn with its fix.
+    assert!(
+        out.contains("error[OX0106]") && out.contains("broadcast_dimensions={1} would be valid"),
+        "{out}"
+    );
 }
 
 // ---------------------------------------------------------------------------
