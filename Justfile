@@ -50,3 +50,13 @@ valgrind:
 doc:
     cargo test --workspace --doc
     cargo doc --workspace --no-deps
+
+# JAX interop checks, both directions (scripts/jax_interop.py): JAX-printed
+# HLO runs in oxla, and what `oxla convert --to stablehlo` prints runs in XLA,
+# with the same results. Not part of CI: the first run installs jax into
+# .venv-jax (a few minutes). Writes the report to docs/jax-interop.md; commit it.
+jax-check:
+    test -x .venv-jax/bin/python || python3 -m venv .venv-jax
+    .venv-jax/bin/pip install --quiet --disable-pip-version-check jax==0.10.2 jaxlib==0.10.2 numpy==2.4.6
+    cargo build --release -p oxla-cli
+    .venv-jax/bin/python scripts/jax_interop.py --oxla "${CARGO_TARGET_DIR:-target}/release/oxla" --work "${CARGO_TARGET_DIR:-target}/jax-interop" --report docs/jax-interop.md --command "just jax-check"

@@ -101,7 +101,11 @@ fn recorded_jax_interop_result_is_a_passing_run_of_the_current_checks() {
     let checks: usize = field(marker, "checks")
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no checks=N in `{marker}`"));
-    assert_eq!(rows.len(), checks, "{REPORT}: the table and the marker disagree");
+    assert_eq!(
+        rows.len(),
+        checks,
+        "{REPORT}: the table and the marker disagree"
+    );
     assert!(
         checks > 0 && rows.iter().all(|r| !r.contains("**FAIL**")),
         "{REPORT} records failing or no checks"
