@@ -943,6 +943,58 @@ def machine():
     return f"{cpu}, {os.cpu_count()} logical CPUs"
 
 
+
+def run_strict_hlo_parse(oxla, work):
+    """`oxla convert --to hlo` (the expand_broadcasts pass) on every module
+    we have: the result must be accepted by XLA's own HLO parser. One row per
+    source of modules."""
+    from jax._src.lib import xla_client as xc
+    root = Path(__file__).resolve().parent.parent
+    sources = {
+        "tests/data/hlo (JAX modules, plain and optimized)":
+            sorted((root / "tests/data/hlo").glob("*.hlo.txt"))
+            + sorted((root / "tests/data/hlo/small").glob("*")),
+        "tests/snapshots (every XLA broadcasting-text example)":
+            sorted((root / "tests/snapshots").glob("spec_xla__*.snap")),
+        "crates/oxla-ir/tests/snapshots (pass and parser cases)":
+            sorted((root / "crates/oxla-ir/tests/snapshots").glob("passes__*.snap"))
+            + sorted((root / "crates/oxla-ir/tests/snapshots").glob("parser__*.snap")),
+    }
+    out_dir = work / "strict-hlo"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for label, files in sources.items():
+        accepted, failures = 0, []
+        for f in files:
+            text = f.read_text()
+            if f.suffix == ".snap":
+                # An insta snapshot: header between `---` lines, then the value;
+                # only HLO modules are of interest (not error messages).
+                body = text.split("---\n", 2)[-1]
+                if not body.startswith("HloModule"):
+                    continue
+                # Snapshots holding several modules (before/after) keep the first.
+                body = "HloModule" + body.split("HloModule")[1]
+                src = out_dir / (f.stem + ".hlo")
+                src.write_text(body)
+            else:
+                src = f
+            r = oxla("convert", src, "--to", "hlo")
+            if r.returncode != 0:
+                failures.append(f"{f.name}: oxla convert failed: {first_lines(r.stderr, 2)}")
+                continue
+            try:
+                xc.hlo.hlo_module_from_text(r.stdout)
+                accepted += 1
+            except Exception as e:  # XLA's parser says why
+                failures.append(f"{f.name}: {str(e).splitlines()[0][:200]}")
+        note = f"{accepted} module(s) accepted by XLA's HLO parser"
+        if failures:
+            note += "; rejected: " + "; ".join(failures[:5])
+        rows.append(Row(label, "oxla → XLA HLO parser", "", "FAIL" if failures or not accepted else "pass",
+                        note=note))
+    return rows
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--oxla", required=True, help="path of the oxla binary")
@@ -983,6 +1035,7 @@ def main():
     runner = XlaRunner(jax)
     rows = run_jax_to_oxla(jax, jnp, lax, oxla, runner, backends, work)
     rows += run_oxla_to_jax(oxla, runner, backends, work)
+    rows += run_strict_hlo_parse(oxla, work)
 
     env = dict(
         date=datetime.date.today().isoformat(), jax=jax.__version__,
