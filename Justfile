@@ -60,3 +60,10 @@ jax-check:
     .venv-jax/bin/pip install --quiet --disable-pip-version-check jax==0.10.2 jaxlib==0.10.2 numpy==2.4.6
     cargo build --release -p oxla-cli
     .venv-jax/bin/python scripts/jax_interop.py --oxla "${CARGO_TARGET_DIR:-target}/release/oxla" --work "${CARGO_TARGET_DIR:-target}/jax-interop" --report docs/jax-interop.md --command "just jax-check"
+
+# Fuzz the HLO parser longer than CI does (release build; 1,000,000
+# mutants by default, OXLA_FUZZ_SEED=S for another sequence,
+# OXLA_FUZZ_SECS=T to stop after T seconds). Failing inputs are saved in
+# the target dir's tmp/fuzz-failures/.
+fuzz iters="1000000":
+    OXLA_FUZZ_ITERS={{iters}} cargo test --release -p oxla-ir --test fuzz_parser -- fuzz --nocapture

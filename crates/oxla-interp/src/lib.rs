@@ -94,8 +94,10 @@
 //!
 //! ## Invariants
 //!
-//! - `evaluate` never panics on a computation or arguments a user can pass:
-//!   it verifies the computation first, checks the arguments, checks every
+//! - `evaluate` never panics on a computation or arguments a user can pass,
+//!   and never asks for more memory than its budget (the `budget` module):
+//!   it verifies the computation first, checks the arguments, adds up the
+//!   bytes every result will take, checks every
 //!   index view against the data it reads before the loop that reads it,
 //!   and checks that every instruction produces exactly its declared shape.
 //!   Anything impossible (a tuple where an array must be, an op the element
@@ -111,9 +113,12 @@
 // returns it.
 #![allow(clippy::result_large_err)]
 
+mod budget;
 mod element;
 mod index;
 mod ops;
+
+pub use budget::{MAX_EVAL_BYTES, MAX_EVAL_BYTES_VAR, max_eval_bytes};
 
 use std::borrow::Cow;
 
@@ -132,7 +137,9 @@ use crate::ops::{OpResult, array};
 /// Fails with [`Error::Verification`] if `comp` does not verify, with
 /// [`Error::ArgumentCount`] or [`Error::ArgumentShape`] if `args` do not
 /// match the parameters, and with [`Error::Evaluation`] if an instruction
-/// cannot be evaluated.
+/// cannot be evaluated or the values would need more memory than
+/// [`max_eval_bytes`] (8 GiB unless `OXLA_MAX_EVAL_BYTES` says otherwise;
+/// see [`evaluate_with_budget`]).
 ///
 /// ```
 /// use oxla_ir::{Builder, ElementType::{F32, S32}, Error, Literal, Shape};
@@ -154,8 +161,34 @@ use crate::ops::{OpResult, array};
 /// # Ok::<(), oxla_ir::Error>(())
 /// ```
 pub fn evaluate(comp: &Computation, args: &[&Literal]) -> Result<Literal> {
+    evaluate_with_budget(comp, args, max_eval_bytes()?)
+}
+
+/// [`evaluate`] with a memory budget of `max_bytes`: before computing
+/// anything, the sizes of every instruction's result (from the shapes) are
+/// added up, and a computation that needs more is refused with an
+/// [`Error::Evaluation`] naming the instruction, its shape and the budget,
+/// rather than aborting the process when an allocation fails.
+///
+/// ```
+/// use oxla_ir::{Builder, ElementType::F32, Error, Shape};
+/// let mut b = Builder::new("huge");
+/// let one = b.constant_scalar(1f32)?;
+/// let big = b.broadcast(one, &[100_000, 100_000, 100])?; // 4 * 10^12 bytes
+/// let comp = b.build(big)?;
+/// let err = oxla_interp::evaluate_with_budget(&comp, &[], 1 << 30).unwrap_err();
+/// assert!(matches!(&err, Error::Evaluation { instruction, .. } if instruction == "broadcast.1"));
+/// assert!(err.to_string().contains("f32[100000,100000,100]"));
+/// # Ok::<(), Error>(())
+/// ```
+pub fn evaluate_with_budget(
+    comp: &Computation,
+    args: &[&Literal],
+    max_bytes: u64,
+) -> Result<Literal> {
     oxla_ir::verifier::verify(comp)?;
     comp.check_arguments(args)?;
+    budget::check(comp, max_bytes)?;
     evaluate_body(comp, comp.entry_id(), args)
 }
 

@@ -296,7 +296,7 @@ pub enum Error {
 
     /// The wrong number of arguments passed to a computation.
     #[error(
-        "Computation `{computation}` takes {expected} argument(s) ({signature}), but {actual} \
+        "Computation `{computation}` takes {expected} argument(s) {signature}, but {actual} \
          were passed."
     )]
     ArgumentCount {

@@ -82,8 +82,15 @@ impl ArrayData {
         self.len() == 0
     }
 
-    /// `n` zeros (`false` for `pred`) of `element_type`; `None` for `Tuple`.
+    /// `n` zeros (`false` for `pred`) of `element_type`; `None` for `Tuple`,
+    /// and when the memory for `n` values cannot be had, so that a huge size
+    /// is an error rather than an abort of the process.
     pub fn zeros(element_type: ElementType, n: usize) -> Option<ArrayData> {
+        // `vec![0; n]` aborts when the allocation fails; a failed
+        // `try_reserve_exact` is an answer. The probe is freed at once, and
+        // `vec!` then takes zeroed pages from the system without writing them.
+        let bytes = n.checked_mul(element_type.byte_size())?;
+        Vec::<u8>::new().try_reserve_exact(bytes).ok()?;
         Some(match element_type {
             ElementType::Pred => ArrayData::Pred(vec![false; n]),
             ElementType::S8 => ArrayData::S8(vec![0; n]),
@@ -217,7 +224,9 @@ impl Literal {
         }
     }
 
-    /// A literal of `shape` filled with zeros (`false` for `pred`).
+    /// A literal of `shape` filled with zeros (`false` for `pred`). Fails
+    /// with [`Error::InvalidShape`] for an invalid shape, or one whose bytes
+    /// the system cannot allocate.
     pub fn zeros(shape: &Shape) -> Result<Literal> {
         shape.validate()?;
         if shape.is_tuple() {
@@ -232,7 +241,10 @@ impl Literal {
         let data =
             ArrayData::zeros(shape.element_type(), n).ok_or_else(|| Error::InvalidShape {
                 shape: shape.to_string(),
-                reason: "not an array shape".into(),
+                reason: format!(
+                    "its {} bytes cannot be allocated",
+                    n as u128 * shape.element_type().byte_size() as u128
+                ),
             })?;
         Literal::from_array_data(shape.dims(), data)
     }

@@ -36,7 +36,8 @@
 //! - no input panics, recurses without bound or allocates more than a small
 //!   multiple of its own length: literals are read value by value and
 //!   counted against their declared shape, never allocated from it; nesting
-//!   (tuple shapes, literals, fusion inlining) is capped.
+//!   (tuple shapes, literals, fusion inlining) is capped, and so is the
+//!   number of instructions fusion inlining may copy.
 //!
 //! Errors are [`Error::Parse`] with the 1-based line and column, the source
 //! line and a caret under the offending text, and what would have been
@@ -84,6 +85,12 @@ use crate::{ArrayData, Computation, ElementType, Error, Literal, Result, Shape};
 /// The deepest nesting accepted for tuple shapes and for fusions inlined
 /// into fusions.
 const MAX_NESTING: usize = 64;
+
+/// The fewest instructions fusion inlining may visit (and so create) in a
+/// module; the budget grows with the module's text (16 per instruction).
+/// A fused computation called from several places is copied at every call,
+/// so calls that double at each level would otherwise make 2^depth copies.
+const MIN_INLINE_BUDGET: usize = 1 << 14;
 
 /// How many characters of a long source line an error shows on each side
 /// of the column.
@@ -420,6 +427,8 @@ impl<'s, 'a> Cursor<'s, 'a> {
         }
         match rest.chars().next() {
             Some('\n') | Some('\r') => "the end of the line".into(),
+            // A NUL or another control character would not show in the message.
+            Some(c) if c.is_control() => format!("the control character U+{:04X}", u32::from(c)),
             Some(c) => format!("`{c}`"),
             None => "the end of the input".into(),
         }
@@ -1677,21 +1686,24 @@ struct Target {
     /// Names of the computation itself, kept free for its own instructions
     /// while fused computations are inlined around them.
     reserved: HashSet<String>,
+    /// The next suffix to try for each base name, so that copying one fused
+    /// computation N times costs N lookups rather than N^2/2.
+    next_suffix: HashMap<String, usize>,
 }
 
 impl Target {
-    fn fresh_name(&self, base: &str) -> String {
+    fn fresh_name(&mut self, base: &str) -> String {
         let taken = |n: &str| self.used.contains(n) || self.reserved.contains(n);
         if !taken(base) {
             return base.to_string();
         }
-        let mut k = 1;
+        let k = self.next_suffix.entry(base.to_string()).or_insert(1);
         loop {
             let name = format!("{base}.{k}");
+            *k += 1;
             if !taken(&name) {
                 return name;
             }
-            k += 1;
         }
     }
 
@@ -1709,6 +1721,14 @@ struct Lowering<'s, 'a> {
     body_of: Vec<Option<usize>>,
     bodies: Vec<Body>,
     errors: Vec<Error>,
+    /// Instructions visited by fusion inlining so far (each inlining of a
+    /// fused computation visits all of its instructions), and the most that
+    /// may be (16 per instruction of the text, at least
+    /// [`MIN_INLINE_BUDGET`]); past it, fusions are reported once and not
+    /// inlined.
+    inlined: usize,
+    inline_budget: usize,
+    inline_budget_reported: bool,
 }
 
 impl<'s, 'a> Lowering<'s, 'a> {
@@ -1721,11 +1741,26 @@ impl<'s, 'a> Lowering<'s, 'a> {
             body_of: vec![None; module.comps.len()],
             bodies: Vec::new(),
             errors: Vec::new(),
+            inlined: 0,
+            inline_budget: module
+                .comps
+                .iter()
+                .map(|c| c.insts.len())
+                .sum::<usize>()
+                .saturating_mul(16)
+                .max(MIN_INLINE_BUDGET),
+            inline_budget_reported: false,
         }
     }
 
+    /// Whether another error would still be reported (at most
+    /// [`MAX_ERRORS`] are).
+    fn reporting(&self) -> bool {
+        self.errors.len() < MAX_ERRORS
+    }
+
     fn error(&mut self, pos: usize, message: impl Into<String>, expected: impl Into<String>) {
-        if self.errors.len() < MAX_ERRORS {
+        if self.reporting() {
             self.errors.push(self.src.error(pos, message, expected));
         }
     }
@@ -1771,6 +1806,11 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     RawOp::Kind(_) | RawOp::Copy => continue,
                 };
                 let Some(&target) = self.by_name.get(r.name.as_str()) else {
+                    // Listing the computations costs O(module): only for
+                    // errors that will be reported.
+                    if !self.reporting() {
+                        continue;
+                    }
                     let known: Vec<&str> = comps
                         .iter()
                         .filter(|c| !c.is_entry)
@@ -1883,6 +1923,11 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     Some(&j) => ids.push(Some(j)),
                     None => {
                         ids.push(None);
+                        // Searching every computation for the name costs
+                        // O(module): only for errors that will be reported.
+                        if !self.reporting() {
+                            continue;
+                        }
                         let elsewhere =
                             self.module.comps.iter().find(|other| {
                                 other.insts.iter().any(|i| i.name.name == o.name.name)
@@ -2006,6 +2051,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
             instructions: Vec::with_capacity(comp.insts.len()),
             used: HashSet::new(),
             reserved: comp.insts.iter().map(|i| i.name.name.clone()).collect(),
+            next_suffix: HashMap::new(),
         };
         // Parameters: numbered densely from 0, and as the header says.
         let mut params: Vec<(i64, &RawInst)> = comp
@@ -2219,6 +2265,25 @@ impl<'s, 'a> Lowering<'s, 'a> {
                         continue;
                     };
                     if callee == self.module.entry {
+                        continue;
+                    }
+                    // Every inlining visits the callee's instructions once.
+                    self.inlined = self
+                        .inlined
+                        .saturating_add(module.comps[callee].insts.len().max(1));
+                    if self.inlined > self.inline_budget {
+                        if !std::mem::replace(&mut self.inline_budget_reported, true) {
+                            self.error(
+                                inst.opcode_pos,
+                                format!(
+                                    "fused computations expand to more than {} instructions when \
+                                     inlined (at `{}`, which calls `{}`): a fused computation is \
+                                     copied at every fusion that calls it",
+                                    self.inline_budget, inst.name.name, calls.name
+                                ),
+                                "each fused computation called by one fusion",
+                            );
+                        }
                         continue;
                     }
                     let start = t.instructions.len();

@@ -1,0 +1,199 @@
+//! The memory budget of an evaluation: checked before anything is computed.
+//!
+//! Shapes may have up to 2^40 elements ([`oxla_ir::shape::MAX_ELEMENTS`]),
+//! so a valid module can ask for terabytes: `broadcast` of a scalar to
+//! `f32[100000,100000,100]` is four. Allocating that would abort the process
+//! (an allocation failure is not an unwind), so [`check`] adds up what the
+//! interpreter will hold, from the shapes alone, and refuses a computation
+//! that needs more than the budget with an [`Error::Evaluation`] naming the
+//! instruction, its shape and the budget.
+//!
+//! What is counted, because it is what [`crate::evaluate`] allocates:
+//! - every instruction's result, in every body, kept until its body returns
+//!   (parameters and constants are borrowed, not copied, so they count 0;
+//!   a reducer's body runs one call at a time, so its values count once);
+//! - the largest scratch space of any one instruction, freed when it
+//!   finishes: an elementwise operand stretched to the result's dims, and
+//!   the position lists (8 bytes each) of a reduce or a dot.
+//!
+//! The budget is [`MAX_EVAL_BYTES`] (8 GiB), or the number of bytes in the
+//! environment variable `OXLA_MAX_EVAL_BYTES`.
+
+use oxla_ir::{Body, Computation, Error, Instruction, OpKind, Result, Shape};
+
+/// The default budget of one evaluation: 8 GiB.
+pub const MAX_EVAL_BYTES: u64 = 8 << 30;
+
+/// The environment variable that overrides [`MAX_EVAL_BYTES`].
+pub const MAX_EVAL_BYTES_VAR: &str = "OXLA_MAX_EVAL_BYTES";
+
+/// The budget in force: `OXLA_MAX_EVAL_BYTES` (a number of bytes, `_`
+/// allowed between digits) or [`MAX_EVAL_BYTES`]. A value that is not a
+/// number is an error rather than silently the default.
+///
+/// ```
+/// // Unless the environment says otherwise:
+/// if std::env::var_os("OXLA_MAX_EVAL_BYTES").is_none() {
+///     assert_eq!(oxla_interp::max_eval_bytes()?, 8 << 30);
+/// }
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn max_eval_bytes() -> Result<u64> {
+    match std::env::var(MAX_EVAL_BYTES_VAR) {
+        Err(std::env::VarError::NotPresent) => Ok(MAX_EVAL_BYTES),
+        Ok(v) => v
+            .trim()
+            .replace('_', "")
+            .parse()
+            .map_err(|_| Error::Evaluation {
+                instruction: format!("<{MAX_EVAL_BYTES_VAR}>"),
+                message: format!(
+                    "{MAX_EVAL_BYTES_VAR}={v:?} is not a number of bytes (such as 8589934592)"
+                ),
+            }),
+        Err(std::env::VarError::NotUnicode(v)) => Err(Error::Evaluation {
+            instruction: format!("<{MAX_EVAL_BYTES_VAR}>"),
+            message: format!("{MAX_EVAL_BYTES_VAR}={v:?} is not a number of bytes"),
+        }),
+    }
+}
+
+/// Checks that evaluating `comp` fits in `budget` bytes (see the module
+/// docs for what is counted).
+pub(crate) fn check(comp: &Computation, budget: u64) -> Result<()> {
+    let budget = u128::from(budget);
+    let mut held: u128 = 0;
+    let mut largest_scratch: (u128, &str) = (0, "");
+    for body in comp.bodies() {
+        for inst in &body.instructions {
+            let result = match inst.kind {
+                OpKind::Parameter { .. } | OpKind::Constant { .. } => 0,
+                _ => value_bytes(&inst.shape),
+            };
+            let scratch = scratch_bytes(body, inst);
+            if result + scratch > budget {
+                return Err(over_budget(
+                    inst,
+                    format!(
+                        "its result {} needs {}{}",
+                        inst.shape,
+                        bytes_text(result),
+                        if scratch > 0 {
+                            format!(" and {} of scratch space", bytes_text(scratch))
+                        } else {
+                            String::new()
+                        }
+                    ),
+                    budget,
+                ));
+            }
+            held += result;
+            if scratch > largest_scratch.0 {
+                largest_scratch = (scratch, &inst.name);
+            }
+            if held + largest_scratch.0 > budget {
+                return Err(over_budget(
+                    inst,
+                    format!(
+                        "its result {} ({}) brings the values the interpreter holds to {}{}",
+                        inst.shape,
+                        bytes_text(result),
+                        bytes_text(held),
+                        if largest_scratch.0 > 0 {
+                            format!(
+                                ", plus {} of scratch space for `{}`",
+                                bytes_text(largest_scratch.0),
+                                largest_scratch.1
+                            )
+                        } else {
+                            String::new()
+                        }
+                    ),
+                    budget,
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn over_budget(inst: &Instruction, what: String, budget: u128) -> Error {
+    Error::Evaluation {
+        instruction: inst.name.clone(),
+        message: format!(
+            "{what}, more than the evaluation budget of {}; set {MAX_EVAL_BYTES_VAR} to a larger \
+             number of bytes to allow it",
+            bytes_text(budget)
+        ),
+    }
+}
+
+/// Bytes of a value of `shape`; a tuple's are its elements'.
+fn value_bytes(shape: &Shape) -> u128 {
+    if shape.is_tuple() {
+        return shape.tuple_shapes().iter().map(value_bytes).sum();
+    }
+    elements(shape) * shape.element_type().byte_size() as u128
+}
+
+fn elements(shape: &Shape) -> u128 {
+    shape.element_count().max(0) as u128
+}
+
+/// Bytes `inst` allocates while it runs, besides its result.
+fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
+    let operand = |k: usize| -> Option<&Shape> {
+        let id = inst.operands.get(k)?;
+        body.instructions.get(id.index()).map(|i| &i.shape)
+    };
+    let out = elements(&inst.shape);
+    // An elementwise operand whose dims differ from the result's is first
+    // copied out at the result's dims.
+    let stretched = || -> u128 {
+        (0..inst.operands.len())
+            .filter_map(operand)
+            .filter(|s| s.dims() != inst.shape.dims())
+            .map(|s| out * s.element_type().byte_size() as u128)
+            .sum()
+    };
+    let position = 8;
+    match &inst.kind {
+        OpKind::Binary { .. } | OpKind::Select | OpKind::Clamp => stretched(),
+        // One position per result element (the bases) and per reduced
+        // element (the offsets; at most the operand's elements).
+        OpKind::Reduce { .. } => position * (out + operand(0).map_or(0, elements)),
+        // One position per contracted element on each side (at most each
+        // operand's elements).
+        OpKind::DotGeneral { .. } => {
+            position * (operand(0).map_or(0, elements) + operand(1).map_or(0, elements))
+        }
+        OpKind::Parameter { .. }
+        | OpKind::Constant { .. }
+        | OpKind::Iota { .. }
+        | OpKind::Unary(_)
+        | OpKind::Convert
+        | OpKind::Broadcast { .. }
+        | OpKind::Reshape
+        | OpKind::Transpose { .. }
+        | OpKind::Slice { .. }
+        | OpKind::Concatenate { .. }
+        | OpKind::Reverse { .. }
+        | OpKind::Pad { .. }
+        | OpKind::Tuple => 0,
+    }
+}
+
+/// `4000000000000 bytes (3.6 TiB)`.
+fn bytes_text(bytes: u128) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{bytes} bytes ({value:.1} {})", UNITS[unit])
+}
