@@ -424,8 +424,7 @@ def jax_cases(jax, jnp, lax):
         Case("mlp_layer", mlp_layer, [(8, 16), (16, 32), (32,)]),
         # jax.nn.relu is itself jitted: JAX's HLO calls it (`call`,
         # to_apply=relu); XLA inlines the call before optimizing.
-        Case("mlp_layer_nn_relu", mlp_layer_nn_relu, [(8, 16), (16, 32), (32,)],
-             unsupported={"hlo": "call"}),
+        Case("mlp_layer_nn_relu", mlp_layer_nn_relu, [(8, 16), (16, 32), (32,)]),
         Case("layer_norm", layer_norm, [(8, 32), (32,), (32,)]),
         Case("softmax", softmax, [(8, 32)], scale=3.0),
         Case("gelu_tanh", gelu_tanh, [(8, 32)], scale=3.0),

@@ -1415,6 +1415,9 @@ fn parse_float(token: &str, mantissa_bits: u32) -> Option<FloatValue> {
 enum Template {
     Kind(OpKind),
     Fusion,
+    /// `call(...), to_apply=f`: what JAX prints for a nested jit; inlined
+    /// like a fusion.
+    Call,
     Copy,
 }
 
@@ -1424,6 +1427,7 @@ enum Template {
 fn op_template(opcode: &str) -> Option<Template> {
     match opcode {
         "fusion" => return Some(Template::Fusion),
+        "call" => return Some(Template::Call),
         "copy" => return Some(Template::Copy),
         _ => {}
     }
@@ -1497,7 +1501,7 @@ fn supported_ops_text() -> String {
             names.push(k.opcode_name());
         }
     }
-    names.extend(["fusion", "copy"]);
+    names.extend(["fusion", "call", "copy"]);
     format!("an opcode oxla supports: {}", names.join(", "))
 }
 
@@ -1554,6 +1558,11 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
             Template::Fusion => {
                 return Ok(RawOp::Fusion {
                     calls: self.name("calls")?,
+                });
+            }
+            Template::Call => {
+                return Ok(RawOp::Fusion {
+                    calls: self.name("to_apply")?,
                 });
             }
             Template::Copy => return Ok(RawOp::Copy),

@@ -705,3 +705,19 @@ fn huge_shapes_do_not_allocate() {
     let text = module("  ROOT c = f32[524288,1048576] constant({ {1} })\n");
     assert!(parse_error(&text).contains("has size 1048576, but this group has 1 element"));
 }
+
+#[test]
+fn calls_of_nested_jits_are_inlined() {
+    // What JAX prints for `jax.nn.relu(x @ w + b)` before optimisation: the
+    // nested jit of relu is a `call` with `to_apply=`.
+    let text = "HloModule jit_mlp\n\nrelu.1 {\n  a = f32[4,5]{1,0} parameter(0)\n  c = f32[] constant(0)\n  b = f32[4,5]{1,0} broadcast(c), dimensions={}\n  ROOT m = f32[4,5]{1,0} maximum(a, b)\n}\n\nENTRY main {\n  x = f32[4,3]{1,0} parameter(0)\n  w = f32[3,5]{1,0} parameter(1)\n  d = f32[4,5]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  ROOT r = f32[4,5]{1,0} call(d), to_apply=relu.1\n}\n";
+    let comp = oxla_ir::parse_hlo_module(text).unwrap();
+    assert_eq!(comp.bodies().len(), 1, "the called computation is inlined");
+    let printed = comp.to_hlo_text();
+    assert!(printed.contains("ROOT r = f32[4,5]{1,0} maximum(d, b)"), "{printed}");
+    assert!(!printed.contains("call("), "{printed}");
+    check_round_trip(&printed);
+    // A call without to_apply is an error at the call.
+    let err = parse_error(&text.replace(", to_apply=relu.1", ""));
+    assert!(err.contains("to_apply"), "{err}");
+}
