@@ -151,6 +151,30 @@ pub(crate) enum Work {
     },
 }
 
+/// A value a pass stores per element besides its own result: `node` into
+/// `buf` at `offset` (a row-group kernel keeps a costly value there so that
+/// a later pass over the same row loads it instead of recomputing it).
+#[derive(Clone, Debug)]
+pub(crate) struct Keep {
+    pub(crate) node: NodeId,
+    pub(crate) buf: usize,
+    pub(crate) offset: Ix,
+    pub(crate) ty: ElementType,
+}
+
+/// What one pass of a kernel computes.
+#[derive(Clone, Debug)]
+pub(crate) struct Pass {
+    pub(crate) work: Work,
+    /// The element type of the values stored/accumulated.
+    pub(crate) ty: ElementType,
+    /// Extra per-element stores.
+    pub(crate) keep: Vec<Keep>,
+    /// A row group's *row pass*: a `Store` of one value per row, computed
+    /// at the row depth with no loop of its own.
+    pub(crate) row_only: bool,
+}
+
 /// One loop kernel to compile.
 pub(crate) struct KernelSpec {
     pub(crate) graph: Graph,
@@ -158,9 +182,36 @@ pub(crate) struct KernelSpec {
     pub(crate) order: Vec<Var>,
     /// The depth of the loop `start..end` applies to.
     pub(crate) partition: Option<usize>,
-    pub(crate) work: Work,
-    /// The element type of the values stored/accumulated.
-    pub(crate) ty: ElementType,
+    /// What the kernel computes: one pass for an ordinary kernel; several
+    /// for a row group, run one after the other per iteration of the loops
+    /// above `row_depth` (each pass runs its own loops from `row_depth` down).
+    pub(crate) passes: Vec<Pass>,
+    /// Where the passes of a row group start (`None`: one pass).
+    pub(crate) row_depth: Option<usize>,
+}
+
+impl KernelSpec {
+    /// An ordinary one-pass kernel.
+    pub(crate) fn single(
+        graph: Graph,
+        order: Vec<Var>,
+        partition: Option<usize>,
+        work: Work,
+        ty: ElementType,
+    ) -> KernelSpec {
+        KernelSpec {
+            graph,
+            order,
+            partition,
+            passes: vec![Pass {
+                work,
+                ty,
+                keep: vec![],
+                row_only: false,
+            }],
+            row_depth: None,
+        }
+    }
 }
 
 /// Description of how the innermost loop was compiled (for the debug text).
@@ -172,6 +223,16 @@ pub(crate) struct VecPlan {
     pub(crate) unroll: u32,
     /// The vector type of the stored or accumulated values.
     pub(crate) lane_type: Type,
+    /// The copies cover the whole innermost loop (no loop, no tail).
+    pub(crate) whole: bool,
+}
+
+/// How a loop kernel was compiled (for the debug text).
+pub(crate) struct KernelInfo {
+    /// Each pass's vector plan.
+    pub(crate) vplans: Vec<Option<VecPlan>>,
+    /// The pass that touches the next row, and the buffers it touches.
+    pub(crate) touch: Option<(usize, Vec<usize>)>,
 }
 
 /// A dot kernel.
@@ -377,14 +438,25 @@ impl Jit {
 
     /// Compiles a loop kernel; returns its index and how its innermost
     /// loop was vectorised.
-    pub(crate) fn loop_kernel(&mut self, spec: &KernelSpec) -> Result<(usize, Option<VecPlan>)> {
+    pub(crate) fn loop_kernel(&mut self, spec: &KernelSpec) -> Result<(usize, KernelInfo)> {
         self.begin();
         let plan;
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
             let mut em = Em::new(&mut b, &mut self.module, &self.math, spec)?;
             em.kernel()?;
-            plan = em.vplan.clone();
+            let touched = em
+                .touch_loads
+                .iter()
+                .filter_map(|&n| match &em.nodes[n] {
+                    Node::Load { buf, .. } => Some(*buf),
+                    _ => None,
+                })
+                .collect();
+            plan = KernelInfo {
+                vplans: em.passes.iter().map(|p| p.vplan.clone()).collect(),
+                touch: em.touch_pass.map(|p| (p, touched)),
+            };
             b.seal_all_blocks();
             b.finalize(self.module.target_config());
         }
@@ -459,6 +531,13 @@ struct Em<'a, 'f> {
     table: Value,
     start: Value,
     end: Value,
+    /// The pass being emitted.
+    cur: usize,
+    /// Per pass: its level-`depth` nodes, the reducer body's, every node
+    /// it reads (a mask), and its vector plan.
+    passes: Vec<PassNodes>,
+    /// Nodes that read a reducer `Var` (emitted per element only).
+    var_dep: Vec<bool>,
     vplan: Option<VecPlan>,
     /// Level-`depth` nodes each body evaluates, ascending.
     x_nodes: Vec<NodeId>,
@@ -470,10 +549,29 @@ struct Em<'a, 'f> {
     acc_s: Option<Variable>,
     /// Row pointer of the output (Store and Col kernels).
     out_row: Option<Value>,
+    /// Row pointers of the pass's `keep` stores.
+    keep_rows: Vec<Value>,
+    /// A row group's prefetch: the pass that touches the next row of the
+    /// first pass's inputs, and those loads.
+    touch_pass: Option<usize>,
+    touch_loads: Vec<NodeId>,
+    /// Row pointers of the touches (next row) in the current pass.
+    touch_rows: Vec<Value>,
+    /// The constant-pool base inside a vector loop (a loop-carried copy,
+    /// see `cpool` and [`Em::strip`]).
+    cbase: Option<Value>,
     /// Current innermost index (scalar) while emitting a body.
     cur_i: Option<Value>,
     inner_lo: Option<Value>,
     inner_hi: Option<Value>,
+}
+
+/// What the emitter precomputes for one pass.
+struct PassNodes {
+    x_nodes: Vec<NodeId>,
+    body_nodes: Vec<NodeId>,
+    reads: Vec<bool>,
+    vplan: Option<VecPlan>,
 }
 
 /// Nodes reachable from `roots`, ascending.
@@ -488,6 +586,29 @@ fn closure(nodes: &[Node], roots: &[NodeId]) -> Vec<NodeId> {
         stack.extend(nodes[n].operands());
     }
     (0..nodes.len()).filter(|&n| seen[n]).collect()
+}
+
+impl Work {
+    /// The buffer the work writes.
+    pub(crate) fn out(&self) -> usize {
+        match self {
+            Work::Store { out, .. } | Work::Row { out, .. } | Work::Col { out, .. } => *out,
+        }
+    }
+
+    /// The per-element value (stored or folded) and the reducer body root.
+    fn roots(&self) -> (NodeId, Option<NodeId>) {
+        match self {
+            Work::Store { root, .. } => (*root, None),
+            Work::Row { x, reducer, .. } | Work::Col { x, reducer, .. } => (
+                *x,
+                match reducer {
+                    Reducer::Body(r) => Some(*r),
+                    Reducer::Op(_) => None,
+                },
+            ),
+        }
+    }
 }
 
 impl<'a, 'f> Em<'a, 'f> {
@@ -526,37 +647,53 @@ impl<'a, 'f> Em<'a, 'f> {
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let params = b.block_params(entry).to_vec();
-        let (x, body_root) = match &spec.work {
-            Work::Store { root, .. } => (*root, None),
-            Work::Row { x, reducer, .. } | Work::Col { x, reducer, .. } => (
-                *x,
-                match reducer {
-                    Reducer::Body(r) => Some(*r),
-                    Reducer::Op(_) => None,
-                },
-            ),
-        };
-        let x_nodes: Vec<NodeId> = closure(nodes, &[x])
-            .into_iter()
-            .filter(|&n| level[n] == depth && depth > 0)
-            .collect();
-        let body_nodes: Vec<NodeId> = body_root
-            .map(|r| {
-                closure(nodes, &[r])
-                    .into_iter()
-                    .filter(|&n| level[n] == depth && depth > 0)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let mut var_dep = vec![false; nodes.len()];
+        let mut passes = Vec::new();
+        for pass in &spec.passes {
+            let (x, body_root) = pass.work.roots();
+            let mut x_roots = vec![x];
+            x_roots.extend(pass.keep.iter().map(|k| k.node));
+            let x_nodes: Vec<NodeId> = closure(nodes, &x_roots)
+                .into_iter()
+                .filter(|&n| level[n] == depth && depth > 0)
+                .collect();
+            let body_all = body_root.map(|r| closure(nodes, &[r])).unwrap_or_default();
+            let body_nodes: Vec<NodeId> = body_all
+                .iter()
+                .copied()
+                .filter(|&n| level[n] == depth && depth > 0)
+                .collect();
+            for &n in &body_nodes {
+                var_dep[n] = true;
+            }
+            let mut reads = vec![false; nodes.len()];
+            let mut all_roots = x_roots.clone();
+            if let Work::Row { init, .. } | Work::Col { init, .. } = &pass.work {
+                all_roots.push(*init);
+            }
+            all_roots.extend(body_root);
+            for n in closure(nodes, &all_roots) {
+                reads[n] = true;
+            }
+            passes.push(PassNodes {
+                x_nodes,
+                body_nodes,
+                reads,
+                vplan: None,
+            });
+        }
         let nbuf = nodes
             .iter()
             .filter_map(|n| match n {
                 Node::Load { buf, .. } => Some(*buf),
                 _ => None,
             })
-            .chain(std::iter::once(match &spec.work {
-                Work::Store { out, .. } | Work::Row { out, .. } | Work::Col { out, .. } => *out,
-            }))
+            .chain(spec.passes.iter().map(|p| p.work.out()))
+            .chain(
+                spec.passes
+                    .iter()
+                    .flat_map(|p| p.keep.iter().map(|k| k.buf)),
+            )
             .max()
             .unwrap_or(0)
             + 1;
@@ -576,19 +713,113 @@ impl<'a, 'f> Em<'a, 'f> {
             table: params[0],
             start: params[1],
             end: params[2],
+            cur: 0,
+            passes,
+            var_dep,
             vplan: None,
-            x_nodes,
-            body_nodes,
+            x_nodes: vec![],
+            body_nodes: vec![],
             bind: [None, None],
             acc_vec: Vec::new(),
             acc_s: None,
             out_row: None,
+            keep_rows: Vec::new(),
+            touch_pass: None,
+            touch_loads: Vec::new(),
+            touch_rows: Vec::new(),
+            cbase: None,
             cur_i: None,
             inner_lo: None,
             inner_hi: None,
         };
-        em.vplan = em.vector_plan();
+        for p in 0..em.passes.len() {
+            em.select(p);
+            let plan = if spec.passes[p].row_only {
+                None
+            } else {
+                em.vector_plan()
+            };
+            em.passes[p].vplan = plan;
+        }
+        em.select(0);
+        em.plan_touches();
         Ok(em)
+    }
+
+    /// In a row group whose first pass streams its rows from memory and a
+    /// later vectorised pass does more work per element, that later pass
+    /// also loads the first pass's inputs one row ahead (a load per vector,
+    /// result unused): the hardware prefetchers then stream the next row
+    /// into the cache while this one is being computed, and the first pass
+    /// of the next row reads it from there. Only buffers the kernel does
+    /// not write are touched (input data; no race), at offsets clamped into
+    /// the buffer.
+    fn plan_touches(&mut self) {
+        let Some(rd) = self.spec.row_depth else {
+            return;
+        };
+        if rd == 0 || self.depth == 0 || self.passes.len() < 2 {
+            return;
+        }
+        let inner = self.spec.order[self.depth - 1];
+        let row_var = self.spec.order[rd - 1];
+        let written: Vec<usize> = self
+            .spec
+            .passes
+            .iter()
+            .flat_map(|p| std::iter::once(p.work.out()).chain(p.keep.iter().map(|k| k.buf)))
+            .collect();
+        let loads: Vec<NodeId> = self.passes[0]
+            .x_nodes
+            .iter()
+            .copied()
+            .filter(|&n| match &self.nodes[n] {
+                Node::Load {
+                    buf, offset, clamp, ..
+                } => {
+                    !clamp
+                        && !written.contains(buf)
+                        && offset.affine_coefficient(inner) == Some(1)
+                        && offset.affine_coefficient(row_var).is_some_and(|c| c > 0)
+                }
+                _ => false,
+            })
+            .collect();
+        if loads.is_empty() || self.passes[0].vplan.is_none() {
+            return;
+        }
+        let busiest = (1..self.passes.len())
+            .filter(|&p| self.passes[p].vplan.is_some())
+            .max_by_key(|&p| self.passes[p].x_nodes.len());
+        if let Some(p) = busiest
+            && self.passes[p].x_nodes.len() > 2 * self.passes[0].x_nodes.len()
+        {
+            self.touch_pass = Some(p);
+            self.touch_loads = loads;
+        }
+    }
+
+    /// Makes pass `p` the one being emitted.
+    fn select(&mut self, p: usize) {
+        self.cur = p;
+        self.x_nodes = self.passes[p].x_nodes.clone();
+        self.body_nodes = self.passes[p].body_nodes.clone();
+        self.vplan = self.passes[p].vplan.clone();
+    }
+
+    /// The current pass's work.
+    fn work(&self) -> &'a Work {
+        &self.spec.passes[self.cur].work
+    }
+
+    /// The current pass's element type.
+    fn ty(&self) -> ElementType {
+        self.spec.passes[self.cur].ty
+    }
+
+    /// The current pass's extra stores.
+    fn keeps(&self) -> &'a [Keep] {
+        &self.spec.passes[self.cur].keep
     }
 
     // ----------------------------------------------------------------
@@ -776,11 +1007,13 @@ impl<'a, 'f> Em<'a, 'f> {
         let mut varying: Vec<NodeId> = self.x_nodes.clone();
         varying.extend(&self.body_nodes);
         // Row reductions with a general body fold in order: scalar.
-        let reducer = match &self.spec.work {
+        let work = self.work();
+        let ty = self.ty();
+        let reducer = match work {
             Work::Store { .. } => None,
             Work::Row { reducer, .. } | Work::Col { reducer, .. } => Some(reducer),
         };
-        if let (Work::Row { .. }, Some(Reducer::Body(_))) = (&self.spec.work, reducer) {
+        if let (Work::Row { .. }, Some(Reducer::Body(_))) = (work, reducer) {
             return None;
         }
         let mut w = 0u32;
@@ -789,15 +1022,18 @@ impl<'a, 'f> Em<'a, 'f> {
                 w = w.max(size_of(et));
             }
         };
-        note(self.spec.ty);
+        note(ty);
         for &n in &varying {
             note(nodes[n].ty());
+        }
+        for k in self.keeps() {
+            note(k.ty);
         }
         if w == 0 {
             w = 1;
         }
         let fits = |et: ElementType| et.is_pred() || size_of(et) == w;
-        if !fits(self.spec.ty) {
+        if !fits(ty) || self.keeps().iter().any(|k| !fits(k.ty)) {
             return None;
         }
         let mut math = false;
@@ -891,7 +1127,7 @@ impl<'a, 'f> Em<'a, 'f> {
             }
         }
         match reducer {
-            Some(Reducer::Op(BinaryOp::Mul)) if self.spec.ty.is_integer() && w == 1 => {
+            Some(Reducer::Op(BinaryOp::Mul)) if ty.is_integer() && w == 1 => {
                 return None;
             }
             _ => {}
@@ -912,6 +1148,17 @@ impl<'a, 'f> Em<'a, 'f> {
         } else {
             1
         };
+        // A short row of whole vectors (W6's 32 floats) is emitted as
+        // straight-line copies, with no loop or tail around them.
+        let inner_split = self.spec.partition == Some(depth - 1);
+        if !math && !inner_split && count <= 16 && n_inner % lanes == 0 && n_inner / lanes <= 8 {
+            return Some(VecPlan {
+                width: w,
+                unroll: (n_inner / lanes) as u32,
+                lane_type: vector_type(ty, w),
+                whole: true,
+            });
+        }
         // Fewer copies when the loop is short, so the vector body runs.
         let mut unroll = max_unroll;
         while unroll > 1 && (unroll as i64) * lanes > n_inner {
@@ -920,7 +1167,8 @@ impl<'a, 'f> Em<'a, 'f> {
         Some(VecPlan {
             width: w,
             unroll,
-            lane_type: vector_type(self.spec.ty, w),
+            lane_type: vector_type(ty, w),
+            whole: false,
         })
     }
 
@@ -939,24 +1187,59 @@ impl<'a, 'f> Em<'a, 'f> {
                 _ => None,
             })
             .collect();
-        bufs.push(self.out_buf());
+        for p in &self.spec.passes {
+            bufs.push(p.work.out());
+            bufs.extend(p.keep.iter().map(|k| k.buf));
+        }
         bufs.sort();
         bufs.dedup();
         for b in bufs {
             self.base(b);
         }
         self.emit_level(0)?;
-        self.hook_before(0)?;
-        self.nest(0)?;
-        self.hook_after(0)?;
+        if self.spec.row_depth == Some(0) {
+            self.passes_here(0)?;
+        } else {
+            self.hook_before(0)?;
+            self.nest(0)?;
+            self.hook_after(0)?;
+        }
         self.b.ins().return_(&[]);
         Ok(())
     }
 
-    fn out_buf(&self) -> usize {
-        match &self.spec.work {
-            Work::Store { out, .. } | Work::Row { out, .. } | Work::Col { out, .. } => *out,
+    /// A row group at depth `d` (all loops above bound): each pass in turn,
+    /// with its own loops from `d` down. A pass's row-level values (those
+    /// known at depth `d`) are emitted just before it, so a value a pass
+    /// reads from an earlier pass's output is loaded after it was stored.
+    fn passes_here(&mut self, d: usize) -> Result<()> {
+        for p in 0..self.spec.passes.len() {
+            self.select(p);
+            // Splats and row pointers are per pass (lane widths may differ).
+            self.splat.iter_mut().for_each(|v| *v = None);
+            self.rowptr.iter_mut().for_each(|v| *v = None);
+            self.emit_level(d)?;
+            if self.spec.passes[p].row_only {
+                let Work::Store {
+                    root,
+                    out,
+                    out_offset,
+                } = self.work()
+                else {
+                    return Err(backend("a row pass that is not a store"));
+                };
+                let v = self.scal[*root].ok_or_else(|| backend("row pass value not computed"))?;
+                let off = self.ix(out_offset);
+                let base = self.base(*out);
+                let a = self.addr(base, off, size_of(self.ty()));
+                self.b.ins().store(flags(), v, a, 0);
+                continue;
+            }
+            self.hook_before(d)?;
+            self.nest(d)?;
+            self.hook_after(d)?;
         }
+        Ok(())
     }
 
     fn bounds(&mut self, depth: usize) -> (Value, Value) {
@@ -971,21 +1254,25 @@ impl<'a, 'f> Em<'a, 'f> {
 
     /// Emits the scalar value of every node of level `l` that is not part
     /// of a per-element body.
+    ///
+    /// In a row group, levels from the row depth down belong to one pass:
+    /// only the nodes the current pass reads are emitted there.
     fn emit_level(&mut self, l: usize) -> Result<()> {
         if l == self.depth && self.depth > 0 {
             return Ok(());
         }
+        let per_pass = self.spec.row_depth.is_some_and(|r| l >= r);
         for n in 0..self.nodes.len() {
-            if self.level[n] == l && self.scal[n].is_none() && !self.is_var_dependent(n) {
+            if self.level[n] == l
+                && self.scal[n].is_none()
+                && !self.var_dep[n]
+                && (!per_pass || self.passes[self.cur].reads[n])
+            {
                 let v = self.node(Mode::S, n, 0)?;
                 self.scal[n] = Some(v);
             }
         }
         Ok(())
-    }
-
-    fn is_var_dependent(&self, n: NodeId) -> bool {
-        self.body_nodes.contains(&n)
     }
 
     /// A counted loop `for i in lo..hi`, body emitted by `f`; leaves the
@@ -1015,33 +1302,6 @@ impl<'a, 'f> Em<'a, 'f> {
         Ok(())
     }
 
-    /// A strided loop `for i in (lo..hi).step_by(step)`.
-    fn step_loop(
-        &mut self,
-        lo: Value,
-        hi: Value,
-        step: i64,
-        f: &mut dyn FnMut(&mut Self, Value) -> Result<()>,
-    ) -> Result<()> {
-        let body = self.b.create_block();
-        let iv = self.b.append_block_param(body, types::I64);
-        let exit = self.b.create_block();
-        let c = self.b.ins().icmp(IntCC::SignedLessThan, lo, hi);
-        self.b
-            .ins()
-            .brif(c, body, &[BlockArg::Value(lo)], exit, &[]);
-        self.b.switch_to_block(body);
-        f(self, iv)?;
-        let s = self.ic(step);
-        let next = self.b.ins().iadd(iv, s);
-        let c = self.b.ins().icmp(IntCC::SignedLessThan, next, hi);
-        self.b
-            .ins()
-            .brif(c, body, &[BlockArg::Value(next)], exit, &[]);
-        self.b.switch_to_block(exit);
-        Ok(())
-    }
-
     fn nest(&mut self, d: usize) -> Result<()> {
         let depth = self.depth;
         if depth == 0 {
@@ -1052,12 +1312,17 @@ impl<'a, 'f> Em<'a, 'f> {
         }
         let (lo, hi) = self.bounds(d);
         let var = self.spec.order[d] as usize;
+        let group_below = self.spec.row_depth == Some(d + 1);
         self.counted_loop(lo, hi, &mut |em, i| {
             em.var_val[var] = Some(i);
-            em.emit_level(d + 1)?;
-            em.hook_before(d + 1)?;
-            em.nest(d + 1)?;
-            em.hook_after(d + 1)?;
+            if group_below {
+                em.passes_here(d + 1)?;
+            } else {
+                em.emit_level(d + 1)?;
+                em.hook_before(d + 1)?;
+                em.nest(d + 1)?;
+                em.hook_after(d + 1)?;
+            }
             // Values of deeper levels do not dominate the next iteration.
             for n in 0..em.nodes.len() {
                 if em.level[n] > d {
@@ -1076,19 +1341,19 @@ impl<'a, 'f> Em<'a, 'f> {
             root,
             out,
             out_offset,
-        } = &self.spec.work
+        } = self.work()
         {
             let v = self.scal[*root].ok_or_else(|| backend("rank-0 root not computed"))?;
             let off = self.ix(out_offset);
             let base = self.base(*out);
-            let a = self.addr(base, off, size_of(self.spec.ty));
+            let a = self.addr(base, off, size_of(self.ty()));
             self.b.ins().store(flags(), v, a, 0);
         }
         Ok(())
     }
 
     fn reduce_parts(&self) -> Option<(NodeId, ElementType, Reducer, usize, Ix, usize)> {
-        match &self.spec.work {
+        match self.work() {
             Work::Row {
                 init,
                 reducer,
@@ -1106,7 +1371,7 @@ impl<'a, 'f> Em<'a, 'f> {
                 ..
             } => Some((
                 *init,
-                self.spec.ty,
+                self.ty(),
                 reducer.clone(),
                 *out,
                 out_offset.clone(),
@@ -1119,7 +1384,7 @@ impl<'a, 'f> Em<'a, 'f> {
     /// Whether this Row kernel keeps vector accumulators.
     fn row_vectorised(&self) -> bool {
         matches!(
-            (&self.spec.work, &self.vplan),
+            (self.work(), &self.vplan),
             (
                 Work::Row {
                     reducer: Reducer::Op(_),
@@ -1165,7 +1430,7 @@ impl<'a, 'f> Em<'a, 'f> {
         if d != first {
             return Ok(());
         }
-        match &self.spec.work {
+        match self.work() {
             Work::Row { .. } => {
                 let init_v = self.scal[init].ok_or_else(|| backend("reduce init not computed"))?;
                 let acc = self.b.declare_var(clif_type(ty));
@@ -1219,7 +1484,7 @@ impl<'a, 'f> Em<'a, 'f> {
         if d != first {
             return Ok(());
         }
-        if let Work::Row { .. } = &self.spec.work {
+        if let Work::Row { .. } = self.work() {
             let acc = self
                 .acc_s
                 .ok_or_else(|| backend("row accumulator missing"))?;
@@ -1267,6 +1532,14 @@ impl<'a, 'f> Em<'a, 'f> {
         f: &mut dyn FnMut(&mut Self, Mode, Value, u32) -> Result<()>,
     ) -> Result<()> {
         let mut tail_lo = lo;
+        if let Some(p) = &plan
+            && p.whole
+        {
+            for u in 0..p.unroll {
+                f(self, Mode::V(p.width), lo, u)?;
+            }
+            return Ok(());
+        }
         if let Some(p) = plan {
             let lanes = 16 / p.width;
             let step = (lanes * p.unroll) as i64;
@@ -1274,12 +1547,44 @@ impl<'a, 'f> Em<'a, 'f> {
             let mask = self.ic(-step);
             let main = self.b.ins().band(count, mask);
             let main_end = self.b.ins().iadd(lo, main);
-            self.step_loop(lo, main_end, step, &mut |em, i| {
-                for u in 0..p.unroll {
-                    f(em, Mode::V(p.width), i, u)?;
-                }
-                Ok(())
-            })?;
+            // The vector loop carries the constant-pool base as a block
+            // parameter passed back as `base + 0`: the phi is not removed
+            // before the egraph runs (which then folds the `+ 0`), so the
+            // base counts as loop-variant and the constant loads addressed
+            // from it stay next to their uses, where the backend folds them
+            // into memory operands instead of hoisting them into registers.
+            let body = self.b.create_block();
+            let iv = self.b.append_block_param(body, types::I64);
+            let cb = self.b.append_block_param(body, types::I64);
+            let exit = self.b.create_block();
+            let base0 = self.ic(crate::cpool::base());
+            let c = self.b.ins().icmp(IntCC::SignedLessThan, lo, main_end);
+            self.b.ins().brif(
+                c,
+                body,
+                &[BlockArg::Value(lo), BlockArg::Value(base0)],
+                exit,
+                &[],
+            );
+            self.b.switch_to_block(body);
+            self.cbase = Some(cb);
+            for u in 0..p.unroll {
+                f(self, Mode::V(p.width), iv, u)?;
+            }
+            self.cbase = None;
+            let s = self.ic(step);
+            let next = self.b.ins().iadd(iv, s);
+            let zero = self.ic(0);
+            let cb_next = self.b.ins().iadd(cb, zero);
+            let c = self.b.ins().icmp(IntCC::SignedLessThan, next, main_end);
+            self.b.ins().brif(
+                c,
+                body,
+                &[BlockArg::Value(next), BlockArg::Value(cb_next)],
+                exit,
+                &[],
+            );
+            self.b.switch_to_block(exit);
             tail_lo = main_end;
         }
         self.counted_loop(tail_lo, hi, &mut |em, i| f(em, Mode::S, i, 0))
@@ -1431,13 +1736,47 @@ impl<'a, 'f> Em<'a, 'f> {
         // Output row pointer.
         if let Work::Store {
             out, out_offset, ..
-        } = &self.spec.work
+        } = self.work()
         {
             let rest = out_offset.without_var(inner);
             let off = self.ix(&rest);
             let base = self.base(*out);
-            let p = self.addr(base, off, size_of(self.spec.ty));
+            let p = self.addr(base, off, size_of(self.ty()));
             self.out_row = Some(p);
+        }
+        // Row pointers of the next row's inputs this pass touches.
+        self.touch_rows.clear();
+        if self.touch_pass == Some(self.cur) && plan.is_some() {
+            let row_var = self.spec.order[self.spec.row_depth.unwrap_or(1).max(1) - 1];
+            let n_inner = self.spec.graph.extents[inner as usize];
+            for n in self.touch_loads.clone() {
+                if let Node::Load {
+                    buf,
+                    ty,
+                    offset,
+                    numel,
+                    ..
+                } = &self.nodes[n]
+                {
+                    let step = offset.affine_coefficient(row_var).unwrap_or(0);
+                    let rest = offset.without_var(inner).add_constant(step);
+                    let off = self.ix(&rest);
+                    let lim = self.ic((*numel - n_inner).max(0));
+                    let off = self.b.ins().smin(off, lim);
+                    let base = self.base(*buf);
+                    let p = self.addr(base, off, size_of(*ty));
+                    self.touch_rows.push(p);
+                }
+            }
+        }
+        // Row pointers of the values the pass keeps for later passes.
+        self.keep_rows.clear();
+        for k in self.keeps() {
+            let rest = k.offset.without_var(inner);
+            let off = self.ix(&rest);
+            let base = self.base(k.buf);
+            let p = self.addr(base, off, size_of(k.ty));
+            self.keep_rows.push(p);
         }
         // Splats of invariant operands.
         if let Some(p) = &plan {
@@ -1450,10 +1789,11 @@ impl<'a, 'f> Em<'a, 'f> {
                     }
                 }
             }
-            match &self.spec.work {
+            match self.work() {
                 Work::Store { root, .. } => need.push(*root),
                 Work::Row { x, .. } | Work::Col { x, .. } => need.push(*x),
             }
+            need.extend(self.keeps().iter().map(|k| k.node));
             for n in need {
                 if self.level[n] < depth && self.splat[n].is_none() {
                     let s = self.scal[n].ok_or_else(|| backend("invariant operand missing"))?;
@@ -1478,8 +1818,22 @@ impl<'a, 'f> Em<'a, 'f> {
             let v = self.node_in(mode, n, u, &vals)?;
             vals[n] = Some(v);
         }
-        let ty = self.spec.ty;
-        match self.spec.work.clone() {
+        if let Mode::V(w) = mode {
+            for k in 0..self.touch_rows.len() {
+                let n = self.touch_loads[k];
+                let size = size_of(self.nodes[n].ty());
+                let a = self.addr(self.touch_rows[k], i, size);
+                let off = (u * (16 / w) * size) as i32;
+                self.b.ins().load(types::I32, flags(), a, off);
+            }
+        }
+        let ty = self.ty();
+        for (k, keep) in self.keeps().iter().enumerate() {
+            let v = self.get(mode, keep.node, &vals)?;
+            let row = self.keep_rows[k];
+            self.store_at(mode, keep.ty, row, i, u, v);
+        }
+        match self.work().clone() {
             Work::Store { root, .. } => {
                 let v = self.get(mode, root, &vals)?;
                 let row = self.out_row.ok_or_else(|| backend("output row missing"))?;
@@ -1525,7 +1879,7 @@ impl<'a, 'f> Em<'a, 'f> {
         vals: &mut [Option<Value>],
     ) -> Result<Value> {
         match reducer {
-            Reducer::Op(op) => self.binop(mode, *op, self.spec.ty, acc, x, None),
+            Reducer::Op(op) => self.binop(mode, *op, self.ty(), acc, x, None),
             Reducer::Body(root) => {
                 self.bind = [Some(acc), Some(x)];
                 for n in self.body_nodes.clone() {
@@ -1812,7 +2166,7 @@ impl<'a, 'f> Em<'a, 'f> {
                 if !MathLib::handles_unary(op, t) {
                     return Err(backend(format!("no code for {op} on {t}")));
                 }
-                self.math.emit_unary(self.module, self.b, op, x)
+                self.math.emit_unary(self.module, self.b, op, x, self.cbase)
             }
         })
     }

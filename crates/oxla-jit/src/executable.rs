@@ -7,9 +7,10 @@ use std::sync::Mutex;
 use cranelift_jit::JITModule;
 use oxla_ir::{ArrayData, Computation, ElementType, Error, Literal, Result, Shape, dispatch_array};
 
+use crate::codegen::Work;
 use crate::codegen::{Jit, KernelFn};
 use crate::fusion::{BufferKind, Leaf, OutputTree, Plan};
-use crate::lower::{Lowered, lower_step, partition_extent, work_per_step};
+use crate::lower::{Lowered, form_row_groups, lower_step, partition_extent, work_per_step};
 use crate::pool::pool;
 
 /// Kernels with fewer elements than this run on the calling thread.
@@ -58,6 +59,10 @@ pub struct Executable {
     fusion: String,
     temps: Mutex<Vec<Vec<u64>>>,
     has_temps: bool,
+    /// Output storage handed back by [`Executable::recycle`].
+    spare: Mutex<Vec<ArrayData>>,
+    /// The number of output buffers (bounds `spare`).
+    outputs: usize,
 }
 
 fn backend(message: impl Into<String>) -> Error {
@@ -70,7 +75,8 @@ fn backend(message: impl Into<String>) -> Error {
 /// Compiles `comp` for the host CPU: fuses it (see [`fusion_text`]) and
 /// compiles one Cranelift function per kernel.
 pub fn compile(comp: &Computation) -> Result<Executable> {
-    let plan = Plan::new(comp);
+    let mut plan = Plan::new(comp);
+    form_row_groups(comp, &mut plan)?;
     let mut jit = Jit::new()?;
     let mut kernel_ids: Vec<Option<usize>> = Vec::new();
     let mut shapes: Vec<(i64, i64)> = Vec::new();
@@ -86,17 +92,47 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
             }
             Lowered::Loop(spec) => {
                 is_dot.push(false);
-                let (id, vplan) = jit.loop_kernel(&spec)?;
+                let (id, kinfo) = jit.loop_kernel(&spec)?;
+                let vplan = &kinfo.vplans;
                 kernel_ids.push(Some(id));
                 let extent = partition_extent(&spec);
                 shapes.push((extent, work_per_step(&spec)));
                 let mut info = format!("loops={:?} order={:?}", spec.graph.extents, spec.order);
-                let _ = match &vplan {
-                    Some(p) => write!(info, " inner={} unroll={}", p.lane_type, p.unroll),
-                    None => write!(info, " inner=scalar"),
+                let vtext = |p: &Option<crate::codegen::VecPlan>| match p {
+                    Some(p) if p.whole => {
+                        format!("inner={} x{} (whole row)", p.lane_type, p.unroll)
+                    }
+                    Some(p) => format!("inner={} unroll={}", p.lane_type, p.unroll),
+                    None => "inner=scalar".to_string(),
                 };
+                if spec.row_depth.is_none() {
+                    let _ = write!(info, " {}", vtext(&vplan[0]));
+                }
                 if let Some(d) = spec.partition {
                     let _ = write!(info, " split=loop{d}");
+                }
+                if let Some(r) = spec.row_depth {
+                    let _ = match r {
+                        0 | 1 => write!(info, " rows=loop0"),
+                        _ => write!(info, " rows=loop0..loop{}", r - 1),
+                    };
+                    for (k, (pass, vp)) in spec.passes.iter().zip(vplan).enumerate() {
+                        if pass.row_only {
+                            let _ = write!(info, "\npass {k}: row value -> buf{}", pass.work.out());
+                            continue;
+                        }
+                        let _ = write!(info, "\npass {k}: {} {}", pass_text(&pass.work), vtext(vp));
+                        for keep in &pass.keep {
+                            let _ = write!(info, " keep=buf{} at {}", keep.buf, keep.offset);
+                        }
+                        if let Some((p, bufs)) = &kinfo.touch
+                            && *p == k
+                        {
+                            let names: Vec<String> =
+                                bufs.iter().map(|b| format!("buf{b}")).collect();
+                            let _ = write!(info, " touches the next row of {}", names.join(", "));
+                        }
+                    }
                 }
                 for n in &spec.graph.nodes {
                     if let crate::graph::Node::Load {
@@ -184,6 +220,11 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
         .buffers
         .iter()
         .any(|b| matches!(b.kind, BufferKind::Temp));
+    let outputs = plan
+        .buffers
+        .iter()
+        .filter(|b| matches!(b.kind, BufferKind::Output(_)))
+        .count();
     let fusion = plan.text(comp, &infos);
     let clif = jit.clif.join("\n");
     let Jit { module, .. } = jit;
@@ -199,7 +240,18 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
         fusion,
         temps: Mutex::new(Vec::new()),
         has_temps,
+        spare: Mutex::new(Vec::new()),
+        outputs,
     })
+}
+
+/// One pass of a row-group kernel, for the debug text.
+fn pass_text(work: &Work) -> String {
+    match work {
+        Work::Store { out, .. } => format!("loop -> buf{out}"),
+        Work::Row { out, .. } => format!("row reduce -> buf{out}"),
+        Work::Col { out, .. } => format!("column reduce -> buf{out}"),
+    }
 }
 
 /// The fusion decisions for `comp` as HLO-like text: every buffer, then
@@ -217,16 +269,49 @@ fn data_ptr_mut(d: &mut ArrayData) -> *mut u8 {
     dispatch_array!(d, v => v.as_mut_ptr().cast::<u8>())
 }
 
-/// Zeroed output storage; large ones get transparent huge pages.
-fn alloc_output(shape: &Shape) -> Result<ArrayData> {
-    let n = shape.element_count() as usize;
-    let data = ArrayData::zeros(shape.element_type(), n)
-        .ok_or_else(|| backend(format!("cannot allocate an output of shape {shape}")))?;
-    let bytes = n * shape.element_type().byte_size();
-    if bytes >= HUGE_PAGE_THRESHOLD {
-        advise_huge_pages(data_ptr(&data), bytes);
+/// Storage for `n` elements of `ty` with length 0: capacity only, not
+/// initialised (and not zeroed: a fresh large allocation is an untouched
+/// `mmap` whose pages the kernels' own threads fault in as they write).
+fn uninit_storage(ty: ElementType, n: usize) -> Option<ArrayData> {
+    fn vec<T>(n: usize) -> Option<Vec<T>> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(n).ok()?;
+        Some(v)
     }
-    Ok(data)
+    Some(match ty {
+        ElementType::Pred => ArrayData::Pred(vec(n)?),
+        ElementType::S8 => ArrayData::S8(vec(n)?),
+        ElementType::S16 => ArrayData::S16(vec(n)?),
+        ElementType::S32 => ArrayData::S32(vec(n)?),
+        ElementType::S64 => ArrayData::S64(vec(n)?),
+        ElementType::U8 => ArrayData::U8(vec(n)?),
+        ElementType::U16 => ArrayData::U16(vec(n)?),
+        ElementType::U32 => ArrayData::U32(vec(n)?),
+        ElementType::U64 => ArrayData::U64(vec(n)?),
+        ElementType::F32 => ArrayData::F32(vec(n)?),
+        ElementType::F64 => ArrayData::F64(vec(n)?),
+        ElementType::Tuple => return None,
+    })
+}
+
+fn capacity(d: &ArrayData) -> usize {
+    dispatch_array!(d, v => v.capacity())
+}
+
+/// Empties `d`, keeping its allocation.
+fn clear(d: &mut ArrayData) {
+    dispatch_array!(d, v => v.clear())
+}
+
+/// Sets the length of storage from [`Executable::output_storage`].
+///
+/// # Safety
+///
+/// The first `n` elements must have been written (with valid values of the
+/// element type: 0 or 1 for `pred`), and `n` must not exceed the capacity.
+unsafe fn assume_written(d: &mut ArrayData, n: usize) {
+    // SAFETY: per the contract above.
+    dispatch_array!(d, v => unsafe { v.set_len(n) })
 }
 
 /// Asks the kernel to back the 2 MiB-aligned interior of
@@ -282,17 +367,103 @@ impl Executable {
 
     /// Runs on `args` (checked first: count, element type and dims of
     /// each) and returns the result, as `oxla_interp::evaluate` would.
+    ///
+    /// The result is freshly allocated, or the storage of a result handed
+    /// back with [`Executable::recycle`].
     pub fn run(&self, args: &[&Literal]) -> Result<Literal> {
         self.check_args(args)?;
         let mut outputs: Vec<Option<ArrayData>> = Vec::with_capacity(self.plan.buffers.len());
         for b in &self.plan.buffers {
             outputs.push(match b.kind {
-                BufferKind::Output(_) => Some(alloc_output(&b.shape)?),
+                BufferKind::Output(_) => Some(self.output_storage(&b.shape)?),
                 _ => None,
             });
         }
         self.execute(args, &mut outputs, None);
+        for (b, o) in self.plan.buffers.iter().zip(&mut outputs) {
+            if let Some(d) = o {
+                // SAFETY: output buffer `b` was allocated for its element
+                // count, and its step (every output buffer has exactly one)
+                // has written every element: loop kernels store each index
+                // of their iteration space, reduces each output element,
+                // column reduces fill the row with `init` before folding,
+                // dots overwrite C (`matrixmultiply` with beta = 0 ignores
+                // its prior contents; the integer kernel zeroes each row
+                // first), and `pred` values are stored as 0 or 1.
+                unsafe { assume_written(d, b.shape.element_count() as usize) };
+            }
+        }
         self.assemble(args, &self.plan.output, &mut outputs)
+    }
+
+    /// Hands a result of [`Executable::run`] back: its storage is kept and
+    /// the next `run` writes its output there instead of allocating (and
+    /// page-faulting) a new one. An array result of another shape, or a
+    /// tuple, is simply dropped.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::F32, Literal, Shape};
+    /// let mut b = Builder::new("double");
+    /// let x = b.parameter(0, Shape::new(F32, &[3]), "x")?;
+    /// let y = b.add(x, x, &[])?;
+    /// let exe = oxla_jit::compile(&b.build(y)?)?;
+    /// let x = Literal::from_vec(&[3], vec![1f32, 2., 3.])?;
+    /// for _ in 0..3 {
+    ///     let out = exe.run(&[&x])?;
+    ///     assert_eq!(out.to_vec::<f32>()?, vec![2., 4., 6.]);
+    ///     exe.recycle(out); // the next run reuses this buffer
+    /// }
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn recycle(&self, mut result: Literal) {
+        let Some(data) = result.array_data_mut() else {
+            return;
+        };
+        let ty = data.element_type();
+        let n = data.len();
+        let fits = self.plan.buffers.iter().any(|b| {
+            matches!(b.kind, BufferKind::Output(_))
+                && b.shape.element_type() == ty
+                && b.shape.element_count() as usize == n
+        });
+        if !fits {
+            return;
+        }
+        let taken = std::mem::replace(data, ArrayData::U8(Vec::new()));
+        if let Ok(mut spare) = self.spare.lock()
+            && spare.len() < self.outputs
+        {
+            spare.push(taken);
+        }
+    }
+
+    /// Storage for an output buffer of `shape`, length 0: a recycled one
+    /// if one fits, else a new allocation (huge pages when large).
+    fn output_storage(&self, shape: &Shape) -> Result<ArrayData> {
+        let ty = shape.element_type();
+        let n = shape.element_count() as usize;
+        if let Ok(mut spare) = self.spare.try_lock()
+            && let Some(i) = spare
+                .iter()
+                .position(|d| d.element_type() == ty && capacity(d) >= n)
+        {
+            let mut d = spare.swap_remove(i);
+            clear(&mut d);
+            return Ok(d);
+        }
+        let mut data = uninit_storage(ty, n)
+            .ok_or_else(|| backend(format!("cannot allocate an output of shape {shape}")))?;
+        let bytes = n * ty.byte_size();
+        if bytes >= HUGE_PAGE_THRESHOLD {
+            advise_huge_pages(data_ptr(&data), bytes);
+        }
+        if cfg!(debug_assertions) && !ty.is_pred() {
+            // Poison (debug builds): an element no kernel writes shows up
+            // in the tests as a wrong value instead of a lucky zero.
+            // SAFETY: the allocation holds `bytes` bytes.
+            unsafe { std::ptr::write_bytes(data_ptr_mut(&mut data), 0xA5, bytes) };
+        }
+        Ok(data)
     }
 
     /// Runs on `args`, writing the result into `out`, which must already

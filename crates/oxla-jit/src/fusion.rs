@@ -18,9 +18,17 @@
 //! pads and concatenates fuse into their consumers as index maps. Each
 //! materialised instruction that is not an input becomes one [`Step`]: a
 //! loop kernel over its shape, a reduce kernel whose input expression is
-//! fused, or a dot. So softmax (max-reduce, subtract, exp, sum-reduce,
-//! divide) runs as three kernels: the max, the sum of `exp(x - max)`, and
-//! `exp(x - max) / sum`.
+//! fused, or a dot.
+//!
+//! A run of steps that walk the same rows (a reduce over the innermost
+//! dims, then reduces and loops over the same space that read its result
+//! back at their own row) then becomes one *row group* step
+//! ([`StepKind::RowGroup`], formed by `lower::form_row_groups`, which checks
+//! the index maps): one kernel whose outer loops walk the rows and which
+//! runs the steps as passes over each row. So softmax (max-reduce,
+//! subtract, exp, sum-reduce, divide) is one kernel reading each row from
+//! memory once, with `exp` computed once and kept in the output row
+//! between the sum and the division.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -98,6 +106,31 @@ pub(crate) enum StepKind {
         rhs: DotInput,
         sizes: DotSizes,
     },
+    /// A *row group*: reduces over the innermost dimensions of a row space
+    /// and the loops over that space that read them back (softmax, layer
+    /// norm), as one kernel whose outer loops walk the rows and which runs
+    /// each member (a `Reduce` or `Loop` step) as a pass over the row,
+    /// in order. A reduce's result is read by later passes only at the
+    /// current row, so each row is finished by one thread before the next
+    /// pass reads it, from cache.
+    RowGroup {
+        passes: Vec<Step>,
+        /// A costly value computed by one pass, stored into the last
+        /// pass's output row and loaded from there by later passes.
+        keep: Option<KeepPlan>,
+    },
+}
+
+/// The value a row group keeps between passes (see [`StepKind::RowGroup`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KeepPlan {
+    /// The instruction kept (fused into several passes).
+    pub(crate) inst: InstId,
+    /// The pass that computes and stores it.
+    pub(crate) from: usize,
+    /// Where it is stored: the output buffer of the last pass, which that
+    /// pass overwrites element by element after reading it.
+    pub(crate) buf: usize,
 }
 
 /// One kernel launch.
@@ -143,7 +176,7 @@ pub(crate) struct Plan {
     pub(crate) called_constants: HashMap<(u32, InstId), usize>,
 }
 
-fn op_cost(kind: &OpKind) -> u64 {
+pub(crate) fn op_cost(kind: &OpKind) -> u64 {
     match kind {
         OpKind::Unary(
             UnaryOp::Exp
@@ -378,10 +411,21 @@ impl Plan {
 
     /// The non-materialised instructions reachable from `roots`.
     fn fused_under(&self, body: &Body, roots: &[InstId]) -> Vec<InstId> {
+        self.fused_under_except(body, roots, None)
+    }
+
+    /// [`Plan::fused_under`], also stopping at `stop` (a value loaded from
+    /// a buffer of a row group).
+    pub(crate) fn fused_under_except(
+        &self,
+        body: &Body,
+        roots: &[InstId],
+        stop: Option<InstId>,
+    ) -> Vec<InstId> {
         let mut seen = vec![false; body.instructions.len()];
         let mut stack: Vec<InstId> = roots.to_vec();
         while let Some(i) = stack.pop() {
-            if seen[i.index()] || self.materialised.contains_key(&i) {
+            if seen[i.index()] || self.materialised.contains_key(&i) || Some(i) == stop {
                 continue;
             }
             seen[i.index()] = true;
@@ -464,9 +508,58 @@ impl Plan {
         }
         for (k, step) in self.steps.iter().enumerate() {
             let out = &self.buffers[step.out];
+            if let StepKind::RowGroup { passes, keep } = &step.kind {
+                let _ = writeln!(
+                    s,
+                    "kernel {k}: row-group of {} passes -> buf{} {}",
+                    passes.len(),
+                    step.out,
+                    out.shape
+                );
+                if let Some(info) = kernels.get(k) {
+                    for line in info.lines() {
+                        let _ = writeln!(s, "  {line}");
+                    }
+                }
+                for (p, pass) in passes.iter().enumerate() {
+                    let (what, root) = match &pass.kind {
+                        StepKind::Reduce { inst } => ("reduce", *inst),
+                        StepKind::Loop { root } => ("loop", *root),
+                        _ => ("?", InstId(0)),
+                    };
+                    let kept = match keep {
+                        Some(kp) if kp.from == p => format!(
+                            " (keeps {} in buf{} for later passes)",
+                            body.inst(kp.inst).name,
+                            kp.buf
+                        ),
+                        Some(kp) if p > kp.from => {
+                            format!(" (reads {} from buf{})", body.inst(kp.inst).name, kp.buf)
+                        }
+                        _ => String::new(),
+                    };
+                    let _ = writeln!(
+                        s,
+                        "  pass {p}: {what} root={} -> buf{} {}{kept}",
+                        body.inst(root).name,
+                        pass.out,
+                        self.buffers[pass.out].shape
+                    );
+                    for &f in &pass.fused {
+                        let _ = writeln!(s, "    | {}", instruction_text(comp, body, body.inst(f)));
+                    }
+                    let _ = writeln!(
+                        s,
+                        "    ROOT {}",
+                        instruction_text(comp, body, body.inst(root))
+                    );
+                }
+                continue;
+            }
             let head = match &step.kind {
                 StepKind::Loop { root } => format!("loop root={}", body.inst(*root).name),
                 StepKind::Reduce { inst } => format!("reduce root={}", body.inst(*inst).name),
+                StepKind::RowGroup { .. } => String::new(),
                 StepKind::DotCopy { source, groups } => format!(
                     "dot-operand-copy of {} groups={:?}",
                     body.inst(*source).name,
@@ -504,7 +597,7 @@ impl Plan {
             let root = match &step.kind {
                 StepKind::Loop { root } => Some(*root),
                 StepKind::Reduce { inst } | StepKind::Dot { inst, .. } => Some(*inst),
-                StepKind::DotCopy { .. } => None,
+                StepKind::DotCopy { .. } | StepKind::RowGroup { .. } => None,
             };
             if let Some(r) = root {
                 let _ = writeln!(s, "  ROOT {}", instruction_text(comp, body, body.inst(r)));

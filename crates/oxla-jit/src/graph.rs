@@ -229,6 +229,19 @@ impl Graph {
         }
     }
 
+    /// Forgets which instruction was built at which index (the nodes stay,
+    /// still hash-consed): the next build may map materialised values to
+    /// other sources.
+    pub(crate) fn forget_instructions(&mut self) {
+        self.memo.clear();
+    }
+
+    /// The node built for `inst` of body `body` at `index` (unguarded)
+    /// since the last [`Graph::forget_instructions`].
+    pub(crate) fn built(&self, body: ComputationId, inst: InstId, index: &[Ix]) -> Option<NodeId> {
+        self.memo.get(&(body, inst, index.to_vec(), false)).copied()
+    }
+
     /// Adds `node` (or finds the equal one).
     pub(crate) fn add(&mut self, node: Node) -> NodeId {
         if let Some(&id) = self.dedup.get(&node) {

@@ -28,6 +28,9 @@
 //! 1. `fusion`: the entry body is cut into *steps*. Parameters,
 //!    constants, reduces, dots, result leaves and costly shared values get
 //!    buffers; everything else is fused into the kernels that read it.
+//!    Reduces over the innermost dims and the steps that read them back
+//!    over the same rows form *row groups*: one kernel, one pass per step
+//!    and row (softmax, layer norm).
 //! 2. `graph`: a step's root is expanded into an expression graph at the
 //!    kernel's loop index; every index map (broadcast, transpose, slice,
 //!    reverse, reshape, pad, concatenate) is resolved into `ix` index
@@ -40,9 +43,10 @@
 //!    and a scalar tail; dots call a blocked GEMM (floats) or run an exact
 //!    vectorised loop (integers).
 //! 5. `executable`: the run path checks arguments against precomputed
-//!    shapes, allocates outputs (huge pages when large) or writes into the
-//!    caller's, and launches kernels in order, splitting large ones across
-//!    the persistent `pool`.
+//!    shapes, allocates outputs (uninitialised until the kernels have
+//!    written them, huge pages when large, or recycled from a result handed
+//!    back) or writes into the caller's, and launches kernels in order,
+//!    splitting large ones across the persistent `pool`.
 //!
 //! Invariants: no input can make a kernel read or write out of bounds
 //! (arguments are checked before any native code runs, loads under a
@@ -54,6 +58,7 @@
 #![warn(missing_docs)]
 
 pub(crate) mod codegen;
+pub(crate) mod cpool;
 pub(crate) mod executable;
 pub(crate) mod fusion;
 pub(crate) mod graph;

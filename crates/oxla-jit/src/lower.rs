@@ -9,12 +9,12 @@
 //! elementwise kernel runs as a single flat loop.
 
 use oxla_ir::{
-    BinaryOp, Body, Computation, ElementType, Error, InstId, OpKind, Result,
+    BinaryOp, Body, Computation, ComputationId, ElementType, Error, InstId, OpKind, Result,
     shape::row_major_strides,
 };
 
-use crate::codegen::{DotSpec, KernelSpec, Reducer, Work};
-use crate::fusion::{Plan, StepKind};
+use crate::codegen::{DotSpec, Keep, KernelSpec, Pass, Reducer, Work};
+use crate::fusion::{EXPENSIVE, KeepPlan, Plan, Step, StepKind, op_cost};
 use crate::graph::{Ctx, Graph, NodeId, Source, delinearise};
 use crate::ix::{Ix, Var};
 
@@ -93,17 +93,17 @@ fn loop_spec(
         (graph, node, out_offset) = build(new_extents, index)?;
     }
     let nv = graph.extents.len();
-    Ok(KernelSpec {
+    Ok(KernelSpec::single(
         graph,
-        order: (0..nv as Var).collect(),
-        partition: (nv > 0).then_some(0),
-        work: Work::Store {
+        (0..nv as Var).collect(),
+        (nv > 0).then_some(0),
+        Work::Store {
             root: node,
             out,
             out_offset,
         },
         ty,
-    })
+    ))
 }
 
 /// The index of each dimension of `out_dims` in terms of the loop
@@ -235,6 +235,49 @@ fn reducer_op(body: &Body) -> Option<BinaryOp> {
     (nums == [0, 1] || nums == [1, 0]).then_some(*op)
 }
 
+/// How a reducer body's parameters and constants are found: parameter `k`
+/// is `slots[k]`, a non-scalar constant its buffer.
+fn reducer_source<'a>(
+    rbody: &'a Body,
+    to_apply: ComputationId,
+    called: &'a std::collections::HashMap<(u32, InstId), usize>,
+    slots: [Source; 2],
+) -> impl Fn(InstId) -> Option<Source> + 'a {
+    move |i: InstId| match rbody.inst(i).kind {
+        OpKind::Parameter { number } => slots.get(number as usize).copied(),
+        OpKind::Constant { .. } => called.get(&(to_apply.0, i)).map(|&b| Source::Buffer(b)),
+        _ => None,
+    }
+}
+
+/// The reducer of a reduce with body `to_apply`: one op, or the body's
+/// nodes over `Var` slots 0 (accumulator) and 1 (element).
+fn reducer_of(
+    comp: &Computation,
+    plan: &Plan,
+    graph: &mut Graph,
+    to_apply: ComputationId,
+) -> Result<Reducer> {
+    let rbody = comp.body(to_apply);
+    Ok(match reducer_op(rbody) {
+        Some(op) => Reducer::Op(op),
+        None => {
+            let src = reducer_source(
+                rbody,
+                to_apply,
+                &plan.called_constants,
+                [Source::Var(0), Source::Var(1)],
+            );
+            let rctx = Ctx {
+                body_id: to_apply,
+                body: rbody,
+                source: &src,
+            };
+            Reducer::Body(graph.value(&rctx, rbody.root, vec![])?)
+        }
+    })
+}
+
 /// The kernel of a `reduce` step.
 fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Result<KernelSpec> {
     let body = comp.entry();
@@ -278,18 +321,16 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
     let x = graph.value(&ctx, x_inst, index)?;
     let init = graph.value(&ctx, init_inst, vec![])?;
     let rbody = comp.body(*to_apply);
-    let called = &plan.called_constants;
-    let reducer_ctx_source = |slots: [Source; 2]| {
-        move |i: InstId| match rbody.inst(i).kind {
-            OpKind::Parameter { number } => slots.get(number as usize).copied(),
-            OpKind::Constant { .. } => called.get(&(to_apply.0, i)).map(|&b| Source::Buffer(b)),
-            _ => None,
-        }
-    };
     let n_reduced = kept.iter().filter(|k| !**k).count();
     if n_reduced == 0 {
         // Nothing to fold over: out = reducer(init, x) elementwise.
-        let src = reducer_ctx_source([Source::Node(init), Source::Node(x)]);
+        let called = &plan.called_constants;
+        let src = reducer_source(
+            rbody,
+            *to_apply,
+            called,
+            [Source::Node(init), Source::Node(x)],
+        );
         let rctx = Ctx {
             body_id: *to_apply,
             body: rbody,
@@ -297,30 +338,19 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
         };
         let root = graph.value(&rctx, rbody.root, vec![])?;
         let nv = extents.len();
-        return Ok(KernelSpec {
+        return Ok(KernelSpec::single(
             graph,
-            order: (0..nv as Var).collect(),
-            partition: (nv > 0).then_some(0),
-            work: Work::Store {
+            (0..nv as Var).collect(),
+            (nv > 0).then_some(0),
+            Work::Store {
                 root,
                 out,
                 out_offset,
             },
             ty,
-        });
+        ));
     }
-    let reducer = match reducer_op(rbody) {
-        Some(op) => Reducer::Op(op),
-        None => {
-            let src = reducer_ctx_source([Source::Var(0), Source::Var(1)]);
-            let rctx = Ctx {
-                body_id: *to_apply,
-                body: rbody,
-                source: &src,
-            };
-            Reducer::Body(graph.value(&rctx, rbody.root, vec![])?)
-        }
-    };
+    let reducer = reducer_of(comp, plan, &mut graph, *to_apply)?;
     let nv = extents.len();
     let kept_vars: Vec<Var> = (0..nv).filter(|&v| kept[v]).map(|v| v as Var).collect();
     let red_vars: Vec<Var> = (0..nv).filter(|&v| !kept[v]).map(|v| v as Var).collect();
@@ -360,13 +390,416 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
             Some(partition),
         )
     };
-    Ok(KernelSpec {
-        graph,
-        order,
-        partition,
-        work,
-        ty,
+    Ok(KernelSpec::single(graph, order, partition, work, ty))
+}
+
+// ---------------------------------------------------------------------
+// Row groups
+// ---------------------------------------------------------------------
+
+/// The row space a reduce step can start a row group over: the dims of
+/// its input, the reduced ones all after the kept ones (size-1 dims
+/// aside), with at least one non-unit dim of each kind.
+struct RowSpace {
+    dims: Vec<i64>,
+    /// The reduced dims, sorted.
+    reduced: Vec<i64>,
+    /// The dims of one value per row (a reduce's result).
+    row_dims: Vec<i64>,
+}
+
+fn row_space(comp: &Computation, step: &Step) -> Option<RowSpace> {
+    let StepKind::Reduce { inst } = step.kind else {
+        return None;
+    };
+    let body = comp.entry();
+    let ri = body.inst(inst);
+    let OpKind::Reduce { dimensions, .. } = &ri.kind else {
+        return None;
+    };
+    let dims = body.inst(ri.operands[0]).shape.dims().to_vec();
+    if dims.contains(&0) {
+        return None;
+    }
+    let classes: Vec<bool> = (0..dims.len())
+        .filter(|&d| dims[d] != 1)
+        .map(|d| dimensions.contains(&(d as i64)))
+        .collect();
+    let first_reduced = classes.iter().position(|&r| r)?;
+    if first_reduced == 0 || classes[first_reduced..].iter().any(|&r| !r) {
+        return None;
+    }
+    let mut reduced = dimensions.clone();
+    reduced.sort_unstable();
+    Some(RowSpace {
+        dims,
+        reduced,
+        row_dims: ri.shape.dims().to_vec(),
     })
+}
+
+/// Whether `step` iterates `rs` as a pass: a reduce of an input of those
+/// dims over the same dims, a loop over exactly those dims, or a loop over
+/// the rows (one value per row, like a reduce's result: a *row pass*).
+fn joins(comp: &Computation, plan: &Plan, step: &Step, rs: &RowSpace) -> bool {
+    let body = comp.entry();
+    match step.kind {
+        StepKind::Reduce { inst } => {
+            let ri = body.inst(inst);
+            let OpKind::Reduce { dimensions, .. } = &ri.kind else {
+                return false;
+            };
+            let mut red = dimensions.clone();
+            red.sort_unstable();
+            body.inst(ri.operands[0]).shape.dims() == &rs.dims[..] && red == rs.reduced
+        }
+        StepKind::Loop { .. } => {
+            let d = plan.buffers[step.out].shape.dims();
+            d == &rs.dims[..] || d == &rs.row_dims[..]
+        }
+        _ => false,
+    }
+}
+
+/// The cost of recomputing `inst` (fused operands included), memoised.
+fn expr_cost(body: &Body, plan: &Plan, inst: InstId, memo: &mut Vec<Option<u64>>) -> u64 {
+    if let Some(c) = memo[inst.index()] {
+        return c;
+    }
+    let i = body.inst(inst);
+    let mut c = op_cost(&i.kind);
+    for &o in &i.operands {
+        if !plan.materialised.contains_key(&o) {
+            c = c.saturating_add(expr_cost(body, plan, o, memo));
+        }
+    }
+    memo[inst.index()] = Some(c);
+    c
+}
+
+/// The value worth keeping between the passes of `members`: fused into the
+/// last pass (a loop over the row space) and into an earlier one, of the
+/// last pass's shape and type, and costly (a transcendental) to recompute.
+/// The costliest such value wins; it is stored by the first pass that
+/// computes it into the last pass's output row.
+fn keep_candidate(comp: &Computation, plan: &Plan, members: &[Step]) -> Option<KeepPlan> {
+    let body = comp.entry();
+    let last = members.last()?;
+    let StepKind::Loop { .. } = last.kind else {
+        return None;
+    };
+    let out = &plan.buffers[last.out].shape;
+    let space = match members[0].kind {
+        StepKind::Reduce { inst } => body.inst(body.inst(inst).operands[0]).shape.dims(),
+        _ => return None,
+    };
+    // The last pass must cover the row space (not be a row pass), so that
+    // its output row can hold a value per element.
+    if out.element_type().is_pred() || out.dims() != space {
+        return None;
+    }
+    let mut memo = vec![None; body.instructions.len()];
+    let mut best: Option<(u64, InstId, usize)> = None;
+    for &c in &last.fused {
+        let shape = &body.inst(c).shape;
+        if shape.dims() != out.dims() || shape.element_type() != out.element_type() {
+            continue;
+        }
+        let Some(from) = members[..members.len() - 1]
+            .iter()
+            .position(|m| m.fused.contains(&c))
+        else {
+            continue;
+        };
+        let cost = expr_cost(body, plan, c, &mut memo);
+        if cost >= EXPENSIVE && best.is_none_or(|(bc, _, _)| cost >= bc) {
+            best = Some((cost, c, from));
+        }
+    }
+    best.map(|(_, inst, from)| KeepPlan {
+        inst,
+        from,
+        buf: last.out,
+    })
+}
+
+/// The passes of a row group built over one choice of loop variables.
+struct GroupBuild {
+    graph: Graph,
+    passes: Vec<Pass>,
+}
+
+/// Builds every pass of `members` at `index` (the row space's index in
+/// terms of the loop variables, which have `extents`; the first `n_kept`
+/// are the row loops). `None` when the members cannot share the loops:
+/// a pass reads an earlier pass's result anywhere but at the current
+/// element (for a loop's) or row (for a reduce's), or the kept value is
+/// not computed at the current element.
+fn build_group(
+    comp: &Computation,
+    plan: &Plan,
+    members: &[Step],
+    keep: Option<KeepPlan>,
+    extents: Vec<i64>,
+    index: &[Ix],
+    n_kept: usize,
+) -> Result<Option<GroupBuild>> {
+    let body = comp.entry();
+    let body_id = comp.entry_id();
+    let dims: Vec<i64> = body
+        .inst(match members[0].kind {
+            StepKind::Reduce { inst } => body.inst(inst).operands[0],
+            _ => return Ok(None),
+        })
+        .shape
+        .dims()
+        .to_vec();
+    let strides = row_major_strides(&dims);
+    let mut full = Ix::constant(0);
+    for (ix, s) in index.iter().zip(&strides) {
+        full = full.add(&ix.scale(*s));
+    }
+    // The index and offset of one value per row (the kept dims).
+    let StepKind::Reduce { inst: first } = members[0].kind else {
+        return Ok(None);
+    };
+    let OpKind::Reduce {
+        dimensions: red, ..
+    } = &body.inst(first).kind
+    else {
+        return Ok(None);
+    };
+    let row_index: Vec<Ix> = (0..dims.len())
+        .filter(|d| !red.contains(&(*d as i64)))
+        .map(|d| index[d].clone())
+        .collect();
+    let row_dims = body.inst(first).shape.dims().to_vec();
+    let mut row_offset = Ix::constant(0);
+    for (ix, s) in row_index.iter().zip(&row_major_strides(&row_dims)) {
+        row_offset = row_offset.add(&ix.scale(*s));
+    }
+    let mut graph = Graph::new(extents);
+    let mut passes = Vec::with_capacity(members.len());
+    // Where each buffer written in the group may be read: (buffer, offset).
+    let mut written: Vec<(usize, Ix)> = Vec::new();
+    for (m, step) in members.iter().enumerate() {
+        let keep_here = keep.filter(|k| m > k.from);
+        let source = |i: InstId| match keep_here {
+            Some(k) if k.inst == i => Some(Source::Buffer(k.buf)),
+            _ => plan.materialised.get(&i).map(|&b| Source::Buffer(b)),
+        };
+        let ctx = Ctx {
+            body_id,
+            body,
+            source: &source,
+        };
+        graph.forget_instructions();
+        let mut row_only = false;
+        let (work, ty, out_offset) = match step.kind {
+            StepKind::Loop { root } => {
+                let out_shape = &plan.buffers[step.out].shape;
+                row_only = out_shape.dims() != &dims[..];
+                let (at, offset) = if row_only {
+                    (row_index.clone(), row_offset.clone())
+                } else {
+                    (index.to_vec(), full.clone())
+                };
+                let node = graph.build(&ctx, root, at)?;
+                (
+                    Work::Store {
+                        root: node,
+                        out: step.out,
+                        out_offset: offset.clone(),
+                    },
+                    out_shape.element_type(),
+                    offset,
+                )
+            }
+            StepKind::Reduce { inst } => {
+                let ri = body.inst(inst);
+                let OpKind::Reduce {
+                    dimensions,
+                    to_apply,
+                } = &ri.kind
+                else {
+                    return Ok(None);
+                };
+                let x = graph.value(&ctx, ri.operands[0], index.to_vec())?;
+                let init = graph.value(&ctx, ri.operands[1], vec![])?;
+                let reducer = reducer_of(comp, plan, &mut graph, *to_apply)?;
+                let out_strides = row_major_strides(ri.shape.dims());
+                let mut out_offset = Ix::constant(0);
+                let kept_dims = (0..dims.len()).filter(|d| !dimensions.contains(&(*d as i64)));
+                for (pos, d) in kept_dims.enumerate() {
+                    out_offset = out_offset.add(&index[d].scale(out_strides[pos]));
+                }
+                (
+                    Work::Row {
+                        x,
+                        init,
+                        reducer,
+                        out: step.out,
+                        out_offset: out_offset.clone(),
+                        first_reduced: n_kept,
+                    },
+                    ri.shape.element_type(),
+                    out_offset,
+                )
+            }
+            _ => return Ok(None),
+        };
+        let mut keeps = Vec::new();
+        if let Some(k) = keep
+            && k.from == m
+        {
+            let Some(node) = graph.built(body_id, k.inst, index) else {
+                return Ok(None);
+            };
+            keeps.push(Keep {
+                node,
+                buf: k.buf,
+                offset: full.clone(),
+                ty: body.inst(k.inst).shape.element_type(),
+            });
+            written.push((k.buf, full.clone()));
+        }
+        written.push((step.out, out_offset));
+        passes.push(Pass {
+            work,
+            ty,
+            keep: keeps,
+            row_only,
+        });
+    }
+    // Every read of a buffer the group writes is at the element (or row)
+    // the current pass is at, which an earlier pass of the same thread has
+    // finished.
+    for node in &graph.nodes {
+        if let crate::graph::Node::Load { buf, offset, .. } = node
+            && let Some((_, want)) = written.iter().find(|(b, _)| b == buf)
+            && offset != want
+        {
+            return Ok(None);
+        }
+    }
+    Ok(Some(GroupBuild { graph, passes }))
+}
+
+/// The kernel of a row group (`None` if `members` cannot be one): loop
+/// variables as in a reduce (row variables first), merged where every
+/// access allows it, then one pass per member.
+fn row_group_spec(
+    comp: &Computation,
+    plan: &Plan,
+    members: &[Step],
+    keep: Option<KeepPlan>,
+) -> Result<Option<KernelSpec>> {
+    let Some(rs) = members.first().and_then(|m| row_space(comp, m)) else {
+        return Ok(None);
+    };
+    let dims: Vec<usize> = (0..rs.dims.len()).filter(|&d| rs.dims[d] != 1).collect();
+    let extents: Vec<i64> = dims.iter().map(|&d| rs.dims[d]).collect();
+    let class: Vec<bool> = dims
+        .iter()
+        .map(|&d| rs.reduced.contains(&(d as i64)))
+        .collect();
+    let n_kept = class.iter().filter(|&&r| !r).count();
+    let index = dim_index(&rs.dims, &dims, &extents, &[]);
+    let Some(mut gb) = build_group(comp, plan, members, keep, extents.clone(), &index, n_kept)?
+    else {
+        return Ok(None);
+    };
+    // Merge adjacent row (or element) variables that stride as one.
+    let mut offsets: Vec<&Ix> = Vec::new();
+    for p in &gb.passes {
+        offsets.push(match &p.work {
+            Work::Store { out_offset, .. }
+            | Work::Row { out_offset, .. }
+            | Work::Col { out_offset, .. } => out_offset,
+        });
+        offsets.extend(p.keep.iter().map(|k| &k.offset));
+    }
+    let groups = merge_groups(&gb.graph, &offsets, &extents, Some(&class));
+    let mut n_rows = n_kept;
+    if groups.len() < extents.len() {
+        let new_extents: Vec<i64> = groups
+            .iter()
+            .map(|g| g.iter().map(|&v| extents[v]).product())
+            .collect();
+        n_rows = groups.iter().filter(|g| !class[g[0]]).count();
+        let index = dim_index(&rs.dims, &dims, &new_extents, &groups);
+        match build_group(comp, plan, members, keep, new_extents, &index, n_rows)? {
+            Some(b) => gb = b,
+            None => return Ok(None),
+        }
+    }
+    let nv = gb.graph.extents.len();
+    if n_rows == 0 || n_rows >= nv {
+        return Ok(None);
+    }
+    Ok(Some(KernelSpec {
+        graph: gb.graph,
+        order: (0..nv as Var).collect(),
+        partition: Some(0),
+        passes: gb.passes,
+        row_depth: Some(n_rows),
+    }))
+}
+
+/// Replaces runs of steps that can share a row loop by row-group steps:
+/// a reduce over the innermost dims of a row space, then every following
+/// reduce over the same dims of the same space and loop over that space,
+/// as long as each reads the earlier ones' results only at its own row
+/// (and element). Softmax's max, sum and divide become one kernel that
+/// reads each row from memory once and computes `exp` once.
+pub(crate) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()> {
+    let body = comp.entry();
+    let steps = std::mem::take(&mut plan.steps);
+    let mut out = Vec::with_capacity(steps.len());
+    let mut i = 0;
+    while i < steps.len() {
+        if let Some(rs) = row_space(comp, &steps[i]) {
+            let mut best: Option<(usize, Option<KeepPlan>)> = None;
+            let mut j = i + 1;
+            while j < steps.len() && joins(comp, plan, &steps[j], &rs) {
+                let members = &steps[i..=j];
+                let mut keep = keep_candidate(comp, plan, members);
+                if keep.is_some() && row_group_spec(comp, plan, members, keep)?.is_none() {
+                    keep = None;
+                }
+                if keep.is_none() && row_group_spec(comp, plan, members, None)?.is_none() {
+                    break;
+                }
+                best = Some((j, keep));
+                j += 1;
+            }
+            if let Some((end, keep)) = best {
+                let mut passes: Vec<Step> = steps[i..=end].to_vec();
+                if let Some(k) = keep {
+                    // Later passes load the kept value: it is not fused there.
+                    for p in passes.iter_mut().skip(k.from + 1) {
+                        let roots: Vec<InstId> = match p.kind {
+                            StepKind::Loop { root } => body.inst(root).operands.clone(),
+                            StepKind::Reduce { inst } => body.inst(inst).operands.clone(),
+                            _ => continue,
+                        };
+                        p.fused = plan.fused_under_except(body, &roots, Some(k.inst));
+                    }
+                }
+                out.push(Step {
+                    out: steps[end].out,
+                    kind: StepKind::RowGroup { passes, keep },
+                    fused: vec![],
+                });
+                i = end + 1;
+                continue;
+            }
+        }
+        out.push(steps[i].clone());
+        i += 1;
+    }
+    plan.steps = out;
+    Ok(())
 }
 
 /// The spec of every step, in order (`None` for steps with nothing to
@@ -399,6 +832,10 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Lo
             Lowered::Loop(dot_copy_spec(comp, plan, step.out, *source, groups)?)
         }
         StepKind::Reduce { inst } => Lowered::Loop(reduce_spec(comp, plan, step.out, *inst)?),
+        StepKind::RowGroup { passes, keep } => match row_group_spec(comp, plan, passes, *keep)? {
+            Some(spec) => Lowered::Loop(spec),
+            None => return Err(backend("a row group no longer lowers as one")),
+        },
         StepKind::Dot {
             inst,
             lhs,

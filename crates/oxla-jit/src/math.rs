@@ -26,7 +26,11 @@
 //!   P(r)` approximates `e^r - 1` (Cephes' 6-term `P` for f32, the Taylor
 //!   series to `r^13` for f64); then multiply by `2^n1` and `2^n2` with `n1 +
 //!   n2 = n`, so that results just below overflow and in the subnormal range
-//!   are scaled without an intermediate overflow and rounded once.
+//!   are scaled without an intermediate overflow and rounded once. Vectors
+//!   whose every lane has `|x| <= 86.9` (f32; 708 for f64) skip the clamp
+//!   and scale by adding `n` to the exponent field (exact there, same bits);
+//!   any other vector (NaN, infinities, the edges of the range) takes the
+//!   full path in a cold block.
 //! - **expm1**: the same reduction; `2^n p(r) + (2^n - 1)` while `2^n - 1` is
 //!   exact, `exp` beyond that, and `x` itself for `x = ±0`.
 //! - **log**: subnormal inputs are first scaled by `2^23` (`2^54`); the bits
@@ -62,6 +66,11 @@
 //! then an add otherwise (Cranelift would turn each `fma` lane into a libcall);
 //! both variants are tested against the same bounds.
 //!
+//! Vector constants are loads from the process-wide constant pool
+//! (`cpool`) addressed from a base the caller passes (`cbase`, loop-variant
+//! in the JIT's vector loops), so they are not hoisted into the 16 xmm
+//! registers and spilled, but folded into the instructions that use them.
+//!
 //! # Using it
 //!
 //! Call [`MathLib::register_symbols`] on the `JITBuilder` before building the
@@ -70,7 +79,8 @@
 //! [`MathLib::handles_binary`] accepts. `sin` and `cos` add blocks (a cold
 //! call path and a merge block): after `emit_unary` returns, the builder is
 //! positioned in a new block, which the caller simply continues. Values
-//! defined before the call remain usable after it.
+//! defined before the call remain usable after it. The vector `exp` (and
+//! `logistic`, which uses it) does the same.
 
 #![allow(
     clippy::excessive_precision,
@@ -349,7 +359,10 @@ impl MathLib {
     }
 
     /// Emits `op(x)` at the builder's position and returns the result, of the
-    /// type of `x`. `sin` and `cos` leave the builder in a new block.
+    /// type of `x`. `sin`, `cos` and the vector `exp`/`logistic` leave the
+    /// builder in a new block. `cbase`, if given, is the base address of the
+    /// constant pool to read vector constants from (see `cpool`); without
+    /// it they are splatted constants.
     ///
     /// # Panics
     ///
@@ -360,6 +373,7 @@ impl MathLib {
         fb: &mut FunctionBuilder,
         op: UnaryOp,
         x: Value,
+        cbase: Option<Value>,
     ) -> Value {
         let ty = fb.func.dfg.value_type(x);
         assert!(
@@ -369,14 +383,14 @@ impl MathLib {
         );
         let fma = self.has_fma;
         match op {
-            UnaryOp::Exp => Em { fb, ty, fma }.exp(x),
-            UnaryOp::Expm1 => Em { fb, ty, fma }.expm1(x),
-            UnaryOp::Log => Em { fb, ty, fma }.log(x),
-            UnaryOp::Log1p => Em { fb, ty, fma }.log1p(x),
-            UnaryOp::Tanh => Em { fb, ty, fma }.tanh(x),
-            UnaryOp::Logistic => Em { fb, ty, fma }.logistic(x),
-            UnaryOp::Sin => self.sin_cos(module, fb, false, x),
-            UnaryOp::Cos => self.sin_cos(module, fb, true, x),
+            UnaryOp::Exp => Em { fb, ty, fma, cbase }.exp(x),
+            UnaryOp::Expm1 => Em { fb, ty, fma, cbase }.expm1(x),
+            UnaryOp::Log => Em { fb, ty, fma, cbase }.log(x),
+            UnaryOp::Log1p => Em { fb, ty, fma, cbase }.log1p(x),
+            UnaryOp::Tanh => Em { fb, ty, fma, cbase }.tanh(x),
+            UnaryOp::Logistic => Em { fb, ty, fma, cbase }.logistic(x),
+            UnaryOp::Sin => self.sin_cos(module, fb, false, x, cbase),
+            UnaryOp::Cos => self.sin_cos(module, fb, true, x, cbase),
             UnaryOp::Neg
             | UnaryOp::Abs
             | UnaryOp::Sign
@@ -468,6 +482,7 @@ impl MathLib {
         fb: &mut FunctionBuilder,
         cos: bool,
         x: Value,
+        cbase: Option<Value>,
     ) -> Value {
         let ty = fb.func.dfg.value_type(x);
         let f64 = ty.lane_type() == types::F64;
@@ -481,6 +496,7 @@ impl MathLib {
                 fb: &mut *fb,
                 ty,
                 fma: self.has_fma,
+                cbase,
             };
             let ax = e.fb.ins().fabs(x);
             let lim = e.c(limit);
@@ -516,6 +532,7 @@ impl MathLib {
                 fb: &mut *fb,
                 ty,
                 fma: self.has_fma,
+                cbase,
             };
             if f64 {
                 e.sin_cos_f64(x, cos)
@@ -668,6 +685,10 @@ struct Em<'a, 'b> {
     fb: &'a mut FunctionBuilder<'b>,
     ty: Type,
     fma: bool,
+    /// The base address of vector constants (see `cpool`): a value the
+    /// caller keeps loop-variant in vector loops, so that constant loads
+    /// are not hoisted but folded into their one use.
+    cbase: Option<Value>,
 }
 
 impl<'b> Em<'_, 'b> {
@@ -677,6 +698,7 @@ impl<'b> Em<'_, 'b> {
             fb: &mut *self.fb,
             ty,
             fma: self.fma,
+            cbase: self.cbase,
         }
     }
 
@@ -706,8 +728,32 @@ impl<'b> Em<'_, 'b> {
         }
     }
 
+    /// A vector constant of type `ty` with every lane `bits`, as a load
+    /// from the constant pool at its use (see `cpool`: it then becomes a
+    /// memory operand instead of a register held across the loop).
+    fn pooled(&mut self, ty: Type, bits: u64) -> Option<Value> {
+        let base = self.cbase?;
+        let off = crate::cpool::offset_of(crate::cpool::splat_bits(bits, ty.lane_bits()))?;
+        let flags = MemFlagsData::new()
+            .with_notrap()
+            .with_aligned()
+            .with_readonly()
+            .with_can_move();
+        Some(self.fb.ins().load(ty, flags, base, off))
+    }
+
     /// A float constant (rounded to f32 for f32 lanes).
     fn c(&mut self, v: f64) -> Value {
+        if self.ty.is_vector() {
+            let bits = if self.is_f64() {
+                v.to_bits()
+            } else {
+                u64::from((v as f32).to_bits())
+            };
+            if let Some(k) = self.pooled(self.ty, bits) {
+                return k;
+            }
+        }
         let s = if self.is_f64() {
             self.fb.ins().f64const(v)
         } else {
@@ -724,6 +770,11 @@ impl<'b> Em<'_, 'b> {
     fn ci(&mut self, v: i64) -> Value {
         let ity = self.ity();
         let lane = ity.lane_type();
+        if ity.is_vector()
+            && let Some(k) = self.pooled(ity, v as u64)
+        {
+            return k;
+        }
         let s = if lane == types::I32 {
             self.fb.ins().iconst(types::I32, i64::from(v as u32))
         } else {
@@ -913,7 +964,75 @@ impl<'b> Em<'_, 'b> {
         self.float_of(e)
     }
 
+    /// `exp`: for vectors whose every lane is well inside the normal
+    /// range, a short path; otherwise (and for scalars) the full one.
     fn exp(&mut self, x: Value) -> Value {
+        if self.ty.is_vector() {
+            self.exp_vector(x)
+        } else {
+            self.exp_full(x)
+        }
+    }
+
+    /// The vector `exp` with a fast path. When every lane has `|x| <=`
+    /// 86.9 (f32) / 708 (f64), `n = round(x / ln 2)` is within
+    /// `[-125, 127]` (`[-1021, 1022]`) and `e^r` within `[0.70, 1.42]`, so
+    /// `e^r 2^n` is normal and finite: no clamp is needed, and the scaling
+    /// is exact as an integer add of `n` to the exponent field (`n << mant`
+    /// is `bits(t) << mant`: the rounding constant's bits shift out). That
+    /// gives the same bits as the full path's two exact multiplies, which a
+    /// cold block runs for any other vector (NaN, infinities, overflow and
+    /// the subnormal range).
+    fn exp_vector(&mut self, x: Value) -> Value {
+        let ty = self.ty;
+        let (limit, mant) = if self.is_f64() {
+            (708.0, F64_LAYOUT.mant)
+        } else {
+            (86.9, F32_LAYOUT.mant)
+        };
+        // |x| as a mask with a pooled constant (one `andps`), then "any
+        // lane beyond the limit or NaN" (one compare and a `ptest`).
+        let abs_mask = if self.is_f64() {
+            i64::MAX
+        } else {
+            i64::from(i32::MAX)
+        };
+        let xb = self.bits(x);
+        let m = self.ci(abs_mask);
+        let axb = self.fb.ins().band(xb, m);
+        let ax = self.float_of(axb);
+        let bad = self.cmpc(FloatCC::UnorderedOrGreaterThan, ax, limit);
+        let any = self.fb.ins().vany_true(bad);
+        let fast = self.fb.create_block();
+        let slow = self.fb.create_block();
+        let merge = self.fb.create_block();
+        let result = self.fb.append_block_param(merge, ty);
+        self.fb.ins().brif(any, slow, &[], fast, &[]);
+        self.fb.seal_block(fast);
+        self.fb.seal_block(slow);
+
+        self.fb.switch_to_block(slow);
+        self.fb.set_cold_block(slow);
+        let r = self.exp_full(x);
+        self.fb.ins().jump(merge, &[BlockArg::Value(r)]);
+
+        self.fb.switch_to_block(fast);
+        let (t, _n, r) = self.exp_reduce(x);
+        let p = self.expm1_poly(r);
+        let y = self.addc(p, 1.0);
+        let tb = self.bits(t);
+        let scale = self.shl(tb, mant);
+        let yb = self.bits(y);
+        let e = self.fb.ins().iadd(yb, scale);
+        let e = self.float_of(e);
+        self.fb.ins().jump(merge, &[BlockArg::Value(e)]);
+
+        self.fb.switch_to_block(merge);
+        self.fb.seal_block(merge);
+        result
+    }
+
+    fn exp_full(&mut self, x: Value) -> Value {
         // Past these, exp is inf or 0 (after rounding) in the type.
         let (hi, lo) = if self.is_f64() {
             (710.0, -746.0)
@@ -1452,7 +1571,8 @@ mod tests {
                 }
                 let y = match kernel {
                     Kernel::Unary(op) => {
-                        self.lib.emit_unary(&mut self.module, &mut fb, op, args[0])
+                        self.lib
+                            .emit_unary(&mut self.module, &mut fb, op, args[0], None)
                     }
                     Kernel::Binary(op) => {
                         self.lib
@@ -1804,6 +1924,105 @@ mod tests {
         announce_sweep(op.name());
         check_unary::<f32>(op);
         check_unary::<f64>(op);
+    }
+
+    /// The vector `exp` takes a short path when all lanes are in range and
+    /// the full one otherwise; both must give the scalar's bits, whatever
+    /// the neighbouring lanes (so results do not depend on alignment).
+    #[test]
+    fn vector_exp_paths_give_the_scalar_bits() {
+        let mut base32: Vec<f32> = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            86.8,
+            86.9,
+            86.90001,
+            87.0,
+            88.3,
+            88.72,
+            88.73,
+            89.0,
+            -86.8,
+            -86.9,
+            -86.90001,
+            -87.3,
+            -87.4,
+            -100.0,
+            -103.9,
+            -104.0,
+            -105.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1e-30,
+            -1e-45,
+            3.5,
+            -20.0,
+        ];
+        for k in 0..400 {
+            base32.push(-110.0 + k as f32 * 0.55);
+        }
+        let mut base64: Vec<f64> = vec![
+            0.0,
+            -0.0,
+            1.0,
+            707.9,
+            708.0,
+            708.00001,
+            709.7,
+            709.8,
+            710.0,
+            -707.9,
+            -708.0,
+            -708.1,
+            -745.1,
+            -745.2,
+            -746.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for k in 0..400 {
+            base64.push(-760.0 + k as f64 * 3.7);
+        }
+        // Every value next to every other one in a vector.
+        let mix32: Vec<f32> = (0..base32.len() * 4)
+            .map(|i| base32[(i * 7 + i / 4) % base32.len()])
+            .collect();
+        let mix64: Vec<f64> = (0..base64.len() * 4)
+            .map(|i| base64[(i * 5 + i / 4) % base64.len()])
+            .collect();
+        for fma in Harness::fma_modes() {
+            let mut h = Harness::new(fma);
+            let (s, v) = (
+                h.compile(Kernel::Unary(UnaryOp::Exp), types::F32),
+                h.compile(Kernel::Unary(UnaryOp::Exp), types::F32X4),
+            );
+            for (x, (a, b)) in mix32
+                .iter()
+                .zip(run_unary(s, &mix32).into_iter().zip(run_unary(v, &mix32)))
+            {
+                assert!(
+                    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                    "exp({x}): {a} vs {b}"
+                );
+            }
+            let (s, v) = (
+                h.compile(Kernel::Unary(UnaryOp::Exp), types::F64),
+                h.compile(Kernel::Unary(UnaryOp::Exp), types::F64X2),
+            );
+            for (x, (a, b)) in mix64
+                .iter()
+                .zip(run_unary(s, &mix64).into_iter().zip(run_unary(v, &mix64)))
+            {
+                assert!(
+                    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                    "exp({x}): {a} vs {b}"
+                );
+            }
+        }
     }
 
     #[test]

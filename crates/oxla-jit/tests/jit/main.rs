@@ -7,5 +7,6 @@ mod fusion;
 mod ops;
 mod random;
 mod reduce_dot;
+mod rowgroup;
 mod shapes;
 mod threads;

@@ -66,3 +66,52 @@ fn one_executable_runs_on_many_threads_at_once() {
         }
     });
 }
+
+#[test]
+fn recycled_outputs_are_reused_and_overwritten() {
+    // Large (huge-page advice, pool) and small outputs, f32 and pred, from
+    // many threads at once: every result is complete and right whether its
+    // storage is fresh or handed back.
+    let x = sh(ElementType::F32, &[300, 257]);
+    let v = sh(ElementType::F32, &[257]);
+    let (mut b, p) = builder("recycle", &[x.clone(), v.clone()]);
+    let y = b.sub(p[0], p[1], &[1]).expect("sub");
+    let comp = b.build(y).expect("build");
+    let exe = oxla_jit::compile(&comp).expect("compile");
+    let args = [values(&x, 1), values(&v, 2)];
+    let refs: Vec<&Literal> = args.iter().collect();
+    let want = oxla_interp::evaluate(&comp, &refs).expect("evaluate");
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (exe, refs, want) = (&exe, &refs, &want);
+            s.spawn(move || {
+                for k in 0..6 {
+                    let got = exe.run(refs).expect("run");
+                    assert!(difference(&got, want, Tol::Exact).is_none());
+                    if (t + k) % 3 != 0 {
+                        exe.recycle(got);
+                    }
+                }
+            });
+        }
+    });
+    // Other shapes, scalars and junk are ignored.
+    exe.recycle(Literal::scalar(1f32));
+    exe.recycle(Literal::from_vec(&[3], vec![1i32, 2, 3]).expect("lit"));
+    exe.recycle(Literal::tuple(vec![]));
+    let got = exe.run(&refs).expect("run");
+    assert!(difference(&got, &want, Tol::Exact).is_none());
+    // A caller's own literal of the right shape is fine too: fully overwritten.
+    let junk = literal_from(&x, |_| f64::NAN, |_| 0);
+    exe.recycle(junk);
+    let got = exe.run(&refs).expect("run");
+    assert!(difference(&got, &want, Tol::Exact).is_none());
+
+    // A tuple result (with a pred element and a duplicate leaf): run only.
+    let (mut b, p) = builder("tuple", &[x.clone(), v.clone()]);
+    let y = b.sub(p[0], p[1], &[1]).expect("sub");
+    let g = b.gt(p[0], p[1], &[1]).expect("gt");
+    let t = b.tuple(&[y, g, y]).expect("t");
+    let comp = b.build(t).expect("build");
+    check(&comp, &[values(&x, 3), edges(&v, 1, 1)]);
+}
