@@ -49,6 +49,16 @@ impl Compiled<'_> {
         }
     }
 
+    /// Runs, allocating the output, then hands the output's storage back for
+    /// the next run (the JIT's `recycle`; the interpreter just drops it).
+    pub fn run_recycled(&self, args: &[&Literal]) -> Result<()> {
+        let out = self.run(args)?;
+        if let Compiled::Jit(e) = self {
+            e.recycle(out);
+        }
+        Ok(())
+    }
+
     /// Whether the backend can write into a caller-provided output.
     pub fn has_run_into(&self) -> bool {
         matches!(self, Compiled::Jit(_))

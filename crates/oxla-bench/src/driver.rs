@@ -73,6 +73,8 @@ pub struct Row {
     pub run: Stats,
     /// Into a caller-provided output, where the backend has that path.
     pub run_into: Option<Stats>,
+    /// `run` whose output is handed back with `recycle` after each call.
+    pub run_recycled: Option<Stats>,
     /// The baselines, in the order of `baseline_names`.
     pub baselines: Vec<Stats>,
     /// Names of the baselines.
@@ -139,6 +141,7 @@ pub fn run(opts: &Options) -> oxla::Result<Vec<Row>> {
         let has_into = exe.has_run_into();
         if has_into {
             calls.push(Box::new(|| exe.run_into(&args, &mut out)));
+            calls.push(Box::new(|| exe.run_recycled(&args)));
         }
         let stats = interleaved(&mut calls, opts.rounds, opts.min_round)?;
         rows.push(Row {
@@ -147,6 +150,7 @@ pub fn run(opts: &Options) -> oxla::Result<Vec<Row>> {
             compile: compiles[compiles.len() / 2],
             run: stats[nb],
             run_into: has_into.then(|| stats[nb + 1]),
+            run_recycled: has_into.then(|| stats[nb + 2]),
             baselines: stats[..nb].to_vec(),
             baseline_names: names,
             bytes: w.bytes,
@@ -164,8 +168,8 @@ pub fn table(rows: &[Row], opts: &Options) -> String {
         opts.rounds,
         opts.min_round.as_millis()
     );
-    s.push_str("| W | workload | compile | run (allocating) | GB/s | run_into | GB/s | baseline | baseline GB/s | run_into / baseline |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| W | workload | compile | run (allocating) | GB/s | run + recycle | run_into | GB/s | baseline | baseline GB/s | run_into / baseline |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         let into = r
             .run_into
@@ -186,17 +190,19 @@ pub fn table(rows: &[Row], opts: &Options) -> String {
                 (
                     format!("| {} | {} | {} |", r.id, r.description, fmt_time(r.compile)),
                     format!(
-                        " {} [{}–{}] | {:.1} | {} | {} |",
+                        " {} [{}–{}] | {:.1} | {} | {} | {} |",
                         fmt_time(r.run.median),
                         fmt_time(r.run.min),
                         fmt_time(r.run.max),
                         gbps(r.bytes, r.run.median),
+                        r.run_recycled
+                            .map_or("n/a".to_string(), |st| fmt_time(st.median)),
                         into.0,
                         into.1
                     ),
                 )
             } else {
-                ("| | | |".to_string(), " | | | |".to_string())
+                ("| | | |".to_string(), " | | | | |".to_string())
             };
             let ratio = if name.starts_with("naive") {
                 format!("{:.1}x faster", b.median / best)
