@@ -74,7 +74,10 @@ fn check_axis(shape: &Shape, axis: i64, what: &str) -> Result<()> {
     if axis < 0 || axis as usize >= shape.rank() {
         return Err(Error::InvalidOp {
             op: what.into(),
-            message: format!("axis {axis} is out of range for {shape} (rank {}).", shape.rank()),
+            message: format!(
+                "axis {axis} is out of range for {shape} (rank {}).",
+                shape.rank()
+            ),
         });
     }
     Ok(())

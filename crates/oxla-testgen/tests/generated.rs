@@ -55,7 +55,10 @@ fn model_and_shape_inference_agree_on_random_shapes() {
         }
     }
     // Both sides of the rule were exercised.
-    assert!(valid > n / 10 && invalid > n / 10, "valid {valid}, invalid {invalid}");
+    assert!(
+        valid > n / 10 && invalid > n / 10,
+        "valid {valid}, invalid {invalid}"
+    );
 }
 
 #[test]
@@ -80,7 +83,11 @@ fn invalid_binary_ops_are_refused_with_an_error() {
             Ok(s) => panic!("{label}: {op}({lhs}, {rhs}) with {dims:?} accepted as {s}"),
         }
     }
-    assert_eq!(labels.len(), 7, "every kind of invalid program was tried: {labels:?}");
+    assert_eq!(
+        labels.len(),
+        7,
+        "every kind of invalid program was tried: {labels:?}"
+    );
 }
 
 #[test]
@@ -99,7 +106,20 @@ fn generated_programs_are_accepted_and_evaluate() {
         }
     }
     // The generator reaches every kind of op it knows.
-    for needed in ["add", "compare", "convert", "select", "broadcast", "reduce", "pad", "dot", "transpose"] {
-        assert!(ops.contains_key(needed), "never generated {needed}: {ops:?}");
+    for needed in [
+        "add",
+        "compare",
+        "convert",
+        "select",
+        "broadcast",
+        "reduce",
+        "pad",
+        "dot",
+        "transpose",
+    ] {
+        assert!(
+            ops.contains_key(needed),
+            "never generated {needed}: {ops:?}"
+        );
     }
 }

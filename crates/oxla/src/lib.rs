@@ -25,7 +25,6 @@ pub mod npy;
 
 pub use oxla_client::{numpy, tml};
 pub use oxla_interp::evaluate;
-pub use oxla_jit::{Executable, compile, fusion_text};
 pub use oxla_ir::{
     ArrayData, BinaryOp, Builder, ComparisonDirection, Computation, DotDimensionNumbers,
     ElementType, Error, Literal, NativeType, Op, PadDim, Result, Shape, UnaryOp, VerifierProblem,
@@ -33,3 +32,4 @@ pub use oxla_ir::{
 pub use oxla_ir::{
     composite, diagnostic, ir, parse_hlo_module, parser, passes, printer, shape_inference, verifier,
 };
+pub use oxla_jit::{Executable, compile, fusion_text};

@@ -8,7 +8,10 @@ use oxla::{Builder, ElementType::F32, Literal, Shape};
 fn close(got: &[f32], want: &[f32], tol: f32) {
     assert_eq!(got.len(), want.len());
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!((g - w).abs() <= tol * (1.0 + w.abs()), "element {i}: got {g}, want {w}");
+        assert!(
+            (g - w).abs() <= tol * (1.0 + w.abs()),
+            "element {i}: got {g}, want {w}"
+        );
     }
 }
 
@@ -93,7 +96,11 @@ fn softmax_over_columns_uses_the_other_mapping() {
         let (a, d) = (X[c], X[4 + c]);
         let m = a.max(d);
         let s = (a - m).exp() + (d - m).exp();
-        close(&[got[c], got[4 + c]], &[(a - m).exp() / s, (d - m).exp() / s], 1e-6);
+        close(
+            &[got[c], got[4 + c]],
+            &[(a - m).exp() / s, (d - m).exp() / s],
+            1e-6,
+        );
     }
 }
 
@@ -142,10 +149,16 @@ fn gelu_matches_the_tanh_approximation() {
 #[test]
 fn composites_refuse_integers_and_bad_axes() {
     let mut b = Builder::new("bad");
-    let i = b.parameter(0, Shape::new(oxla::ElementType::S32, &[2, 4]), "i").unwrap();
+    let i = b
+        .parameter(0, Shape::new(oxla::ElementType::S32, &[2, 4]), "i")
+        .unwrap();
     let f = b.parameter(1, Shape::new(F32, &[2, 4]), "f").unwrap();
     let e = composite::softmax(&mut b, i, 1).unwrap_err();
     assert!(e.to_string().contains("s32[2,4]"), "{e}");
     let e = composite::softmax(&mut b, f, 2).unwrap_err();
-    assert!(e.to_string().contains("axis 2 is out of range for f32[2,4]"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("axis 2 is out of range for f32[2,4]"),
+        "{e}"
+    );
 }
