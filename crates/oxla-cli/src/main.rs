@@ -429,12 +429,14 @@ fn cmd_run(p: &Parsed) -> Result<(), CliError> {
     let args = arguments(p, &comp)?;
     let refs: Vec<&Literal> = args.iter().collect();
     let result = if p.flag("compare") {
+        note("running the reference interpreter ...");
         let expected = backend::prepare(Backend::Interp, &comp)?.run(&refs)?;
         let other = if backend == Backend::Interp {
             Backend::Jit
         } else {
             backend
         };
+        note(&format!("running the {other} backend ..."));
         let actual = backend::prepare(other, &comp)?.run(&refs)?;
         let report = compare::compare(&actual, &expected).map_err(CliError::Failure)?;
         let summary = format!(
@@ -596,11 +598,21 @@ fn cmd_bench(p: &Parsed) -> Result<(), CliError> {
         runner.run(&refs)?;
     }
     let mut times: Vec<Duration> = Vec::with_capacity(iterations);
-    for _ in 0..iterations {
+    // Progress on stderr once the loop has taken more than a second, then
+    // at most once a second.
+    let started = Instant::now();
+    let mut last_progress = started;
+    for k in 0..iterations {
         let t = Instant::now();
         let out = runner.run(&refs)?;
         times.push(t.elapsed());
         output_bytes = inputs::byte_size(out.shape());
+        if started.elapsed() > Duration::from_secs(1)
+            && last_progress.elapsed() >= Duration::from_secs(1)
+        {
+            last_progress = Instant::now();
+            note(&format!("  {} of {iterations} iterations", k + 1));
+        }
     }
     times.sort();
     let median = if iterations % 2 == 1 {
