@@ -262,6 +262,13 @@ fn jit_backend_compare_and_bench() {
         all.contains("compare jit with interp: 0 of 35 element(s) outside tolerance"),
         "{all}"
     );
+    // Each stage says what it is running.
+    assert!(
+        stderr(&o).contains("running the reference interpreter ...")
+            && stderr(&o).contains("running the jit backend ..."),
+        "{}",
+        stderr(&o)
+    );
     let o = oxla(&["bench", m, "--backend", "jit", "--iterations", "3"]);
     expect_status(&o, 0);
     assert!(stdout(&o).contains("backend jit"), "{}", stdout(&o));
