@@ -143,30 +143,7 @@ fn check_compares(x: &Literal, y: &Literal, expected: [&[bool]; 6]) {
 /// `op(x)` elementwise.
 #[track_caller]
 fn check_unary(op: UnaryOp, x: Literal, expected: Literal) {
-    check(
-        &[&x],
-        |b, p| match op {
-            UnaryOp::Neg => b.neg(p[0]),
-            UnaryOp::Abs => b.abs(p[0]),
-            UnaryOp::Sign => b.sign(p[0]),
-            UnaryOp::Exp => b.exp(p[0]),
-            UnaryOp::Expm1 => b.expm1(p[0]),
-            UnaryOp::Log => b.log(p[0]),
-            UnaryOp::Log1p => b.log1p(p[0]),
-            UnaryOp::Sqrt => b.sqrt(p[0]),
-            UnaryOp::Rsqrt => b.rsqrt(p[0]),
-            UnaryOp::Tanh => b.tanh(p[0]),
-            UnaryOp::Logistic => b.logistic(p[0]),
-            UnaryOp::Sin => b.sin(p[0]),
-            UnaryOp::Cos => b.cos(p[0]),
-            UnaryOp::Floor => b.floor(p[0]),
-            UnaryOp::Ceil => b.ceil(p[0]),
-            UnaryOp::RoundNearestEven => b.round_nearest_even(p[0]),
-            UnaryOp::Not => b.not(p[0]),
-            UnaryOp::IsFinite => b.is_finite(p[0]),
-        },
-        expected,
-    );
+    check(&[&x], |b, p| b.unary(op, p[0]), expected);
 }
 
 /// A row-major literal of `dims` whose element at each multi-index is

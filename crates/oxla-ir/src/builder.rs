@@ -220,7 +220,20 @@ impl Builder {
         Ok(self.push(OpKind::Iota { dimension }, vec![], shape, None))
     }
 
-    fn unary(&mut self, op: UnaryOp, operand: Op) -> Result<Op> {
+    /// Any unary op (the named methods call this), for code that picks the
+    /// op at run time.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::F32, Shape, UnaryOp};
+    /// let mut b = Builder::new("u");
+    /// let x = b.parameter(0, Shape::new(F32, &[2]), "x")?;
+    /// for op in [UnaryOp::Exp, UnaryOp::Neg, UnaryOp::IsFinite] {
+    ///     b.unary(op, x)?;
+    /// }
+    /// assert!(b.unary(UnaryOp::Not, x).is_err()); // not is for pred and integers
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn unary(&mut self, op: UnaryOp, operand: Op) -> Result<Op> {
         let shape = si::infer_unary_op_shape(op, self.shape_of(operand)?)?;
         Ok(self.push(OpKind::Unary(op), vec![operand], shape, None))
     }

@@ -93,27 +93,7 @@ fn round_trip_every_unary_op() {
             oxla_ir::UnaryOp::Not => i,
             _ => x,
         };
-        let y = match op {
-            oxla_ir::UnaryOp::Neg => b.neg(operand),
-            oxla_ir::UnaryOp::Abs => b.abs(operand),
-            oxla_ir::UnaryOp::Sign => b.sign(operand),
-            oxla_ir::UnaryOp::Exp => b.exp(operand),
-            oxla_ir::UnaryOp::Expm1 => b.expm1(operand),
-            oxla_ir::UnaryOp::Log => b.log(operand),
-            oxla_ir::UnaryOp::Log1p => b.log1p(operand),
-            oxla_ir::UnaryOp::Sqrt => b.sqrt(operand),
-            oxla_ir::UnaryOp::Rsqrt => b.rsqrt(operand),
-            oxla_ir::UnaryOp::Tanh => b.tanh(operand),
-            oxla_ir::UnaryOp::Logistic => b.logistic(operand),
-            oxla_ir::UnaryOp::Sin => b.sin(operand),
-            oxla_ir::UnaryOp::Cos => b.cos(operand),
-            oxla_ir::UnaryOp::Floor => b.floor(operand),
-            oxla_ir::UnaryOp::Ceil => b.ceil(operand),
-            oxla_ir::UnaryOp::RoundNearestEven => b.round_nearest_even(operand),
-            oxla_ir::UnaryOp::Not => b.not(operand),
-            oxla_ir::UnaryOp::IsFinite => b.is_finite(operand),
-        }
-        .unwrap();
+        let y = b.unary(*op, operand).unwrap();
         outs.push(y);
     }
     outs.push(b.not(p).unwrap());

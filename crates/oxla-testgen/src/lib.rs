@@ -377,7 +377,7 @@ impl Gen<'_> {
                     return Ok(());
                 }
                 let uop = self.rng.pick(&candidates);
-                let op = self.b.binary_or_unary_unary(uop, a)?;
+                let op = self.b.unary(uop, a)?;
                 let s = self.b.shape(op)?;
                 (op, s, uop.name())
             }
@@ -515,35 +515,6 @@ impl Gen<'_> {
         self.ops.push(name);
         self.values.push((op, shape));
         Ok(())
-    }
-}
-
-trait UnaryExt {
-    fn binary_or_unary_unary(&mut self, op: UnaryOp, x: Op) -> Result<Op>;
-}
-
-impl UnaryExt for Builder {
-    fn binary_or_unary_unary(&mut self, op: UnaryOp, x: Op) -> Result<Op> {
-        match op {
-            UnaryOp::Neg => self.neg(x),
-            UnaryOp::Abs => self.abs(x),
-            UnaryOp::Sign => self.sign(x),
-            UnaryOp::Exp => self.exp(x),
-            UnaryOp::Expm1 => self.expm1(x),
-            UnaryOp::Log => self.log(x),
-            UnaryOp::Log1p => self.log1p(x),
-            UnaryOp::Sqrt => self.sqrt(x),
-            UnaryOp::Rsqrt => self.rsqrt(x),
-            UnaryOp::Tanh => self.tanh(x),
-            UnaryOp::Logistic => self.logistic(x),
-            UnaryOp::Sin => self.sin(x),
-            UnaryOp::Cos => self.cos(x),
-            UnaryOp::Floor => self.floor(x),
-            UnaryOp::Ceil => self.ceil(x),
-            UnaryOp::RoundNearestEven => self.round_nearest_even(x),
-            UnaryOp::Not => self.not(x),
-            UnaryOp::IsFinite => self.is_finite(x),
-        }
     }
 }
 

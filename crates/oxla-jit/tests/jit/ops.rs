@@ -36,7 +36,7 @@ fn unary_ops_on_every_type_and_edge_value() {
                     continue;
                 }
                 let (mut b, p) = builder("unary", std::slice::from_ref(&shape));
-                let y = b.unary_op(op, p[0]);
+                let y = b.unary(op, p[0]).expect("unary op");
                 let comp = b.build(y).expect("build");
                 let tol = if is_transcendental_unary(op) {
                     Tol::Ulps(oxla_jit::ulp_bound(op, ty) as u64)
@@ -46,36 +46,6 @@ fn unary_ops_on_every_type_and_edge_value() {
                 check_tol(&comp, &[edges(&shape, 3, 1)], tol);
             }
         }
-    }
-}
-
-trait UnaryOpExt {
-    fn unary_op(&mut self, op: UnaryOp, x: oxla_ir::Op) -> oxla_ir::Op;
-}
-
-impl UnaryOpExt for oxla_ir::Builder {
-    fn unary_op(&mut self, op: UnaryOp, x: oxla_ir::Op) -> oxla_ir::Op {
-        let r = match op {
-            UnaryOp::Neg => self.neg(x),
-            UnaryOp::Abs => self.abs(x),
-            UnaryOp::Sign => self.sign(x),
-            UnaryOp::Exp => self.exp(x),
-            UnaryOp::Expm1 => self.expm1(x),
-            UnaryOp::Log => self.log(x),
-            UnaryOp::Log1p => self.log1p(x),
-            UnaryOp::Sqrt => self.sqrt(x),
-            UnaryOp::Rsqrt => self.rsqrt(x),
-            UnaryOp::Tanh => self.tanh(x),
-            UnaryOp::Logistic => self.logistic(x),
-            UnaryOp::Sin => self.sin(x),
-            UnaryOp::Cos => self.cos(x),
-            UnaryOp::Floor => self.floor(x),
-            UnaryOp::Ceil => self.ceil(x),
-            UnaryOp::RoundNearestEven => self.round_nearest_even(x),
-            UnaryOp::Not => self.not(x),
-            UnaryOp::IsFinite => self.is_finite(x),
-        };
-        r.expect("unary op")
     }
 }
 
