@@ -210,26 +210,6 @@ enum ShiftKind {
     RightLogical,
 }
 
-/// Unary ops that integers do not have.
-macro_rules! float_only_unary {
-    () => {
-        UnaryOp::Exp
-            | UnaryOp::Expm1
-            | UnaryOp::Log
-            | UnaryOp::Log1p
-            | UnaryOp::Sqrt
-            | UnaryOp::Rsqrt
-            | UnaryOp::Tanh
-            | UnaryOp::Logistic
-            | UnaryOp::Sin
-            | UnaryOp::Cos
-            | UnaryOp::Floor
-            | UnaryOp::Ceil
-            | UnaryOp::RoundNearestEven
-            | UnaryOp::IsFinite
-    };
-}
-
 macro_rules! signed_element {
     ($t:ty, $unsigned:ty, $pow:ident) => {
         impl Element for $t {
@@ -241,7 +221,7 @@ macro_rules! signed_element {
                     UnaryOp::Abs => <$t>::wrapping_abs,
                     UnaryOp::Sign => <$t>::signum,
                     UnaryOp::Not => |x| !x,
-                    float_only_unary!() => return None,
+                    oxla_ir::float_only_unary_ops!() => return None,
                 };
                 Some(f)
             }
@@ -298,7 +278,7 @@ macro_rules! unsigned_element {
                     UnaryOp::Abs => |x| x,
                     UnaryOp::Sign => |x| if x == 0 { 0 } else { 1 },
                     UnaryOp::Not => |x| !x,
-                    float_only_unary!() => return None,
+                    oxla_ir::float_only_unary_ops!() => return None,
                 };
                 Some(f)
             }

@@ -112,6 +112,35 @@ op_enum!(
     }
 );
 
+/// The unary ops defined only on floats (`exp` .. `round-nearest-even`,
+/// `is-finite`), as a pattern, so that matches over [`UnaryOp`] stay
+/// exhaustive while the list lives in one place.
+///
+/// ```
+/// use oxla_ir::{UnaryOp, float_only_unary_ops};
+/// let float_only = |op: UnaryOp| matches!(op, float_only_unary_ops!());
+/// assert!(float_only(UnaryOp::Tanh) && !float_only(UnaryOp::Neg));
+/// ```
+#[macro_export]
+macro_rules! float_only_unary_ops {
+    () => {
+        $crate::UnaryOp::Exp
+            | $crate::UnaryOp::Expm1
+            | $crate::UnaryOp::Log
+            | $crate::UnaryOp::Log1p
+            | $crate::UnaryOp::Sqrt
+            | $crate::UnaryOp::Rsqrt
+            | $crate::UnaryOp::Tanh
+            | $crate::UnaryOp::Logistic
+            | $crate::UnaryOp::Sin
+            | $crate::UnaryOp::Cos
+            | $crate::UnaryOp::Floor
+            | $crate::UnaryOp::Ceil
+            | $crate::UnaryOp::RoundNearestEven
+            | $crate::UnaryOp::IsFinite
+    };
+}
+
 op_enum!(
     /// The direction of a `compare`.
     ComparisonDirection {

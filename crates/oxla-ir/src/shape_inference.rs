@@ -128,20 +128,7 @@ fn check_dimension_list(op: &str, what: &str, dims: &[i64], rank: usize, of: &Sh
 fn unary_type_gate(op: UnaryOp, ty: ElementType) -> Option<&'static str> {
     let ok = match op {
         UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign => ty.is_arithmetic(),
-        UnaryOp::Exp
-        | UnaryOp::Expm1
-        | UnaryOp::Log
-        | UnaryOp::Log1p
-        | UnaryOp::Sqrt
-        | UnaryOp::Rsqrt
-        | UnaryOp::Tanh
-        | UnaryOp::Logistic
-        | UnaryOp::Sin
-        | UnaryOp::Cos
-        | UnaryOp::Floor
-        | UnaryOp::Ceil
-        | UnaryOp::RoundNearestEven
-        | UnaryOp::IsFinite => ty.is_float(),
+        crate::float_only_unary_ops!() => ty.is_float(),
         UnaryOp::Not => ty.is_pred() || ty.is_integer(),
     };
     if ok {
