@@ -254,95 +254,61 @@ impl DotSpec {
     }
 }
 
-/// `C = A x B` for f32 through `matrixmultiply` (called from JIT code).
-extern "C" fn oxla_jit_gemm_f32(
-    m: i64,
-    k: i64,
-    n: i64,
-    a: *const f32,
-    rsa: i64,
-    csa: i64,
-    b: *const f32,
-    rsb: i64,
-    csb: i64,
-    c: *mut f32,
-    rsc: i64,
-) {
-    if m <= 0 || n <= 0 {
-        return;
-    }
-    // SAFETY: the kernel passes pointers into buffers of the checked
-    // shapes: A covers m x k at strides (rsa, csa), B k x n at (rsb, csb),
-    // C m x n at (rsc, 1); with beta = 0, C is only written.
-    unsafe {
-        if k <= 0 {
-            for i in 0..m {
-                std::ptr::write_bytes(c.offset((i * rsc) as isize), 0, n as usize);
+/// Defines `extern "C" fn $name`: `C = A x B` for `$t` through
+/// `matrixmultiply::$gemm` (called from JIT code).
+macro_rules! gemm_entry {
+    ($name:ident, $t:ty, $gemm:ident) => {
+        /// `C = A x B` through `matrixmultiply` (called from JIT code).
+        extern "C" fn $name(
+            m: i64,
+            k: i64,
+            n: i64,
+            a: *const $t,
+            rsa: i64,
+            csa: i64,
+            b: *const $t,
+            rsb: i64,
+            csb: i64,
+            c: *mut $t,
+            rsc: i64,
+        ) {
+            if m <= 0 || n <= 0 {
+                return;
             }
-            return;
+            // SAFETY: the kernel passes pointers into buffers of the checked
+            // shapes: A covers m x k at strides (rsa, csa), B k x n at
+            // (rsb, csb), C m x n at (rsc, 1); with beta = 0, C is only
+            // written.
+            unsafe {
+                if k <= 0 {
+                    for i in 0..m {
+                        std::ptr::write_bytes(c.offset((i * rsc) as isize), 0, n as usize);
+                    }
+                    return;
+                }
+                matrixmultiply::$gemm(
+                    m as usize,
+                    k as usize,
+                    n as usize,
+                    1.0,
+                    a,
+                    rsa as isize,
+                    csa as isize,
+                    b,
+                    rsb as isize,
+                    csb as isize,
+                    0.0,
+                    c,
+                    rsc as isize,
+                    1,
+                );
+            }
         }
-        matrixmultiply::sgemm(
-            m as usize,
-            k as usize,
-            n as usize,
-            1.0,
-            a,
-            rsa as isize,
-            csa as isize,
-            b,
-            rsb as isize,
-            csb as isize,
-            0.0,
-            c,
-            rsc as isize,
-            1,
-        );
-    }
+    };
 }
 
-/// `C = A x B` for f64 through `matrixmultiply` (called from JIT code).
-extern "C" fn oxla_jit_gemm_f64(
-    m: i64,
-    k: i64,
-    n: i64,
-    a: *const f64,
-    rsa: i64,
-    csa: i64,
-    b: *const f64,
-    rsb: i64,
-    csb: i64,
-    c: *mut f64,
-    rsc: i64,
-) {
-    if m <= 0 || n <= 0 {
-        return;
-    }
-    // SAFETY: as for `oxla_jit_gemm_f32`.
-    unsafe {
-        if k <= 0 {
-            for i in 0..m {
-                std::ptr::write_bytes(c.offset((i * rsc) as isize), 0, n as usize);
-            }
-            return;
-        }
-        matrixmultiply::dgemm(
-            m as usize,
-            k as usize,
-            n as usize,
-            1.0,
-            a,
-            rsa as isize,
-            csa as isize,
-            b,
-            rsb as isize,
-            csb as isize,
-            0.0,
-            c,
-            rsc as isize,
-            1,
-        );
-    }
-}
+gemm_entry!(oxla_jit_gemm_f32, f32, sgemm);
+gemm_entry!(oxla_jit_gemm_f64, f64, dgemm);
 
 /// One JIT module and the state to fill it.
 pub(crate) struct Jit {
