@@ -2010,45 +2010,19 @@ impl<'s, 'a> Lowering<'s, 'a> {
     /// Callees before callers (a post-order over `edges`, stable in source
     /// order), or an error on a cycle.
     fn computation_order(&self, edges: &[Vec<(usize, usize)>]) -> Result<Vec<usize>> {
-        let n = edges.len();
-        let mut state = vec![0u8; n];
-        let mut order = Vec::with_capacity(n);
-        for s in 0..n {
-            if state[s] != 0 {
-                continue;
-            }
-            state[s] = 1;
-            let mut stack = vec![(s, 0usize)];
-            while let Some(top) = stack.last_mut() {
-                let (v, k) = *top;
-                if let Some(&(u, pos)) = edges[v].get(k) {
-                    top.1 += 1;
-                    match state[u] {
-                        0 => {
-                            state[u] = 1;
-                            stack.push((u, 0));
-                        }
-                        1 => {
-                            let comps = &self.module.comps;
-                            return Err(self.src.error(
-                                pos,
-                                format!(
-                                    "computation `{}` calls `{}`, which calls back into it",
-                                    comps[v].name.name, comps[u].name.name
-                                ),
-                                "calls without cycles",
-                            ));
-                        }
-                        _ => {}
-                    }
-                } else {
-                    state[v] = 2;
-                    order.push(v);
-                    stack.pop();
-                }
-            }
-        }
-        Ok(order)
+        post_order(edges.len(), |v, k| edges[v].get(k).map(|&(u, _)| Some(u))).map_err(
+            |(v, k, u)| {
+                let comps = &self.module.comps;
+                self.src.error(
+                    edges[v][k].1,
+                    format!(
+                        "computation `{}` calls `{}`, which calls back into it",
+                        comps[v].name.name, comps[u].name.name
+                    ),
+                    "calls without cycles",
+                )
+            },
+        )
     }
 
     /// Lowers computation `ci` into a body of its own.
@@ -2428,7 +2402,29 @@ fn topological_order(
     c: &RawComp,
     operands: &[Vec<Option<usize>>],
 ) -> std::result::Result<Vec<usize>, (usize, String)> {
-    let n = c.insts.len();
+    // An undefined operand (reported elsewhere) orders nothing.
+    post_order(c.insts.len(), |v, k| operands[v].get(k).copied()).map_err(|(v, k, u)| {
+        let inst = &c.insts[v];
+        (
+            inst.operands[k].name.pos,
+            format!(
+                "`{}` uses `{}`, which depends on `{}` itself (a cycle)",
+                inst.name.name, c.insts[u].name.name, inst.name.name
+            ),
+        )
+    })
+}
+
+/// Nodes `0..n` in post-order (every node after the nodes its edges reach),
+/// stable in index order, iteratively so deep graphs cannot overflow the
+/// stack. `edge(v, k)` is the `k`-th edge of `v`: `None` past the last,
+/// `Some(None)` for an edge to skip. A cycle is reported as the edge that
+/// closes it: `(v, k, u)`.
+fn post_order(
+    n: usize,
+    edge: impl Fn(usize, usize) -> Option<Option<usize>>,
+) -> std::result::Result<Vec<usize>, (usize, usize, usize)> {
+    // 0 = not seen, 1 = on the stack, 2 = done.
     let mut state = vec![0u8; n];
     let mut order = Vec::with_capacity(n);
     for s in 0..n {
@@ -2439,31 +2435,24 @@ fn topological_order(
         let mut stack = vec![(s, 0usize)];
         while let Some(top) = stack.last_mut() {
             let (v, k) = *top;
-            if let Some(&u) = operands[v].get(k) {
-                top.1 += 1;
-                // An undefined operand (reported) orders nothing.
-                let Some(u) = u else { continue };
-                match state[u] {
-                    0 => {
-                        state[u] = 1;
-                        stack.push((u, 0));
+            match edge(v, k) {
+                Some(target) => {
+                    top.1 += 1;
+                    let Some(u) = target else { continue };
+                    match state[u] {
+                        0 => {
+                            state[u] = 1;
+                            stack.push((u, 0));
+                        }
+                        1 => return Err((v, k, u)),
+                        _ => {}
                     }
-                    1 => {
-                        let inst = &c.insts[v];
-                        return Err((
-                            inst.operands[k].name.pos,
-                            format!(
-                                "`{}` uses `{}`, which depends on `{}` itself (a cycle)",
-                                inst.name.name, c.insts[u].name.name, inst.name.name
-                            ),
-                        ));
-                    }
-                    _ => {}
                 }
-            } else {
-                state[v] = 2;
-                order.push(v);
-                stack.pop();
+                None => {
+                    state[v] = 2;
+                    order.push(v);
+                    stack.pop();
+                }
             }
         }
     }
