@@ -568,9 +568,10 @@ impl Computation {
     /// shape (element type and dims). Backends call this before running.
     pub fn check_arguments(&self, args: &[&Literal]) -> crate::Result<()> {
         let shapes = self.parameter_shapes();
-        let names = self.parameter_names();
+        // Names are only needed for an error message.
+        let names = || self.parameter_names();
         if args.len() != shapes.len() {
-            let signature = names
+            let signature = names()
                 .iter()
                 .zip(&shapes)
                 .map(|(n, s)| format!("{n}: {s}"))
@@ -583,18 +584,20 @@ impl Computation {
                 signature: format!("({signature})"),
             });
         }
-        for (i, (arg, shape)) in args.iter().zip(&shapes).enumerate() {
-            if arg.shape() != shape {
-                return Err(crate::Error::ArgumentShape {
-                    computation: self.name.clone(),
-                    number: i,
-                    name: names[i].clone(),
-                    expected: shape.to_string(),
-                    actual: arg.shape().to_string(),
-                });
-            }
+        match args
+            .iter()
+            .zip(&shapes)
+            .position(|(arg, shape)| arg.shape() != shape)
+        {
+            None => Ok(()),
+            Some(i) => Err(crate::Error::ArgumentShape {
+                computation: self.name.clone(),
+                number: i,
+                name: names()[i].clone(),
+                expected: shapes[i].to_string(),
+                actual: args[i].shape().to_string(),
+            }),
         }
-        Ok(())
     }
 }
 
