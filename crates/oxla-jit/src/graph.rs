@@ -12,15 +12,44 @@
 //!
 //! Nodes are hash-consed: the same instruction read at the same index is
 //! computed once per element, however many paths lead to it.
+//!
+//! ## Folds: reduces and dots inside called bodies
+//!
+//! A `reduce` or `dot` of the entry body always has a buffer, but one
+//! inside a reducer body (a called computation, evaluated per element on
+//! scalars) cannot: it becomes a [`Node::Fold`], a loop that the kernel
+//! runs in place wherever the node is evaluated. Its body is a graph of its
+//! own, a [`Fold`] *scope* in [`Graph::folds`]: the folded element (the
+//! reduce's operand, or a dot's `lhs * rhs`, at an index that uses the
+//! fold's own loop variables) and the combiner (the reducer body, or `+`,
+//! reading the accumulator and the element as `Var` slots 0 and 1). Loop
+//! variables are numbered after the kernel's, one fresh range per fold,
+//! and are visible to folds nested inside (a fold may read an enclosing
+//! fold's variable directly; the fold node's `reads` list them).
+//!
+//! Values of the enclosing scope a fold reads are *captured*: the fold
+//! node lists them as operands and its body reads them as
+//! [`Node::Capture`] (a constant is simply copied in). Every value of the fold's defining body whose index
+//! does not use the fold's variables (a reducer parameter, a broadcast
+//! scalar, an earlier reduce read at a fixed index) is built in the
+//! enclosing scope and captured, so it is computed once per evaluation of
+//! the fold, not once per step, and independent reduces stay siblings
+//! rather than nesting. The walk stays iterative: a fold is one more kind
+//! of request, its body's instructions are requests in its scope.
+//!
+//! The order of a fold is the interpreter's: a reduce folds from its init
+//! over the reduced dimensions in row-major order (ascending dimensions),
+//! a dot from zero over the contracting dimensions in the order the
+//! dimension numbers list them, so float results agree bit for bit.
 
 use std::collections::HashMap;
 
 use oxla_ir::{
-    BinaryOp, Body, ComputationId, ElementType, Error, InstId, Literal, OpKind, Result, UnaryOp,
-    shape::row_major_strides,
+    BinaryOp, Computation, ComputationId, ElementType, Error, InstId, Instruction, Literal, OpKind,
+    Result, UnaryOp, shape::row_major_strides,
 };
 
-use crate::ix::Ix;
+use crate::ix::{Ix, Var};
 
 /// Index of a node in [`Graph::nodes`].
 pub(crate) type NodeId = usize;
@@ -51,8 +80,24 @@ pub(crate) enum Node {
     Const { ty: ElementType, bits: u64 },
     /// The index `index` converted to `ty`.
     Iota { ty: ElementType, index: Ix },
-    /// A value bound by the kernel (the reducer's accumulator and element).
+    /// A value bound by the kernel (the reducer's accumulator and element),
+    /// or, in a fold's body, by the fold (slot 0: the accumulator, slot 1:
+    /// the element being folded).
     Var { ty: ElementType, slot: u8 },
+    /// In a fold's body: the fold node's captured value `slot`
+    /// (`captures[slot]` of the [`Node::Fold`]).
+    Capture { ty: ElementType, slot: u32 },
+    /// The result of folding [`Graph::folds`]`[fold]` starting from
+    /// `init`: a loop run in place (see the module docs). `captures` are
+    /// the values of this scope the fold's body reads; `reads` are the
+    /// loop variables of this scope it reads directly (each as `Ix::var`).
+    Fold {
+        ty: ElementType,
+        fold: FoldId,
+        init: NodeId,
+        captures: Vec<NodeId>,
+        reads: Vec<Ix>,
+    },
     /// `op(x)`; `ty` is the operand type.
     Unary {
         op: UnaryOp,
@@ -98,6 +143,8 @@ impl Node {
             | Node::Const { ty, .. }
             | Node::Iota { ty, .. }
             | Node::Var { ty, .. }
+            | Node::Capture { ty, .. }
+            | Node::Fold { ty, .. }
             | Node::Select { ty, .. }
             | Node::Clamp { ty, .. } => *ty,
             Node::Unary { op, ty, .. } => match op {
@@ -120,8 +167,15 @@ impl Node {
             | Node::Const { .. }
             | Node::Iota { .. }
             | Node::Var { .. }
+            | Node::Capture { .. }
             | Node::InBounds { .. } => vec![],
             Node::Unary { x, .. } | Node::Convert { x, .. } => vec![*x],
+            Node::Fold { init, captures, .. } => {
+                let mut ops = Vec::with_capacity(1 + captures.len());
+                ops.push(*init);
+                ops.extend(captures);
+                ops
+            }
             Node::Binary { a, b, .. } => vec![*a, *b],
             Node::Select { p, a, b, .. } => vec![*p, *a, *b],
             Node::Clamp { lo, x, hi, .. } => vec![*lo, *x, *hi],
@@ -139,8 +193,63 @@ impl Node {
                     Cond::Range { ix, .. } | Cond::Divisible { ix, .. } => ix,
                 })
                 .collect(),
+            Node::Fold { reads, .. } => reads.iter().collect(),
             _ => vec![],
         }
+    }
+}
+
+/// Index of a fold in [`Graph::folds`].
+pub(crate) type FoldId = usize;
+
+/// Where a node lives: the kernel's own nodes ([`Graph::nodes`], `None`)
+/// or the body of a fold.
+type Scope = Option<FoldId>;
+
+/// The body of a [`Node::Fold`]: a loop over `vars` (outermost first,
+/// row-major) that starts from the fold node's `init` and replaces the
+/// accumulator by `combine` (which reads the accumulator as `Var` slot 0
+/// and `element` as slot 1) at each step.
+#[derive(Clone, Debug)]
+pub(crate) struct Fold {
+    /// The loop variables and their extents, outermost first.
+    pub(crate) vars: Vec<(Var, i64)>,
+    /// The body's nodes, hash-consed, operands before users.
+    pub(crate) nodes: Vec<Node>,
+    /// The value folded at each step.
+    pub(crate) element: NodeId,
+    /// The new accumulator.
+    pub(crate) combine: NodeId,
+    dedup: HashMap<Node, NodeId>,
+    /// The scope the fold node lives in.
+    parent: Scope,
+    /// How many folds enclose this one (0 for a fold of the kernel's own
+    /// nodes).
+    depth: usize,
+    /// The body whose values the fold's element reads (the reduce's or
+    /// dot's own body): its values that do not use `vars` are captured.
+    owner: ComputationId,
+    /// The reducer body whose parameters are slots 0 and 1 (none for a dot).
+    combiner: Option<ComputationId>,
+    /// The enclosing scope's nodes read through `Capture` slots.
+    captures: Vec<NodeId>,
+}
+
+impl Fold {
+    /// Adds `node` (or finds the equal one); `true` if it is new.
+    fn add(&mut self, node: Node) -> (NodeId, bool) {
+        if let Some(&id) = self.dedup.get(&node) {
+            return (id, false);
+        }
+        let id = self.nodes.len();
+        self.nodes.push(node.clone());
+        self.dedup.insert(node, id);
+        (id, true)
+    }
+
+    /// `true` if `ix` uses one of the fold's own variables.
+    fn uses_own(&self, ix: &Ix) -> bool {
+        self.vars.iter().any(|&(v, _)| ix.uses(v))
     }
 }
 
@@ -157,23 +266,53 @@ pub(crate) enum Source {
 
 /// The body being walked and how its materialised values are found.
 pub(crate) struct Ctx<'a> {
+    /// The computation: the bodies that folds call are walked too.
+    pub(crate) comp: &'a Computation,
+    /// The body walked in the kernel's own scope.
     pub(crate) body_id: ComputationId,
-    pub(crate) body: &'a Body,
+    /// Where the materialised values of `body_id` live.
     pub(crate) source: &'a dyn Fn(InstId) -> Option<Source>,
+    /// The buffers of non-scalar constants of called bodies, by
+    /// `(body, instruction)`.
+    pub(crate) called: &'a HashMap<(u32, InstId), usize>,
 }
 
 /// A hash-consed node list being built.
 #[derive(Default)]
 pub(crate) struct Graph {
+    /// The kernel's own nodes.
     pub(crate) nodes: Vec<Node>,
     /// Loop extents of the kernel's variables (for simplification).
     pub(crate) extents: Vec<i64>,
+    /// The bodies of the [`Node::Fold`]s, in every scope.
+    pub(crate) folds: Vec<Fold>,
+    /// Extents of every variable: the kernel's, then the folds'.
+    var_extents: Vec<i64>,
+    /// Nodes in every scope.
+    count: usize,
     dedup: HashMap<Node, NodeId>,
-    memo: HashMap<(ComputationId, InstId, Vec<Ix>, bool), NodeId>,
+    /// What the walk remembers between builds (boxed: kernel specs carry
+    /// their graph by value, long after the walk).
+    walked: Box<Walked>,
 }
 
-/// The most nodes one kernel may have before the fusion planner cuts it.
+/// The walk's memory: the node built for each request since the last
+/// [`Graph::forget_instructions`], and the fold begun for each `reduce` or
+/// `dot` request with what it needs.
+#[derive(Default)]
+struct Walked {
+    memo: HashMap<Key, NodeId>,
+    begun: HashMap<Key, (FoldId, Vec<Key>)>,
+}
+
+/// The most nodes one kernel may have (in every scope together) before
+/// the fusion planner cuts it.
 pub(crate) const MAX_NODES: usize = 4000;
+
+/// The most folds one fold may sit inside: the emitter recurses once per
+/// level, and a nest of looping folds multiplies their extents (64 levels
+/// of 2 steps each would take `2^64`).
+pub(crate) const MAX_FOLD_DEPTH: usize = 64;
 
 fn backend(message: String) -> Error {
     Error::Backend {
@@ -205,7 +344,17 @@ pub(crate) fn scalar_bits(literal: &Literal) -> Option<u64> {
     })
 }
 
-type Key = (ComputationId, InstId, Vec<Ix>, bool);
+/// One value to build: instruction `inst` of body `body`, read at `index`
+/// in scope `scope`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    scope: Scope,
+    body: ComputationId,
+    inst: InstId,
+    index: Vec<Ix>,
+    /// Read under a guard that may be false (its loads are clamped).
+    guarded: bool,
+}
 
 /// The row-major index of `linear` in `dims`, innermost first and nested
 /// (`i_last = L % n_last`, `i_prev = (L / n_last) % n_prev`, ...), the
@@ -224,25 +373,40 @@ impl Graph {
     /// An empty graph over loop variables with `extents`.
     pub(crate) fn new(extents: Vec<i64>) -> Graph {
         Graph {
+            var_extents: extents.clone(),
             extents,
             ..Graph::default()
         }
+    }
+
+    /// How many loop variables the kernel and its folds number together
+    /// (fold variables come after the kernel's).
+    pub(crate) fn var_count(&self) -> usize {
+        self.var_extents.len()
     }
 
     /// Forgets which instruction was built at which index (the nodes stay,
     /// still hash-consed): the next build may map materialised values to
     /// other sources.
     pub(crate) fn forget_instructions(&mut self) {
-        self.memo.clear();
+        self.walked.memo.clear();
+        self.walked.begun.clear();
     }
 
     /// The node built for `inst` of body `body` at `index` (unguarded)
     /// since the last [`Graph::forget_instructions`].
     pub(crate) fn built(&self, body: ComputationId, inst: InstId, index: &[Ix]) -> Option<NodeId> {
-        self.memo.get(&(body, inst, index.to_vec(), false)).copied()
+        let key = Key {
+            scope: None,
+            body,
+            inst,
+            index: index.to_vec(),
+            guarded: false,
+        };
+        self.walked.memo.get(&key).copied()
     }
 
-    /// Adds `node` (or finds the equal one).
+    /// Adds `node` to the kernel's own nodes (or finds the equal one).
     pub(crate) fn add(&mut self, node: Node) -> NodeId {
         if let Some(&id) = self.dedup.get(&node) {
             return id;
@@ -250,12 +414,28 @@ impl Graph {
         let id = self.nodes.len();
         self.nodes.push(node.clone());
         self.dedup.insert(node, id);
+        self.count += 1;
         id
     }
 
-    /// A constant node.
-    pub(crate) fn constant(&mut self, ty: ElementType, bits: u64) -> NodeId {
-        self.add(Node::Const { ty, bits })
+    /// Adds `node` to `scope` (or finds the equal one).
+    fn put(&mut self, scope: Scope, node: Node) -> NodeId {
+        match scope {
+            None => self.add(node),
+            Some(f) => {
+                let (id, new) = self.folds[f].add(node);
+                self.count += new as usize;
+                id
+            }
+        }
+    }
+
+    /// The nodes of `scope`.
+    fn scope_nodes(&self, scope: Scope) -> &[Node] {
+        match scope {
+            None => &self.nodes,
+            Some(f) => &self.folds[f].nodes,
+        }
     }
 
     /// The node computing `root` at `index` (one [`Ix`] per dimension of
@@ -271,76 +451,374 @@ impl Graph {
     }
 
     fn walk(&mut self, ctx: &Ctx, root: InstId, index: Vec<Ix>, expand: bool) -> Result<NodeId> {
-        let top: Key = (ctx.body_id, root, index, false);
+        let top = Key {
+            scope: None,
+            body: ctx.body_id,
+            inst: root,
+            index,
+            guarded: false,
+        };
         if expand {
             // A root expanded here must not be found as a load in the memo.
-            self.memo.remove(&top);
+            self.walked.memo.remove(&top);
         }
         let mut stack: Vec<(Key, bool)> = vec![(top.clone(), false)];
         while let Some((key, expanded)) = stack.pop() {
-            if self.memo.contains_key(&key) {
+            if self.walked.memo.contains_key(&key) {
                 continue;
             }
-            if self.nodes.len() > MAX_NODES {
+            if self.count > MAX_NODES {
                 return Err(backend(format!(
                     "a fused kernel of `{}` grew past {MAX_NODES} nodes",
-                    ctx.body.name
+                    ctx.comp.body(ctx.body_id).name
                 )));
             }
             let is_top = expand && key == top;
-            let inst = ctx.body.inst(key.1);
-            if !is_top && let Some(src) = (ctx.source)(key.1) {
-                let id = self.source_node(src, inst.shape.element_type(), &inst.shape, &key);
-                self.memo.insert(key, id);
+            let inst = ctx.comp.body(key.body).inst(key.inst);
+            // A value of a fold's own body that does not vary along the
+            // fold is built in the enclosing scope and captured.
+            if let Some(f) = key.scope
+                && self.folds[f].owner == key.body
+                && !key.index.iter().any(|ix| self.folds[f].uses_own(ix))
+            {
+                let outer = Key {
+                    scope: self.folds[f].parent,
+                    ..key.clone()
+                };
+                match self.walked.memo.get(&outer) {
+                    Some(&v) => {
+                        let id = self.capture(f, v);
+                        self.walked.memo.insert(key, id);
+                    }
+                    None => {
+                        stack.push((key, true));
+                        stack.push((outer, false));
+                    }
+                }
+                continue;
+            }
+            if !is_top && let Some(src) = self.source(ctx, &key) {
+                let id = self.source_node(src, inst, &key)?;
+                self.walked.memo.insert(key, id);
+                continue;
+            }
+            if let OpKind::Reduce { .. } | OpKind::DotGeneral { .. } = inst.kind {
+                let (f, requests) = self.begin_fold(ctx, &key)?;
+                if !expanded {
+                    stack.push((key, true));
+                    for r in requests {
+                        if !self.walked.memo.contains_key(&r) {
+                            stack.push((r, false));
+                        }
+                    }
+                    continue;
+                }
+                let id = self.finish_fold(ctx, &key, f, &requests)?;
+                self.walked.memo.insert(key, id);
                 continue;
             }
             let plan = self.plan(ctx, &key)?;
             if !expanded {
                 stack.push((key.clone(), true));
                 for r in plan.requests {
-                    if !self.memo.contains_key(&r) {
+                    if !self.walked.memo.contains_key(&r) {
                         stack.push((r, false));
                     }
                 }
                 continue;
             }
-            let operands: Vec<NodeId> = plan.requests.iter().map(|r| self.memo[r]).collect();
+            let operands: Vec<NodeId> = plan.requests.iter().map(|r| self.walked.memo[r]).collect();
             let id = self.combine(ctx, &key, plan.shape, &operands)?;
-            self.memo.insert(key, id);
+            self.walked.memo.insert(key, id);
         }
-        Ok(self.memo[&top])
+        Ok(self.walked.memo[&top])
     }
 
-    fn source_node(
-        &mut self,
-        src: Source,
-        ty: ElementType,
-        shape: &oxla_ir::Shape,
-        key: &Key,
-    ) -> NodeId {
-        match src {
-            Source::Var(slot) => self.add(Node::Var { ty, slot }),
-            Source::Node(n) => n,
+    /// Where the value of `key` is found without computing it: for the
+    /// kernel's body, `ctx.source`; in a called body, a parameter of the
+    /// fold's reducer (its slot) or a non-scalar constant's buffer.
+    fn source(&self, ctx: &Ctx, key: &Key) -> Option<Source> {
+        if key.body == ctx.body_id {
+            return (ctx.source)(key.inst);
+        }
+        match &ctx.comp.body(key.body).inst(key.inst).kind {
+            OpKind::Parameter { number } => {
+                let f = key.scope?;
+                let slot = u8::try_from(*number).ok().filter(|&n| n < 2)?;
+                (self.folds[f].combiner == Some(key.body)).then_some(Source::Var(slot))
+            }
+            OpKind::Constant { .. } => ctx
+                .called
+                .get(&(key.body.0, key.inst))
+                .map(|&b| Source::Buffer(b)),
+            _ => None,
+        }
+    }
+
+    fn source_node(&mut self, src: Source, inst: &Instruction, key: &Key) -> Result<NodeId> {
+        let shape = &inst.shape;
+        let ty = shape.element_type();
+        Ok(match src {
+            Source::Var(slot) => self.put(key.scope, Node::Var { ty, slot }),
+            Source::Node(n) if key.scope.is_none() => n,
+            Source::Node(_) => {
+                return Err(backend(format!(
+                    "`{}`, bound by the kernel, is read inside a fold",
+                    inst.name
+                )));
+            }
             Source::Buffer(buf) => {
                 let numel = shape.element_count();
                 if numel == 0 {
                     // Only reachable under a guard that is always false.
-                    return self.constant(ty, 0);
+                    return Ok(self.put(key.scope, Node::Const { ty, bits: 0 }));
                 }
                 let strides = row_major_strides(shape.dims());
                 let mut offset = Ix::constant(0);
-                for (ix, s) in key.2.iter().zip(&strides) {
+                for (ix, s) in key.index.iter().zip(&strides) {
                     offset = offset.add(&ix.scale(*s));
                 }
-                self.add(Node::Load {
-                    buf,
+                self.put(
+                    key.scope,
+                    Node::Load {
+                        buf,
+                        ty,
+                        offset,
+                        numel,
+                        clamp: key.guarded,
+                    },
+                )
+            }
+        })
+    }
+
+    /// The node of fold `f`'s body that reads node `v` of the enclosing
+    /// scope: `v` itself when it is a constant, else a capture.
+    fn capture(&mut self, f: FoldId, v: NodeId) -> NodeId {
+        let parent = self.folds[f].parent;
+        let node = &self.scope_nodes(parent)[v];
+        if let Node::Const { .. } = node {
+            let node = node.clone();
+            return self.put(Some(f), node);
+        }
+        let ty = node.ty();
+        let captures = &mut self.folds[f].captures;
+        let slot = match captures.iter().position(|&c| c == v) {
+            Some(k) => k,
+            None => {
+                captures.push(v);
+                captures.len() - 1
+            }
+        };
+        self.put(
+            Some(f),
+            Node::Capture {
+                ty,
+                slot: slot as u32,
+            },
+        )
+    }
+
+    /// A fresh loop variable of extent `n`.
+    fn fresh_var(&mut self, n: i64) -> Var {
+        self.var_extents.push(n);
+        (self.var_extents.len() - 1) as Var
+    }
+
+    /// Starts (once per request) the fold computing the `reduce` or `dot`
+    /// of `key`: allocates its scope and loop variables and says what it
+    /// needs built: a reduce's init (in the enclosing scope), its operand
+    /// at the fold's index and its reducer's root (in the fold's scope); a
+    /// dot's two operands at the fold's index.
+    fn begin_fold(&mut self, ctx: &Ctx, key: &Key) -> Result<(FoldId, Vec<Key>)> {
+        if let Some((f, requests)) = self.walked.begun.get(key) {
+            return Ok((*f, requests.clone()));
+        }
+        let body = ctx.comp.body(key.body);
+        let inst = body.inst(key.inst);
+        let depth = key.scope.map_or(0, |p| self.folds[p].depth + 1);
+        if depth >= MAX_FOLD_DEPTH {
+            return Err(backend(format!(
+                "`{}` ({}) sits inside {depth} nested folds (reduces and dots of called \
+                 bodies); a kernel nests at most {MAX_FOLD_DEPTH}",
+                inst.name,
+                inst.kind.opcode_name()
+            )));
+        }
+        let f = self.folds.len();
+        let at = |i: usize| key.index.get(i).cloned().unwrap_or(Ix::constant(0));
+        let in_fold = |inst: InstId, index: Vec<Ix>| Key {
+            scope: Some(f),
+            body: key.body,
+            inst,
+            index,
+            guarded: key.guarded,
+        };
+        let mut vars = Vec::new();
+        let (requests, combiner) = match &inst.kind {
+            OpKind::Reduce {
+                dimensions,
+                to_apply,
+            } => {
+                // Kept dims read the result's index in order; reduced ones
+                // are the fold's variables, ascending (row-major order).
+                let x = inst.operands[0];
+                let mut index = Vec::new();
+                let mut kept = 0;
+                for (d, &n) in body.inst(x).shape.dims().iter().enumerate() {
+                    if !dimensions.contains(&(d as i64)) {
+                        index.push(at(kept));
+                        kept += 1;
+                    } else if n == 1 {
+                        index.push(Ix::constant(0));
+                    } else {
+                        let v = self.fresh_var(n);
+                        vars.push((v, n));
+                        index.push(Ix::var(v));
+                    }
+                }
+                let init = Key {
+                    scope: key.scope,
+                    body: key.body,
+                    inst: inst.operands[1],
+                    index: vec![],
+                    guarded: key.guarded,
+                };
+                let root = Key {
+                    scope: Some(f),
+                    body: *to_apply,
+                    inst: ctx.comp.body(*to_apply).root,
+                    index: vec![],
+                    guarded: key.guarded,
+                };
+                (vec![init, in_fold(x, index), root], Some(*to_apply))
+            }
+            OpKind::DotGeneral { dims } => {
+                // Result dims: batch, lhs free, rhs free; the contracting
+                // dims are the fold's variables in the order listed.
+                let (l, r) = (inst.operands[0], inst.operands[1]);
+                let ldims = body.inst(l).shape.dims();
+                let rdims = body.inst(r).shape.dims();
+                let free = |rank: usize, batch: &[i64], contracting: &[i64]| -> Vec<usize> {
+                    (0..rank)
+                        .filter(|&d| {
+                            !batch.contains(&(d as i64)) && !contracting.contains(&(d as i64))
+                        })
+                        .collect()
+                };
+                let lfree = free(ldims.len(), &dims.lhs_batch, &dims.lhs_contracting);
+                let rfree = free(rdims.len(), &dims.rhs_batch, &dims.rhs_contracting);
+                let mut li = vec![Ix::constant(0); ldims.len()];
+                let mut ri = vec![Ix::constant(0); rdims.len()];
+                // (A verified dot names dims in range; `get_mut` keeps a
+                // malformed one from panicking.)
+                let set = |v: &mut Vec<Ix>, d: usize, ix: Ix| {
+                    if let Some(slot) = v.get_mut(d) {
+                        *slot = ix;
+                    }
+                };
+                let nb = dims.lhs_batch.len();
+                for (i, (&lb, &rb)) in dims.lhs_batch.iter().zip(&dims.rhs_batch).enumerate() {
+                    set(&mut li, lb as usize, at(i));
+                    set(&mut ri, rb as usize, at(i));
+                }
+                for (j, &d) in lfree.iter().enumerate() {
+                    set(&mut li, d, at(nb + j));
+                }
+                for (j, &d) in rfree.iter().enumerate() {
+                    set(&mut ri, d, at(nb + lfree.len() + j));
+                }
+                for (&lc, &rc) in dims.lhs_contracting.iter().zip(&dims.rhs_contracting) {
+                    let n = ldims.get(lc as usize).copied().unwrap_or(1);
+                    let ix = if n == 1 {
+                        Ix::constant(0)
+                    } else {
+                        let v = self.fresh_var(n);
+                        vars.push((v, n));
+                        Ix::var(v)
+                    };
+                    set(&mut li, lc as usize, ix.clone());
+                    set(&mut ri, rc as usize, ix);
+                }
+                (vec![in_fold(l, li), in_fold(r, ri)], None)
+            }
+            _ => return Err(backend(format!("`{}` is not a reduce or dot", inst.name))),
+        };
+        self.folds.push(Fold {
+            vars,
+            nodes: Vec::new(),
+            element: 0,
+            combine: 0,
+            dedup: HashMap::new(),
+            parent: key.scope,
+            depth,
+            owner: key.body,
+            combiner,
+            captures: Vec::new(),
+        });
+        self.walked.begun.insert(key.clone(), (f, requests.clone()));
+        Ok((f, requests))
+    }
+
+    /// The fold node of `key` once everything [`Graph::begin_fold`] asked
+    /// for is built.
+    fn finish_fold(&mut self, ctx: &Ctx, key: &Key, f: FoldId, requests: &[Key]) -> Result<NodeId> {
+        let inst = ctx.comp.body(key.body).inst(key.inst);
+        let ty = inst.shape.element_type();
+        let built = |k: usize| -> Result<NodeId> {
+            requests
+                .get(k)
+                .and_then(|r| self.walked.memo.get(r).copied())
+                .ok_or_else(|| backend(format!("fold of `{}` is missing an operand", inst.name)))
+        };
+        let (init, element, combine) = if let OpKind::DotGeneral { .. } = inst.kind {
+            // acc + lhs * rhs from zero, as the interpreter adds them.
+            let (l, r) = (built(0)?, built(1)?);
+            let s = Some(f);
+            let element = self.put(
+                s,
+                Node::Binary {
+                    op: BinaryOp::Mul,
                     ty,
-                    offset,
-                    numel,
-                    clamp: key.3,
-                })
+                    a: l,
+                    b: r,
+                },
+            );
+            let acc = self.put(s, Node::Var { ty, slot: 0 });
+            let x = self.put(s, Node::Var { ty, slot: 1 });
+            let combine = self.put(
+                s,
+                Node::Binary {
+                    op: BinaryOp::Add,
+                    ty,
+                    a: acc,
+                    b: x,
+                },
+            );
+            let init = self.put(key.scope, Node::Const { ty, bits: 0 });
+            (init, element, combine)
+        } else {
+            (built(0)?, built(1)?, built(2)?)
+        };
+        let fold = &mut self.folds[f];
+        fold.element = element;
+        fold.combine = combine;
+        let mut vars = Vec::new();
+        for n in &fold.nodes {
+            for ix in n.index_exprs() {
+                ix.collect_vars(&mut vars);
             }
         }
+        vars.retain(|v| !fold.vars.iter().any(|(w, _)| w == v));
+        vars.sort_unstable();
+        let node = Node::Fold {
+            ty,
+            fold: f,
+            init,
+            captures: fold.captures.clone(),
+            reads: vars.into_iter().map(Ix::var).collect(),
+        };
+        Ok(self.put(key.scope, node))
     }
 }
 
@@ -363,16 +841,23 @@ enum Shaped {
 
 impl Graph {
     fn plan(&self, ctx: &Ctx, key: &Key) -> Result<Plan> {
-        let (bid, id, idx, guarded) = key;
-        let inst = ctx.body.inst(*id);
-        let ext = &self.extents;
-        let operand = |k: usize| ctx.body.inst(inst.operands[k]);
-        let req = |k: usize, index: Vec<Ix>, g: bool| (*bid, inst.operands[k], index, g);
+        let body = ctx.comp.body(key.body);
+        let inst = body.inst(key.inst);
+        let idx = &key.index;
+        let ext = &self.var_extents;
+        let operand = |k: usize| body.inst(inst.operands[k]);
+        let req = |k: usize, index: Vec<Ix>, g: bool| Key {
+            scope: key.scope,
+            body: key.body,
+            inst: inst.operands[k],
+            index,
+            guarded: g,
+        };
         let plain = |requests| Plan {
             requests,
             shape: Shaped::Plain,
         };
-        let g = *guarded;
+        let g = key.guarded;
         // The index of an elementwise operand: dimension i lines up with
         // result dimension map[i], size-1 dimensions read index 0.
         let elementwise = |k: usize, map: &dyn Fn(usize) -> usize| -> Vec<Ix> {
@@ -389,10 +874,11 @@ impl Graph {
                 .collect()
         };
         Ok(match &inst.kind {
-            OpKind::Parameter { .. }
-            | OpKind::Reduce { .. }
-            | OpKind::DotGeneral { .. }
-            | OpKind::Tuple => {
+            // Built by `begin_fold`/`finish_fold` instead.
+            OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
+                return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
+            }
+            OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(backend(format!(
                     "`{}` ({}) must be materialised before it is read in a fused kernel",
                     inst.name,
@@ -562,12 +1048,14 @@ impl Graph {
     }
 
     fn combine(&mut self, ctx: &Ctx, key: &Key, shaped: Shaped, ops: &[NodeId]) -> Result<NodeId> {
-        let inst = ctx.body.inst(key.1);
+        let body = ctx.comp.body(key.body);
+        let inst = body.inst(key.inst);
         let ty = inst.shape.element_type();
-        let operand_ty = |k: usize| ctx.body.inst(inst.operands[k]).shape.element_type();
+        let operand_ty = |k: usize| body.inst(inst.operands[k]).shape.element_type();
+        let s = key.scope;
         Ok(match &inst.kind {
             OpKind::Constant { literal } => match scalar_bits(literal) {
-                Some(bits) if inst.shape.is_scalar() => self.constant(ty, bits),
+                Some(bits) if inst.shape.is_scalar() => self.put(s, Node::Const { ty, bits }),
                 _ => {
                     return Err(backend(format!(
                         "constant `{}` {} has no buffer",
@@ -575,45 +1063,63 @@ impl Graph {
                     )));
                 }
             },
-            OpKind::Iota { dimension } => self.add(Node::Iota {
-                ty,
-                index: key.2[*dimension as usize].clone(),
-            }),
-            OpKind::Unary(op) => self.add(Node::Unary {
-                op: *op,
-                ty: operand_ty(0),
-                x: ops[0],
-            }),
-            OpKind::Binary { op, .. } => self.add(Node::Binary {
-                op: *op,
-                ty: operand_ty(0),
-                a: ops[0],
-                b: ops[1],
-            }),
+            OpKind::Iota { dimension } => self.put(
+                s,
+                Node::Iota {
+                    ty,
+                    index: key.index[*dimension as usize].clone(),
+                },
+            ),
+            OpKind::Unary(op) => self.put(
+                s,
+                Node::Unary {
+                    op: *op,
+                    ty: operand_ty(0),
+                    x: ops[0],
+                },
+            ),
+            OpKind::Binary { op, .. } => self.put(
+                s,
+                Node::Binary {
+                    op: *op,
+                    ty: operand_ty(0),
+                    a: ops[0],
+                    b: ops[1],
+                },
+            ),
             OpKind::Convert => {
                 let from = operand_ty(0);
                 if from == ty {
                     ops[0]
                 } else {
-                    self.add(Node::Convert {
-                        from,
-                        to: ty,
-                        x: ops[0],
-                    })
+                    self.put(
+                        s,
+                        Node::Convert {
+                            from,
+                            to: ty,
+                            x: ops[0],
+                        },
+                    )
                 }
             }
-            OpKind::Select => self.add(Node::Select {
-                ty,
-                p: ops[0],
-                a: ops[1],
-                b: ops[2],
-            }),
-            OpKind::Clamp => self.add(Node::Clamp {
-                ty,
-                lo: ops[0],
-                x: ops[1],
-                hi: ops[2],
-            }),
+            OpKind::Select => self.put(
+                s,
+                Node::Select {
+                    ty,
+                    p: ops[0],
+                    a: ops[1],
+                    b: ops[2],
+                },
+            ),
+            OpKind::Clamp => self.put(
+                s,
+                Node::Clamp {
+                    ty,
+                    lo: ops[0],
+                    x: ops[1],
+                    hi: ops[2],
+                },
+            ),
             OpKind::Broadcast { .. }
             | OpKind::Reshape
             | OpKind::Transpose { .. }
@@ -627,13 +1133,16 @@ impl Graph {
                     backend(format!("concatenate `{}` reads no operand", inst.name))
                 })?;
                 for (j, conds) in guards.into_iter().enumerate().rev() {
-                    let p = self.add(Node::InBounds { conds });
-                    value = self.add(Node::Select {
-                        ty,
-                        p,
-                        a: ops[j],
-                        b: value,
-                    });
+                    let p = self.put(s, Node::InBounds { conds });
+                    value = self.put(
+                        s,
+                        Node::Select {
+                            ty,
+                            p,
+                            a: ops[j],
+                            b: value,
+                        },
+                    );
                 }
                 value
             }
@@ -641,20 +1150,23 @@ impl Graph {
                 Shaped::Pad(None) => ops[0],
                 Shaped::Pad(Some(conds)) if conds.is_empty() => ops[0],
                 Shaped::Pad(Some(conds)) => {
-                    let p = self.add(Node::InBounds { conds });
-                    self.add(Node::Select {
-                        ty,
-                        p,
-                        a: ops[0],
-                        b: ops[1],
-                    })
+                    let p = self.put(s, Node::InBounds { conds });
+                    self.put(
+                        s,
+                        Node::Select {
+                            ty,
+                            p,
+                            a: ops[0],
+                            b: ops[1],
+                        },
+                    )
                 }
                 _ => return Err(backend("pad planned without guards".into())),
             },
-            OpKind::Parameter { .. }
-            | OpKind::Reduce { .. }
-            | OpKind::DotGeneral { .. }
-            | OpKind::Tuple => {
+            OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
+                return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
+            }
+            OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(backend(format!(
                     "`{}` cannot be computed inside a fused kernel",
                     inst.name

@@ -59,7 +59,8 @@ fn loop_spec(
     let source = entry_source(plan);
     let ctx = Ctx {
         body_id: comp.entry_id(),
-        body: comp.entry(),
+        comp,
+        called: &plan.called_constants,
         source: &source,
     };
     let strides = row_major_strides(out_dims);
@@ -270,7 +271,8 @@ fn reducer_of(
             );
             let rctx = Ctx {
                 body_id: to_apply,
-                body: rbody,
+                comp,
+                called: &plan.called_constants,
                 source: &src,
             };
             Reducer::Body(graph.value(&rctx, rbody.root, vec![])?)
@@ -314,7 +316,8 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
     let source = entry_source(plan);
     let ctx = Ctx {
         body_id: comp.entry_id(),
-        body,
+        comp,
+        called: &plan.called_constants,
         source: &source,
     };
     let mut graph = Graph::new(extents.clone());
@@ -333,7 +336,8 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
         );
         let rctx = Ctx {
             body_id: *to_apply,
-            body: rbody,
+            comp,
+            called: &plan.called_constants,
             source: &src,
         };
         let root = graph.value(&rctx, rbody.root, vec![])?;
@@ -590,7 +594,8 @@ fn build_group(
         };
         let ctx = Ctx {
             body_id,
-            body,
+            comp,
+            called: &plan.called_constants,
             source: &source,
         };
         graph.forget_instructions();

@@ -4,6 +4,7 @@
 mod checks;
 mod common;
 mod fusion;
+mod nested;
 mod ops;
 mod random;
 mod reduce_dot;

@@ -161,7 +161,8 @@ fn dot(ty: ElementType, l: &[i64], r: &[i64], dims: DotDimensionNumbers) {
     check_tol(&comp, &[values(&ls, 1), values(&rs, 2)], tol);
 }
 
-fn dn(lb: &[i64], rb: &[i64], lc: &[i64], rc: &[i64]) -> DotDimensionNumbers {
+/// Dot dimension numbers from the four lists.
+pub(crate) fn dn(lb: &[i64], rb: &[i64], lc: &[i64], rc: &[i64]) -> DotDimensionNumbers {
     DotDimensionNumbers {
         lhs_batch: lb.to_vec(),
         rhs_batch: rb.to_vec(),
