@@ -11,6 +11,12 @@
 //! output bytes. The memcpy baseline copies half that many bytes, so it
 //! moves the same traffic (each byte copied is read once and written once).
 //!
+//! Workloads that only write (W3 and W4 read 32 KiB and write 64 MiB) get
+//! one more baseline: a two-thread fill of their output bytes with
+//! non-temporal stores, the fastest a pure write stream goes on the
+//! machine. On some machines DRAM writes alone are slower than a mix of
+//! reads and writes, so that ceiling sits below the memcpy rate.
+//!
 //! Run: `cargo bench -p oxla-bench` (all workloads at n = 4096), or
 //! `cargo run --release -p oxla-bench -- --n 1024 --only W1,W8`.
 
@@ -75,11 +81,25 @@ pub fn interleaved(
     Ok(samples.into_iter().map(Stats::of).collect())
 }
 
-/// A copy of `bytes` bytes from one buffer to another, on one thread or on
-/// two: the memory-bandwidth baseline. The second thread is persistent and
-/// owns its half of the buffers, so a two-thread copy costs two channel
+/// What a [`MemcpyBaseline`] does to its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BaselineOp {
+    /// `memcpy` from one buffer to another: every byte read once and
+    /// written once.
+    Copy,
+    /// Writes every byte of the destination with non-temporal (streaming)
+    /// stores, nothing read: the fastest a pure write stream can go on
+    /// this machine (x86-64; a plain fill elsewhere). The same-run ceiling
+    /// for workloads that only write (W3, W4).
+    StreamingFill,
+}
+
+/// A copy (or streaming fill) of `bytes` bytes, on one thread or on two:
+/// the memory-bandwidth baseline. The second thread is persistent and owns
+/// its half of the buffers, so a two-thread pass costs two channel
 /// messages, not a thread spawn.
 pub struct MemcpyBaseline {
+    op: BaselineOp,
     src: Vec<u8>,
     dst: Vec<u8>,
     half_src: Vec<u8>,
@@ -87,20 +107,62 @@ pub struct MemcpyBaseline {
     worker: Option<(std::sync::mpsc::Sender<()>, std::sync::mpsc::Receiver<()>)>,
 }
 
+/// One pass of `op` over `dst` (from `src` for a copy).
+fn baseline_pass(op: BaselineOp, dst: &mut [u8], src: &[u8]) {
+    match op {
+        BaselineOp::Copy => dst.copy_from_slice(src),
+        BaselineOp::StreamingFill => streaming_fill(dst, 0x5a),
+    }
+    std::hint::black_box(dst);
+}
+
+/// Sets every byte of `dst` to `byte`: whole 64-byte lines with
+/// non-temporal stores (then `sfence`), the partial lines at either end
+/// with plain ones.
+pub fn streaming_fill(dst: &mut [u8], byte: u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_set1_epi8, _mm_sfence, _mm_stream_si128};
+        let head = dst.as_ptr().align_offset(64).min(dst.len());
+        let (front, rest) = dst.split_at_mut(head);
+        front.fill(byte);
+        let lines = rest.len() / 64;
+        let (body, tail) = rest.split_at_mut(lines * 64);
+        // SAFETY: SSE2 is baseline on x86-64; every store is to a 16-byte
+        // aligned address inside `body` (64-byte aligned, whole lines).
+        unsafe {
+            let v = _mm_set1_epi8(byte as i8);
+            let p = body.as_mut_ptr();
+            for i in 0..lines * 4 {
+                _mm_stream_si128(p.add(i * 16).cast::<__m128i>(), v);
+            }
+            _mm_sfence();
+        }
+        tail.fill(byte);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    dst.fill(byte);
+}
+
 impl MemcpyBaseline {
-    /// Buffers of `bytes` bytes, touched once so no page faults are timed.
+    /// A copy of `bytes` bytes; buffers touched once so no page faults are
+    /// timed.
     pub fn new(bytes: usize) -> MemcpyBaseline {
+        MemcpyBaseline::with_op(BaselineOp::Copy, bytes)
+    }
+
+    /// `op` over `bytes` bytes; buffers touched once so no page faults are
+    /// timed.
+    pub fn with_op(op: BaselineOp, bytes: usize) -> MemcpyBaseline {
         let n = bytes.max(2);
         let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
         let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-        let (mut wsrc, mut wdst) = (vec![1u8; n - n / 2], vec![2u8; n - n / 2]);
+        let (wsrc, mut wdst) = (vec![1u8; n - n / 2], vec![2u8; n - n / 2]);
         let spawned = std::thread::Builder::new()
             .name("memcpy-baseline".into())
             .spawn(move || {
                 while go_rx.recv().is_ok() {
-                    wdst.copy_from_slice(&wsrc);
-                    std::hint::black_box(&mut wdst);
-                    std::hint::black_box(&mut wsrc);
+                    baseline_pass(op, &mut wdst, &wsrc);
                     if done_tx.send(()).is_err() {
                         break;
                     }
@@ -108,6 +170,7 @@ impl MemcpyBaseline {
             })
             .is_ok();
         MemcpyBaseline {
+            op,
             src: vec![1u8; n],
             dst: vec![2u8; n],
             half_src: vec![1u8; n / 2],
@@ -116,17 +179,53 @@ impl MemcpyBaseline {
         }
     }
 
-    /// One copy of all the bytes, split across `threads` (1 or 2) threads.
+    /// One pass over all the bytes, split across `threads` (1 or 2)
+    /// threads.
     pub fn copy(&mut self, threads: usize) {
         match (&self.worker, threads) {
             (Some((go, done)), 2..) => {
                 let _ = go.send(());
-                self.half_dst.copy_from_slice(&self.half_src);
+                baseline_pass(self.op, &mut self.half_dst, &self.half_src);
                 let _ = done.recv();
             }
-            _ => self.dst.copy_from_slice(&self.src),
+            _ => baseline_pass(self.op, &mut self.dst, &self.src),
         }
-        std::hint::black_box(&mut self.dst);
+    }
+
+    /// The destination buffer of the single-thread pass.
+    pub fn destination(&self) -> &[u8] {
+        &self.dst
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streaming_fill_sets_every_byte_and_no_other() {
+        let mut buf = vec![0u8; 1000];
+        for (lo, hi) in [(0, 0), (0, 1000), (1, 999), (3, 70), (64, 128), (5, 6)] {
+            buf.fill(0);
+            streaming_fill(&mut buf[lo..hi], 9);
+            assert!(buf[lo..hi].iter().all(|&b| b == 9), "{lo}..{hi}");
+            assert!(
+                buf[..lo].iter().chain(&buf[hi..]).all(|&b| b == 0),
+                "{lo}..{hi}"
+            );
+        }
+    }
+
+    #[test]
+    fn baselines_write_what_they_should() {
+        let mut m = MemcpyBaseline::new(4096);
+        m.copy(1);
+        assert!(m.destination().iter().all(|&b| b == 1));
+        let mut f = MemcpyBaseline::with_op(BaselineOp::StreamingFill, 4096);
+        f.copy(2);
+        assert!(f.half_dst.iter().all(|&b| b == 0x5a));
+        f.copy(1);
+        assert!(f.destination().iter().all(|&b| b == 0x5a));
     }
 }
 
