@@ -3,7 +3,8 @@
 //! Generates random **valid** computations (random shapes of rank 0–5 with
 //! sizes 0, 1 and larger; chains of every op and element type; random legal
 //! `broadcast_dimensions`, compositions of InDim and degenerate broadcasting
-//! included) together with argument values that include the edge cases
+//! included; reducer bodies that hold reduces and dots of their own, nested
+//! up to two levels) together with argument values that include the edge cases
 //! (NaN, ±inf, ±0, integer MIN/MAX, 0, -1), and random **invalid** binary
 //! ops (wrong ranks, out-of-range, repeated or decreasing dims, mismatched
 //! sizes, mixed element types).
@@ -25,7 +26,7 @@
 //! ```
 
 use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
-use oxla_ir::{ArrayData, Builder, Computation, ElementType, Literal, Op, Result, Shape};
+use oxla_ir::{ArrayData, Builder, Computation, ElementType, Literal, Op, OpKind, Result, Shape};
 
 /// A small, fast, seedable PRNG (xorshift64*). Not for cryptography.
 #[derive(Debug, Clone)]
@@ -73,8 +74,14 @@ pub struct GenConfig {
     /// Whether transcendental float ops (exp, log, sin, ...) may appear.
     pub transcendentals: bool,
     /// Whether float sums whose order a backend may change (add-reduce,
-    /// dot) may appear. Off for bit-exact differential testing.
+    /// dot) may appear. Off for bit-exact differential testing. Folds
+    /// inside reducer bodies are not such sums: the JIT runs them in the
+    /// interpreter's order (docs/jit.md), so they appear either way.
     pub float_reassociation: bool,
+    /// The chance that a generated `reduce` gets a reducer body with folds
+    /// of its own (a `reduce` or `dot` inside it, see [`gen_program`])
+    /// instead of `add`, `max` or `min`.
+    pub nested_bodies: f64,
 }
 
 impl Default for GenConfig {
@@ -86,13 +93,15 @@ impl Default for GenConfig {
             element_types: ElementType::ALL.to_vec(),
             transcendentals: true,
             float_reassociation: true,
+            nested_bodies: 0.5,
         }
     }
 }
 
 impl GenConfig {
     /// Programs whose every op is exact, so two correct backends agree bit
-    /// for bit: no transcendental ops, no float add-reductions or dots.
+    /// for bit: no transcendental ops, no float add-reductions or dots
+    /// (but float sums inside reducer bodies, which fold in a fixed order).
     pub fn exact() -> GenConfig {
         GenConfig {
             transcendentals: false,
@@ -184,13 +193,24 @@ fn random_dims(rng: &mut Rng, cfg: &GenConfig, rank: usize) -> Vec<i64> {
 
 /// Random values of `shape`, a quarter of them edge values.
 pub fn random_literal(rng: &mut Rng, shape: &Shape) -> Result<Literal> {
+    literal_with_edges(rng, shape, 0.25, 0.2)
+}
+
+/// Random values of `shape`: integers edge values with chance
+/// `int_edges`, floats with chance `float_edges`, small values otherwise.
+fn literal_with_edges(
+    rng: &mut Rng,
+    shape: &Shape,
+    int_edges: f64,
+    float_edges: f64,
+) -> Result<Literal> {
     let n = shape.element_count() as usize;
     macro_rules! ints {
         ($t:ty) => {{
             let edge: [$t; 5] = [<$t>::MIN, <$t>::MAX, 0, 1, <$t>::MAX / 2];
             (0..n)
                 .map(|_| {
-                    if rng.chance(0.25) {
+                    if rng.chance(int_edges) {
                         rng.pick(&edge)
                     } else {
                         (rng.below(41) as i64 - 20) as $t
@@ -214,7 +234,7 @@ pub fn random_literal(rng: &mut Rng, shape: &Shape) -> Result<Literal> {
             ];
             (0..n)
                 .map(|_| {
-                    if rng.chance(0.2) {
+                    if rng.chance(float_edges) {
                         rng.pick(&edge)
                     } else {
                         ((rng.below(2001) as f64 - 1000.0) / 100.0) as $t
@@ -255,6 +275,12 @@ struct Gen<'a> {
     params: Vec<Shape>,
     values: Vec<(Op, Shape)>,
     ops: Vec<&'static str>,
+    /// What generated reducer bodies hold (`"reduce in a body"`, ...),
+    /// apart from `ops`, whose length counts the steps.
+    body_ops: Vec<&'static str>,
+    /// Values the root must return: reduces with generated bodies, which
+    /// a backend would otherwise be free to skip when nothing reads them.
+    keep: Vec<Op>,
 }
 
 impl Gen<'_> {
@@ -480,9 +506,21 @@ impl Gen<'_> {
                 } else {
                     self.rng.below(3)
                 };
-                let reducer = reducer(ty, kind)?;
+                // A reduce of an empty operand never runs its body.
+                let nested = ashape.element_count() > 0 && self.rng.chance(self.cfg.nested_bodies);
+                let reducer = if nested {
+                    // The interpreter runs the body once per element.
+                    let n = ashape.element_count().max(1);
+                    let budget = (BODY_WORK / n).clamp(16, 4_000);
+                    body_with_folds(self.rng, self.cfg, ty, budget, 1, &mut self.body_ops)?
+                } else {
+                    reducer(ty, kind)?
+                };
                 let init = self.param(Shape::scalar(ty))?;
                 let op = self.b.reduce(a, init, &dims, &reducer)?;
+                if nested {
+                    self.keep.push(op);
+                }
                 let s = self.b.shape(op)?;
                 (op, s, "reduce")
             }
@@ -569,7 +607,497 @@ pub fn reducer(ty: ElementType, kind: u64) -> Result<Computation> {
     r.build(y)
 }
 
-/// One random valid program with random arguments. An `Err` means the
+/// Element steps the interpreter may spend in the reducer bodies of one
+/// generated `reduce` (the body's budget is this over the number of
+/// elements reduced), so that a program with folds in its reducer stays
+/// about as fast to evaluate as one without.
+const BODY_WORK: i64 = 60_000;
+
+/// How deep generated reducer bodies nest: a body's fold may use a body
+/// with folds of its own, whose folds use one-op reducers.
+const MAX_BODY_DEPTH: usize = 2;
+
+/// The largest extent of an array inside a generated body.
+const MAX_BODY_EXTENT: i64 = 8;
+
+/// A reducer body `(acc, x) -> T[]` with folds of its own, at nesting
+/// level `depth` (1 for the reducer of a reduce of the entry), spending
+/// about `budget` element steps per call. `ops` collects what it holds.
+///
+/// The body computes one to three *folds*, each a scalar, and combines
+/// them with its parameters by elementwise ops:
+///
+/// - a reduce of a small array (extents up to 8) made of a broadcast of a
+///   scalar of the body, an iota or a constant, possibly combined with a
+///   second such array and passed through a unary op; reduced in one step
+///   or in two (the second reading the first along its own dimensions);
+///   sometimes in another element type (converted there and back); with
+///   `add`, `max`, `min`, another one-op reducer (`acc - x`, `acc * x`,
+///   ...), or (up to [`MAX_BODY_DEPTH`]) a generated body of its own;
+/// - a rank-0 dot of two scalars of the body;
+/// - a dot of two vectors built like the reduce's arrays;
+/// - a matrix dot, plain, batched, or contracting two dimensions listed
+///   out of order, reduced to a scalar;
+/// - when the budget allows, a reduce of a constant of a few hundred
+///   elements (scaled by a scalar of the body).
+///
+/// Every shape is the generator's own (reduce drops the reduced dims, a
+/// dot lists batch, lhs free, rhs free dims; elementwise ops go through
+/// [`model_broadcast`]) and is checked against the builder's.
+fn body_with_folds(
+    rng: &mut Rng,
+    cfg: &GenConfig,
+    ty: ElementType,
+    budget: i64,
+    depth: usize,
+    ops: &mut Vec<&'static str>,
+) -> Result<Computation> {
+    let mut r = Builder::new(&format!("folds{depth}"));
+    let a = r.parameter(0, Shape::scalar(ty), "acc")?;
+    let x = r.parameter(1, Shape::scalar(ty), "x")?;
+    let mut g = BodyGen {
+        rng,
+        cfg,
+        r,
+        ty,
+        scalars: vec![a, x],
+        budget,
+        depth,
+        ops,
+    };
+    if depth > 1 {
+        g.ops.push("body in a body");
+    }
+    let n = 1 + g.rng.below(if depth == 1 { 3 } else { 2 });
+    let mut folds = Vec::new();
+    for _ in 0..n {
+        let y = g.fold()?;
+        g.scalars.push(y);
+        folds.push(y);
+    }
+    let mut y = folds[0];
+    let mut rest = folds[1..].to_vec();
+    for p in [a, x] {
+        if g.rng.chance(0.5) {
+            rest.push(p);
+        }
+    }
+    for v in rest {
+        let (l, r) = if g.rng.chance(0.5) { (y, v) } else { (v, y) };
+        y = g.elementwise(ty, l, r)?;
+    }
+    g.r.build(y)
+}
+
+/// The state of [`body_with_folds`].
+struct BodyGen<'a> {
+    rng: &'a mut Rng,
+    cfg: &'a GenConfig,
+    r: Builder,
+    /// The body's element type.
+    ty: ElementType,
+    /// Scalars of `ty` computed so far, the parameters first.
+    scalars: Vec<Op>,
+    /// Element steps one call may still spend (it may run a little over).
+    budget: i64,
+    depth: usize,
+    ops: &'a mut Vec<&'static str>,
+}
+
+impl BodyGen<'_> {
+    /// `op` if the builder agrees with the generator's `dims` and `ty`.
+    fn expect(&self, op: Op, ty: ElementType, dims: &[i64], what: &str) -> Result<Op> {
+        let want = Shape::new(ty, dims);
+        let got = self.r.shape(op)?;
+        if got != want {
+            return Err(oxla_ir::Error::InvalidOp {
+                op: "generator".into(),
+                message: format!(
+                    "{what} in a reducer body: builder inferred {got}, the generator's model says {want}"
+                ),
+            });
+        }
+        Ok(op)
+    }
+
+    /// The largest element count an array may have now.
+    fn cap(&self) -> i64 {
+        (self.budget / 4).clamp(1, 64)
+    }
+
+    /// `rank` extents of at most [`MAX_BODY_EXTENT`] (0 and 1 included)
+    /// whose product is at most `cap`.
+    fn extents(&mut self, rank: usize, cap: i64) -> Vec<i64> {
+        let mut dims: Vec<i64> = (0..rank)
+            .map(|_| match self.rng.below(16) {
+                0 => 0,
+                1 | 2 => 1,
+                _ => 2 + self.rng.below(MAX_BODY_EXTENT as u64 - 1) as i64,
+            })
+            .collect();
+        while dims.iter().product::<i64>() > cap {
+            let i = (0..rank).max_by_key(|&i| dims[i]).unwrap_or(0);
+            dims[i] /= 2;
+        }
+        dims
+    }
+
+    fn scalar(&mut self) -> Op {
+        self.rng.pick(&self.scalars)
+    }
+
+    /// A scalar of `ty` to start a fold from: one of the body's, or a
+    /// constant.
+    fn init(&mut self, ty: ElementType) -> Result<Op> {
+        if ty == self.ty && self.rng.chance(0.7) {
+            return Ok(self.scalar());
+        }
+        let c = random_literal(self.rng, &Shape::scalar(ty))?;
+        self.r.constant(c)
+    }
+
+    /// A scalar of `ty`: one of the body's, converted if need be.
+    fn source(&mut self, ty: ElementType) -> Result<Op> {
+        let s = self.scalar();
+        if ty == self.ty {
+            return Ok(s);
+        }
+        let c = self.r.convert(s, ty)?;
+        self.expect(c, ty, &[], "convert")
+    }
+
+    /// An array of `dims`: a broadcast of a scalar of the body, an iota,
+    /// or a constant; sometimes combined with a second one and passed
+    /// through a unary op.
+    fn array(&mut self, ty: ElementType, dims: &[i64]) -> Result<Op> {
+        let mut t = self.leaf(ty, dims)?;
+        if self.rng.chance(0.4) {
+            let u = self.leaf(ty, dims)?;
+            t = self.elementwise(ty, t, u)?;
+        }
+        if self.rng.chance(0.2) {
+            let candidates: Vec<UnaryOp> = UnaryOp::ALL
+                .iter()
+                .copied()
+                .filter(|&o| {
+                    o != UnaryOp::IsFinite && unary_accepts(o, ty, self.cfg.transcendentals)
+                })
+                .collect();
+            if !candidates.is_empty() {
+                let op = self.rng.pick(&candidates);
+                let u = self.r.unary(op, t)?;
+                t = self.expect(u, ty, dims, op.name())?;
+            }
+        }
+        Ok(t)
+    }
+
+    fn leaf(&mut self, ty: ElementType, dims: &[i64]) -> Result<Op> {
+        let shape = Shape::new(ty, dims);
+        let op = match self.rng.below(6) {
+            0..=2 => {
+                let s = self.source(ty)?;
+                self.r.broadcast(s, dims)?
+            }
+            3 | 4 if !dims.is_empty() => {
+                let d = self.rng.below(dims.len() as u64) as i64;
+                self.r.iota(shape, d)?
+            }
+            _ => {
+                let c = literal_with_edges(self.rng, &shape, 0.05, 0.05)?;
+                self.r.constant(c)?
+            }
+        };
+        self.expect(op, ty, dims, "an array")
+    }
+
+    /// `op(l, r)` for a random op of `ty` other than a comparison (mostly
+    /// `add`, `subtract`, `multiply`, `maximum`, `minimum`); `l` and `r`
+    /// are scalars or arrays of one shape.
+    fn elementwise(&mut self, ty: ElementType, l: Op, r: Op) -> Result<Op> {
+        let op = self.binary_op(ty);
+        let (ls, rs) = (self.r.shape(l)?, self.r.shape(r)?);
+        let Some(model) = model_broadcast(ls.dims(), rs.dims(), &[]) else {
+            return Err(oxla_ir::Error::InvalidOp {
+                op: "generator".into(),
+                message: format!("combined {ls} and {rs} in a reducer body"),
+            });
+        };
+        let y = self.r.binary(l, r, op, &[])?;
+        self.expect(y, ty, &model, op.name())
+    }
+
+    fn binary_op(&mut self, ty: ElementType) -> BinaryOp {
+        let common = [
+            BinaryOp::Add,
+            BinaryOp::Sub,
+            BinaryOp::Mul,
+            BinaryOp::Max,
+            BinaryOp::Min,
+        ];
+        if self.rng.chance(0.8) {
+            return self.rng.pick(&common);
+        }
+        let candidates: Vec<BinaryOp> = BinaryOp::ALL
+            .iter()
+            .copied()
+            .filter(|&o| !o.is_compare() && binary_accepts(o, ty, self.cfg.transcendentals))
+            .collect();
+        self.rng.pick(&candidates)
+    }
+
+    /// The reducer of a fold of `steps` elements: `add`, `max` or `min`,
+    /// another one-op reducer, or a generated body with folds of its own.
+    fn reducer(&mut self, ty: ElementType, steps: i64) -> Result<Computation> {
+        let inner = self.budget / steps.max(1);
+        if self.depth < MAX_BODY_DEPTH && inner >= 16 && self.rng.chance(0.2) {
+            self.budget -= steps * inner;
+            return body_with_folds(self.rng, self.cfg, ty, inner, self.depth + 1, self.ops);
+        }
+        if self.rng.chance(0.7) {
+            return reducer(ty, self.rng.below(3));
+        }
+        let op = self.binary_op(ty);
+        let mut r = Builder::new(op.name());
+        let a = r.parameter(0, Shape::scalar(ty), "a")?;
+        let c = r.parameter(1, Shape::scalar(ty), "c")?;
+        let y = r.binary(a, c, op, &[])?;
+        r.build(y)
+    }
+
+    /// One fold: a scalar of the body's type.
+    fn fold(&mut self) -> Result<Op> {
+        let ty = self.ty;
+        match self.rng.below(10) {
+            0..=3 => {
+                let others: Vec<ElementType> = self
+                    .cfg
+                    .element_types
+                    .iter()
+                    .copied()
+                    .filter(|&t| t != ty && !t.is_pred())
+                    .collect();
+                if !others.is_empty() && self.rng.chance(0.15) {
+                    let other = self.rng.pick(&others);
+                    let y = self.reduce_fold(other)?;
+                    let c = self.r.convert(y, ty)?;
+                    self.expect(c, ty, &[], "convert")
+                } else {
+                    self.reduce_fold(ty)
+                }
+            }
+            4 => {
+                let (p, q) = (self.scalar(), self.scalar());
+                let d = self.r.dot_general(p, q, &DotDimensionNumbers::default())?;
+                self.ops.push("dot in a body");
+                self.expect(d, ty, &[], "a rank-0 dot")
+            }
+            5 | 6 => {
+                let cap = self.cap();
+                let k = self.extents(1, cap);
+                let u = self.array(ty, &k)?;
+                let v = self.array(ty, &k)?;
+                self.budget -= 4 * k[0];
+                let dims = DotDimensionNumbers {
+                    lhs_contracting: vec![0],
+                    rhs_contracting: vec![0],
+                    ..Default::default()
+                };
+                let d = self.r.dot_general(u, v, &dims)?;
+                self.ops.push("dot in a body");
+                self.expect(d, ty, &[], "a vector dot")
+            }
+            7 | 8 => self.matrix_dot(),
+            _ if self.budget >= 1_000 => self.constant_fold(),
+            _ => self.reduce_fold(ty),
+        }
+    }
+
+    /// A reduce of an array of `ty` to a scalar, in one step or two.
+    fn reduce_fold(&mut self, ty: ElementType) -> Result<Op> {
+        let rank = 1 + self.rng.below(3) as usize;
+        let cap = self.cap();
+        let mut dims = self.extents(rank, cap);
+        let mut t = self.array(ty, &dims)?;
+        self.budget -= 4 * dims.iter().product::<i64>();
+        if rank >= 2 && self.rng.chance(0.3) {
+            // A first reduce over some of the dims; the second reads it
+            // along the rest.
+            let mut first: Vec<i64> = (0..rank as i64).filter(|_| self.rng.chance(0.5)).collect();
+            if first.is_empty() || first.len() == rank {
+                first = vec![self.rng.below(rank as u64) as i64];
+            }
+            let steps: i64 = first.iter().map(|&d| dims[d as usize]).product();
+            let kept: Vec<i64> = (0..rank)
+                .filter(|&d| !first.contains(&(d as i64)))
+                .map(|d| dims[d])
+                .collect();
+            let init = self.init(ty)?;
+            let red = self.reducer(ty, steps)?;
+            let s = self.r.reduce(t, init, &first, &red)?;
+            self.ops.push("reduce in a body");
+            t = self.expect(s, ty, &kept, "a partial reduce")?;
+            if self.rng.chance(0.5) {
+                let u = self.leaf(ty, &kept)?;
+                t = self.elementwise(ty, t, u)?;
+            }
+            dims = kept;
+        }
+        self.reduce_all(ty, t, &dims)
+    }
+
+    /// A reduce of `t` (of `dims`) over every dimension.
+    fn reduce_all(&mut self, ty: ElementType, t: Op, dims: &[i64]) -> Result<Op> {
+        let all: Vec<i64> = (0..dims.len() as i64).collect();
+        let init = self.init(ty)?;
+        let red = self.reducer(ty, dims.iter().product())?;
+        let y = self.r.reduce(t, init, &all, &red)?;
+        self.ops.push("reduce in a body");
+        self.expect(y, ty, &[], "a reduce")
+    }
+
+    /// A matrix dot of small arrays, reduced to a scalar.
+    fn matrix_dot(&mut self) -> Result<Op> {
+        let ty = self.ty;
+        let cap = self.cap().min(32);
+        let e = self.extents(4, cap);
+        let (m, k, n, w) = (e[0], e[1], e[2], e[3]);
+        let (lhs, rhs, dims, out) = match self.rng.below(3) {
+            // [m,k] x [k,n] -> [m,n]
+            0 => (
+                vec![m, k],
+                vec![k, n],
+                DotDimensionNumbers {
+                    lhs_contracting: vec![1],
+                    rhs_contracting: vec![0],
+                    ..Default::default()
+                },
+                vec![m, n],
+            ),
+            // [w,m,k] x [w,k,n] -> [w,m,n]
+            1 => (
+                vec![w, m, k],
+                vec![w, k, n],
+                DotDimensionNumbers {
+                    lhs_batch: vec![0],
+                    rhs_batch: vec![0],
+                    lhs_contracting: vec![2],
+                    rhs_contracting: vec![1],
+                },
+                vec![w, m, n],
+            ),
+            // [m,k,w] x [w,k,n] -> [m,n], contracting (w, k): listed out
+            // of the lhs's order.
+            _ => (
+                vec![m, k, w],
+                vec![w, k, n],
+                DotDimensionNumbers {
+                    lhs_contracting: vec![2, 1],
+                    rhs_contracting: vec![0, 1],
+                    ..Default::default()
+                },
+                vec![m, n],
+            ),
+        };
+        let l = self.array(ty, &lhs)?;
+        let r = self.array(ty, &rhs)?;
+        self.budget -= 2
+            * (e.iter().product::<i64>()
+                + lhs.iter().product::<i64>()
+                + rhs.iter().product::<i64>());
+        let d = self.r.dot_general(l, r, &dims)?;
+        self.ops.push("dot in a body");
+        let d = self.expect(d, ty, &out, "a matrix dot")?;
+        self.reduce_all(ty, d, &out)
+    }
+
+    /// A reduce of a constant of a few hundred elements, sometimes scaled
+    /// by a scalar of the body.
+    fn constant_fold(&mut self) -> Result<Op> {
+        let ty = self.ty;
+        let n = 100 + self.rng.below(301) as i64;
+        let dims = if self.rng.chance(0.5) {
+            vec![n]
+        } else {
+            let rows = 2 + self.rng.below(19) as i64;
+            vec![rows, n / rows]
+        };
+        let shape = Shape::new(ty, &dims);
+        let c = literal_with_edges(self.rng, &shape, 0.01, 0.01)?;
+        let mut t = self.r.constant(c)?;
+        if self.rng.chance(0.5) {
+            let s = self.scalar();
+            t = self.elementwise(ty, t, s)?;
+        }
+        self.budget -= 2 * dims.iter().product::<i64>();
+        let all: Vec<i64> = (0..dims.len() as i64).collect();
+        let init = self.init(ty)?;
+        let red = reducer(ty, self.rng.below(3))?;
+        let y = self.r.reduce(t, init, &all, &red)?;
+        self.ops.push("reduce in a body");
+        self.expect(y, ty, &[], "a reduce of a constant")
+    }
+}
+
+/// How deep reducer bodies with folds of their own nest in what `comp`
+/// computes: 0 when no called body holds a `reduce` or `dot`, 1 when some
+/// does, 2 when such a body's fold uses a reducer that holds one too, and
+/// so on. Only what runs counts: instructions the root depends on (a
+/// backend may skip the others), and the reducer of a reduce whose operand
+/// is not empty. Read from the IR, not from the generator's bookkeeping,
+/// so that tests count what was built.
+///
+/// ```
+/// use oxla_testgen::{GenConfig, Rng, body_nesting, gen_program};
+/// let cfg = GenConfig { nested_bodies: 1.0, ..GenConfig::exact() };
+/// let deepest = (0..300)
+///     .map(|seed| body_nesting(&gen_program(&mut Rng::new(seed), &cfg).unwrap().comp))
+///     .max();
+/// assert_eq!(deepest, Some(2));
+/// ```
+pub fn body_nesting(comp: &Computation) -> usize {
+    // The nesting under each live instruction of `body`, from the depths
+    // of the bodies before it (called bodies come before their callers).
+    fn deepest(body: &oxla_ir::Body, depth: &[usize]) -> Option<usize> {
+        let mut live = vec![false; body.instructions.len()];
+        live[body.root.index()] = true;
+        let mut deepest = None;
+        for (i, inst) in body.instructions.iter().enumerate().rev() {
+            if !live[i] {
+                continue;
+            }
+            for o in &inst.operands {
+                live[o.index()] = true;
+            }
+            let here = if let OpKind::Reduce { to_apply, .. } = &inst.kind {
+                let runs = (inst.operands.first())
+                    .is_some_and(|&x| body.inst(x).shape.element_count() > 0);
+                Some(if runs { depth[to_apply.index()] } else { 0 })
+            } else if let OpKind::DotGeneral { .. } = &inst.kind {
+                Some(0)
+            } else {
+                None
+            };
+            deepest = deepest.max(here);
+        }
+        deepest
+    }
+    let bodies = comp.bodies();
+    let mut depth = vec![0; bodies.len()];
+    for (i, body) in bodies.iter().enumerate() {
+        // A body with a fold nests one deeper than the folds' reducers.
+        depth[i] = deepest(body, &depth).map_or(0, |d| d + 1);
+    }
+    // The entry's reduces and dots have buffers: only its callees count.
+    deepest(comp.entry(), &depth).unwrap_or(0)
+}
+
+/// One random valid program with random arguments. A reduce gets a
+/// reducer body with reduces and dots of its own with chance
+/// [`GenConfig::nested_bodies`] (folds of small broadcasts, iotas and
+/// constants, rank-0, vector and matrix dots, nested up to two levels);
+/// the root returns every such reduce, so that a backend runs its body.
+/// An `Err` means the
 /// builder refused something the generator's model thinks valid (or
 /// inferred another shape): a bug in one of them.
 pub fn gen_program(rng: &mut Rng, cfg: &GenConfig) -> Result<Program> {
@@ -580,6 +1108,8 @@ pub fn gen_program(rng: &mut Rng, cfg: &GenConfig) -> Result<Program> {
         params: Vec::new(),
         values: Vec::new(),
         ops: Vec::new(),
+        body_ops: Vec::new(),
+        keep: Vec::new(),
     };
     let nops = 1 + g.rng.below(cfg.max_ops.max(1) as u64) as usize;
     for _ in 0..nops * 3 {
@@ -592,13 +1122,23 @@ pub fn gen_program(rng: &mut Rng, cfg: &GenConfig) -> Result<Program> {
         let ty = g.rng.pick(&cfg.element_types);
         g.value_of_type(ty)?;
     }
-    // The root: the last value, or a tuple of the last two.
+    // The root: the last value, or a tuple of the last two; with the
+    // reduces whose bodies were generated added to the tuple.
     let (last, _) = g.values[g.values.len() - 1].clone();
-    let root = if g.values.len() >= 2 && g.rng.chance(0.2) {
+    let mut results = if g.values.len() >= 2 && g.rng.chance(0.2) {
         let (prev, _) = g.values[g.values.len() - 2].clone();
-        g.b.tuple(&[prev, last])?
+        vec![prev, last]
     } else {
-        last
+        vec![last]
+    };
+    for &k in &g.keep {
+        if !results.contains(&k) {
+            results.push(k);
+        }
+    }
+    let root = match results[..] {
+        [one] => one,
+        _ => g.b.tuple(&results)?,
     };
     let comp = g.b.build(root)?;
     let shapes = g.params.clone();
@@ -606,11 +1146,9 @@ pub fn gen_program(rng: &mut Rng, cfg: &GenConfig) -> Result<Program> {
         .iter()
         .map(|s| random_literal(g.rng, s))
         .collect::<Result<Vec<_>>>()?;
-    Ok(Program {
-        comp,
-        args,
-        ops: g.ops,
-    })
+    let mut ops = g.ops;
+    ops.extend(g.body_ops);
+    Ok(Program { comp, args, ops })
 }
 
 /// A random binary-op setup that XLA's rules refuse, by construction, with
