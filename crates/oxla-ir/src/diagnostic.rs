@@ -53,6 +53,7 @@ impl Error {
             Error::LiteralType { .. } => "OX0302",
             Error::ArgumentCount { .. } => "OX0401",
             Error::ArgumentShape { .. } => "OX0402",
+            Error::OutputShape { .. } => "OX0403",
             Error::Verification { .. } => "OX0501",
             Error::Evaluation { .. } => "OX0601",
             Error::Parse { .. } => "OX0701",

@@ -328,6 +328,22 @@ pub enum Error {
         actual: String,
     },
 
+    /// A caller-provided output (`Executable::run_into`) whose shape
+    /// differs from the computation's result shape.
+    #[error(
+        "The output passed for computation `{computation}` must have its result shape \
+         {expected}, but has shape {actual}.\nhelp: allocate it with \
+         `Literal::zeros(comp.result_shape())`, or call `run`, which allocates it."
+    )]
+    OutputShape {
+        /// The computation.
+        computation: String,
+        /// The computation's result shape.
+        expected: String,
+        /// The output literal's shape.
+        actual: String,
+    },
+
     /// HLO text that does not parse. `line` and `column` are 1-based.
     #[error("{line}:{column}: {message}\n  {snippet}\n  {caret}\nexpected {expected}")]
     Parse {

@@ -472,10 +472,8 @@ impl Executable {
     pub fn run_into(&self, args: &[&Literal], out: &mut Literal) -> Result<()> {
         self.check_args(args)?;
         if out.shape() != &self.result_shape {
-            return Err(Error::ArgumentShape {
+            return Err(Error::OutputShape {
                 computation: self.comp.name().to_string(),
-                number: args.len(),
-                name: "output".into(),
                 expected: self.result_shape.to_string(),
                 actual: out.shape().to_string(),
             });

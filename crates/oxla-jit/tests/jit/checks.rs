@@ -91,10 +91,14 @@ fn run_into_checks_the_output_shape() {
         let mut out = Literal::zeros(&wrong).expect("out");
         let err = exe.run_into(&[&x, &v], &mut out).unwrap_err();
         assert!(
-            matches!(&err, Error::ArgumentShape { name, .. } if name == "output"),
+            matches!(&err, Error::OutputShape { expected, actual, .. }
+                if expected == "f32[2,3]" && *actual == wrong.to_string()),
             "{err}"
         );
+        assert_eq!(err.code(), "OX0403");
         assert!(err.to_string().contains("f32[2,3]"), "{err}");
+        assert!(err.to_string().contains(&wrong.to_string()), "{err}");
+        assert!(err.to_string().contains("help:"), "{err}");
         assert_eq!(
             out,
             Literal::zeros(&wrong).expect("out"),
