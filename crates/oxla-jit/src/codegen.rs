@@ -541,7 +541,7 @@ struct PassNodes {
 }
 
 /// Nodes reachable from `roots`, ascending.
-fn closure(nodes: &[Node], roots: &[NodeId]) -> Vec<NodeId> {
+pub(crate) fn closure(nodes: &[Node], roots: &[NodeId]) -> Vec<NodeId> {
     let mut seen = vec![false; nodes.len()];
     let mut stack = roots.to_vec();
     while let Some(n) = stack.pop() {
@@ -563,7 +563,7 @@ impl Work {
     }
 
     /// The per-element value (stored or folded) and the reducer body root.
-    fn roots(&self) -> (NodeId, Option<NodeId>) {
+    pub(crate) fn roots(&self) -> (NodeId, Option<NodeId>) {
         match self {
             Work::Store { root, .. } => (*root, None),
             Work::Row { x, reducer, .. } | Work::Col { x, reducer, .. } => (

@@ -10,6 +10,7 @@ use oxla_ir::{ArrayData, Computation, ElementType, Error, Literal, Result, Shape
 use crate::codegen::Work;
 use crate::codegen::{Jit, KernelFn};
 use crate::fusion::{BufferKind, Leaf, OutputTree, Plan};
+use crate::inplace::{StepIo, loop_io};
 use crate::lower::{Lowered, form_row_groups, lower_step, partition_extent, work_per_step};
 use crate::pool::pool;
 
@@ -63,6 +64,9 @@ pub struct Executable {
     spare: Mutex<Vec<ArrayData>>,
     /// The number of output buffers (bounds `spare`).
     outputs: usize,
+    /// Per parameter: whether [`Executable::run_in_place`] can write the
+    /// result over it (see `inplace.rs`).
+    in_place: Vec<bool>,
 }
 
 fn backend(message: impl Into<String>) -> Error {
@@ -82,15 +86,26 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     let mut shapes: Vec<(i64, i64)> = Vec::new();
     let mut infos: Vec<String> = Vec::new();
     let mut is_dot: Vec<bool> = Vec::new();
+    let result_buf = match &plan.output {
+        OutputTree::Leaf(Leaf::Buffer(b)) => Some(*b),
+        _ => None,
+    };
+    let mut io: Vec<StepIo> = Vec::new();
     for k in 0..plan.steps.len() {
         match lower_step(comp, &plan, k)? {
             Lowered::Empty => {
+                io.push(StepIo {
+                    writes: vec![],
+                    reads: vec![],
+                    alias_ok: vec![],
+                });
                 is_dot.push(false);
                 kernel_ids.push(None);
                 shapes.push((0, 0));
                 infos.push("empty output: not run".into());
             }
             Lowered::Loop(spec) => {
+                io.push(loop_io(&spec, result_buf));
                 is_dot.push(false);
                 let (id, kinfo) = jit.loop_kernel(&spec)?;
                 let vplan = &kinfo.vplans;
@@ -149,6 +164,11 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
                 infos.push(info);
             }
             Lowered::Dot(spec) => {
+                io.push(StepIo {
+                    writes: vec![spec.out],
+                    reads: vec![spec.lhs.0, spec.rhs.0],
+                    alias_ok: vec![],
+                });
                 is_dot.push(true);
                 let id = jit.dot_kernel(&spec)?;
                 kernel_ids.push(Some(id));
@@ -225,6 +245,7 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
         .iter()
         .filter(|b| matches!(b.kind, BufferKind::Output(_)))
         .count();
+    let in_place = in_place_params(comp, &plan, &io, result_buf);
     let fusion = plan.text(comp, &infos);
     let clif = jit.clif.join("\n");
     let Jit { module, .. } = jit;
@@ -242,7 +263,42 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
         has_temps,
         spare: Mutex::new(Vec::new()),
         outputs,
+        in_place,
     })
+}
+
+/// Per parameter of `comp`: whether the result buffer `result` can be the
+/// parameter's own storage (same shape, and every step stays correct).
+fn in_place_params(
+    comp: &Computation,
+    plan: &Plan,
+    io: &[StepIo],
+    result: Option<usize>,
+) -> Vec<bool> {
+    let shapes = comp.parameter_shapes();
+    let Some(r) = result else {
+        return vec![false; shapes.len()];
+    };
+    let writer = io.iter().position(|s| s.writes.contains(&r));
+    (0..shapes.len())
+        .map(|k| {
+            if shapes[k] != plan.buffers[r].shape {
+                return false;
+            }
+            let Some(pb) = plan
+                .buffers
+                .iter()
+                .position(|b| matches!(b.kind, BufferKind::Param(n) if n == k))
+            else {
+                return true; // no kernel reads it
+            };
+            let Some(w) = writer else {
+                return true; // nothing is written (an empty result)
+            };
+            (!io[w].reads.contains(&pb) || io[w].alias_ok.contains(&pb))
+                && !io[w + 1..].iter().any(|s| s.reads.contains(&pb))
+        })
+        .collect()
 }
 
 /// One pass of a row-group kernel, for the debug text.
@@ -507,11 +563,118 @@ impl Executable {
         Ok(())
     }
 
+    /// Runs with parameter `number` read from `inout` and the result
+    /// written over it (XLA's buffer donation, JAX's `donate_argnums`):
+    /// `others` are the other arguments in parameter order. The result
+    /// must be an array of the parameter's shape.
+    ///
+    /// When every kernel reads that parameter only at the element it is
+    /// about to overwrite (elementwise work, broadcasts of the other
+    /// operands, row-wise passes like softmax's), no output is allocated
+    /// and `inout`'s storage is written in place; otherwise the result is
+    /// computed out of place and then moved into `inout`. Either way
+    /// `inout` ends up holding the result.
+    /// [`Executable::runs_in_place`] says which.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::F32, Literal, Shape};
+    /// let mut b = Builder::new("add_row");
+    /// let x = b.parameter(0, Shape::new(F32, &[2, 3]), "x")?;
+    /// let v = b.parameter(1, Shape::new(F32, &[3]), "v")?;
+    /// let y = b.add(x, v, &[1])?;
+    /// let exe = oxla_jit::compile(&b.build(y)?)?;
+    /// let mut x = Literal::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.])?;
+    /// let v = Literal::from_vec(&[3], vec![10f32, 20., 30.])?;
+    /// assert!(exe.runs_in_place(0));
+    /// exe.run_in_place(0, &mut x, &[&v])?; // x = x + v, no allocation
+    /// assert_eq!(x.to_vec::<f32>()?, vec![11., 22., 33., 14., 25., 36.]);
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn run_in_place(
+        &self,
+        number: usize,
+        inout: &mut Literal,
+        others: &[&Literal],
+    ) -> Result<()> {
+        let n = self.param_shapes.len();
+        if number >= n || others.len() + 1 != n {
+            return Err(Error::ArgumentCount {
+                computation: self.comp.name().to_string(),
+                expected: n,
+                actual: others.len() + 1,
+                signature: format!(
+                    "(run_in_place over parameter {number} with {} other argument(s))",
+                    others.len()
+                ),
+            });
+        }
+        {
+            let mut args: Vec<&Literal> = others.to_vec();
+            args.insert(number, &*inout);
+            self.check_args(&args)?;
+        }
+        if self.result_shape != self.param_shapes[number] {
+            return Err(Error::OutputShape {
+                computation: self.comp.name().to_string(),
+                expected: self.result_shape.to_string(),
+                actual: inout.shape().to_string(),
+            });
+        }
+        if let (OutputTree::Leaf(Leaf::Buffer(b)), true) =
+            (&self.plan.output, self.in_place[number])
+        {
+            let data = inout
+                .array_data_mut()
+                .ok_or_else(|| backend("the in-place argument is not an array"))?;
+            let p = data_ptr_mut(data);
+            let param = |k: usize| {
+                if k == number {
+                    p
+                } else {
+                    others
+                        .get(k - usize::from(k > number))
+                        .and_then(|a| a.array_data())
+                        .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8)
+                }
+            };
+            self.execute_with(&param, &mut [], Some((*b, p)));
+            return Ok(());
+        }
+        let result = {
+            let mut args: Vec<&Literal> = others.to_vec();
+            args.insert(number, &*inout);
+            self.run(&args)?
+        };
+        *inout = result;
+        Ok(())
+    }
+
+    /// Whether [`Executable::run_in_place`] over parameter `number` writes
+    /// the result straight into the argument's storage (no allocation).
+    pub fn runs_in_place(&self, number: usize) -> bool {
+        self.in_place.get(number).copied().unwrap_or(false)
+    }
+
     /// Runs every kernel. `outputs[b]` holds output buffer `b`; `into`
     /// replaces one output buffer by a caller's pointer.
     fn execute(
         &self,
         args: &[&Literal],
+        outputs: &mut [Option<ArrayData>],
+        into: Option<(usize, *mut u8)>,
+    ) {
+        let param = |k: usize| {
+            args.get(k)
+                .and_then(|a| a.array_data())
+                .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8)
+        };
+        self.execute_with(&param, outputs, into);
+    }
+
+    /// [`Executable::execute`] with parameter `k`'s data at `param(k)`.
+    fn execute_with(
+        &self,
+        param: &dyn Fn(usize) -> *mut u8,
         outputs: &mut [Option<ArrayData>],
         into: Option<(usize, *mut u8)>,
     ) {
@@ -535,10 +698,7 @@ impl Executable {
         };
         for (i, b) in self.plan.buffers.iter().enumerate() {
             table[i] = match &b.kind {
-                BufferKind::Param(k) => args
-                    .get(*k)
-                    .and_then(|a| a.array_data())
-                    .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8),
+                BufferKind::Param(k) => param(*k),
                 BufferKind::Constant(_) => self.constants[i]
                     .as_ref()
                     .and_then(|l| l.array_data())

@@ -62,6 +62,7 @@ pub(crate) mod cpool;
 pub(crate) mod executable;
 pub(crate) mod fusion;
 pub(crate) mod graph;
+pub(crate) mod inplace;
 pub(crate) mod ix;
 pub(crate) mod lower;
 pub(crate) mod math;

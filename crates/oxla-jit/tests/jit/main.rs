@@ -4,6 +4,7 @@
 mod checks;
 mod common;
 mod fusion;
+mod inplace;
 mod nested;
 mod ops;
 mod random;

@@ -1,0 +1,128 @@
+//! When the result may be written over an argument
+//! ([`crate::Executable::run_in_place`]).
+//!
+//! Writing the result buffer over parameter buffer `p` is safe when no
+//! value of `p` is read after the element that overwrites it:
+//!
+//! - no step after the one that writes the result reads `p`;
+//! - that step is a loop kernel (a GEMM reads whole rows and columns) that
+//!   writes the result at one index expression `at` (its store and any
+//!   value it keeps there), reads `p` only at `at` (unguarded, outside
+//!   folds), and only in passes up to the first one that writes the result.
+//!
+//! Within one element a kernel loads every value before it stores any, and
+//! threads split the loops into disjoint index ranges, so a read of `p[at]`
+//! always sees the argument's value. Anything else runs out of place.
+
+use crate::codegen::{KernelSpec, Work, closure};
+use crate::graph::Node;
+use crate::ix::Ix;
+
+/// What in-place runs need to know of one step.
+pub(crate) struct StepIo {
+    /// Buffers the step writes.
+    pub(crate) writes: Vec<usize>,
+    /// Buffers the step reads.
+    pub(crate) reads: Vec<usize>,
+    /// Of the buffers it reads, those the step may overwrite with the
+    /// result buffer (see the module doc); empty if it does not write the
+    /// result.
+    pub(crate) alias_ok: Vec<usize>,
+}
+
+/// The I/O of a loop kernel, given the result buffer `result`.
+pub(crate) fn loop_io(spec: &KernelSpec, result: Option<usize>) -> StepIo {
+    let mut writes: Vec<usize> = Vec::new();
+    for p in &spec.passes {
+        writes.push(p.work.out());
+        writes.extend(p.keep.iter().map(|k| k.buf));
+    }
+    let mut reads: Vec<usize> = spec
+        .graph
+        .nodes
+        .iter()
+        .chain(spec.graph.folds.iter().flat_map(|f| f.nodes.iter()))
+        .filter_map(|n| match n {
+            Node::Load { buf, .. } => Some(*buf),
+            _ => None,
+        })
+        .collect();
+    reads.sort_unstable();
+    reads.dedup();
+    writes.sort_unstable();
+    writes.dedup();
+    let alias_ok = match result {
+        Some(r) if writes.contains(&r) => reads
+            .iter()
+            .copied()
+            .filter(|&b| b != r && may_overwrite(spec, b, r))
+            .collect(),
+        _ => Vec::new(),
+    };
+    StepIo {
+        writes,
+        reads,
+        alias_ok,
+    }
+}
+
+/// Whether `spec` stays correct when buffer `result` is buffer `p`.
+fn may_overwrite(spec: &KernelSpec, p: usize, result: usize) -> bool {
+    let in_folds = spec
+        .graph
+        .folds
+        .iter()
+        .flat_map(|f| f.nodes.iter())
+        .any(|n| matches!(n, Node::Load { buf, .. } if *buf == p));
+    if in_folds {
+        return false;
+    }
+    let mut at: Option<&Ix> = None;
+    let mut first = None;
+    for (k, pass) in spec.passes.iter().enumerate() {
+        let mut here: Vec<&Ix> = pass
+            .keep
+            .iter()
+            .filter(|keep| keep.buf == result)
+            .map(|keep| &keep.offset)
+            .collect();
+        match &pass.work {
+            Work::Store {
+                out, out_offset, ..
+            } if *out == result => here.push(out_offset),
+            w if w.out() == result => return false,
+            _ => {}
+        }
+        for ix in here {
+            if at.is_some_and(|a| a != ix) {
+                return false;
+            }
+            at = Some(ix);
+            first.get_or_insert(k);
+        }
+    }
+    let (Some(at), Some(first)) = (at, first) else {
+        return true;
+    };
+    let nodes = &spec.graph.nodes;
+    for (k, pass) in spec.passes.iter().enumerate() {
+        let (x, body) = pass.work.roots();
+        let mut roots = vec![x];
+        roots.extend(body);
+        roots.extend(pass.keep.iter().map(|keep| keep.node));
+        if let Work::Row { init, .. } | Work::Col { init, .. } = &pass.work {
+            roots.push(*init);
+        }
+        for n in closure(nodes, &roots) {
+            if let Node::Load {
+                buf, offset, clamp, ..
+            } = &nodes[n]
+                && *buf == p
+                && (k > first || *clamp || offset != at)
+            {
+                return false;
+            }
+        }
+    }
+    true
+}
