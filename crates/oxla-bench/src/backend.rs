@@ -74,4 +74,24 @@ impl Compiled<'_> {
             }
         }
     }
+
+    /// Whether the result can be written over argument 0 in place
+    /// (`Executable::run_in_place`; XLA's donation of argument 0).
+    pub fn runs_in_place(&self) -> bool {
+        matches!(self, Compiled::Jit(e) if e.runs_in_place(0))
+    }
+
+    /// `x = f(x, others...)`, in place.
+    pub fn run_in_place(&self, x: &mut Literal, others: &[&Literal]) -> Result<()> {
+        match self {
+            Compiled::Jit(e) => e.run_in_place(0, x, others),
+            Compiled::Interp(_) => {
+                let mut args = vec![&*x];
+                args.extend_from_slice(others);
+                let r = self.run(&args)?;
+                *x = r;
+                Ok(())
+            }
+        }
+    }
 }

@@ -79,6 +79,9 @@ pub struct Row {
     pub run_into: Option<Stats>,
     /// `run` whose output is handed back with `recycle` after each call.
     pub run_recycled: Option<Stats>,
+    /// `x = f(x, ...)` written over argument 0 (`run_in_place`), where the
+    /// JIT can do that without allocating.
+    pub run_in_place: Option<Stats>,
     /// The baselines, in the order of `baseline_names`.
     pub baselines: Vec<Stats>,
     /// Names of the baselines.
@@ -112,6 +115,9 @@ pub fn run(opts: &Options) -> oxla::Result<Vec<Row>> {
         // flattering `run` and penalising `run` + `recycle`.
         let exe_recycling = backend.compile(&w.comp)?;
         let mut out = Literal::zeros(w.comp.result_shape())?;
+        let in_place = exe.runs_in_place();
+        let mut donated = w.args[0].clone();
+        let rest: Vec<&Literal> = w.args[1..].iter().collect();
         let mut memcpy = MemcpyBaseline::new(w.bytes / 2);
         let mut memcpy2 = MemcpyBaseline::new(w.bytes / 2);
         let out_bytes = w.comp.result_shape().element_count() as usize * 4;
@@ -167,6 +173,11 @@ pub fn run(opts: &Options) -> oxla::Result<Vec<Row>> {
             calls.push(Box::new(|| exe.run_into(&args, &mut out)));
             calls.push(Box::new(|| exe_recycling.run_recycled(&args)));
         }
+        // In place over argument 0, like XLA's donated call `x = f(x, ...)`:
+        // the values drift from call to call, as in the peers' script.
+        if in_place {
+            calls.push(Box::new(|| exe.run_in_place(&mut donated, &rest)));
+        }
         let stats = interleaved(&mut calls, opts.rounds, opts.min_round)?;
         rows.push(Row {
             id: w.id,
@@ -175,6 +186,7 @@ pub fn run(opts: &Options) -> oxla::Result<Vec<Row>> {
             run: stats[nb],
             run_into: has_into.then(|| stats[nb + 1]),
             run_recycled: has_into.then(|| stats[nb + 2]),
+            run_in_place: in_place.then(|| stats[nb + if has_into { 3 } else { 1 }]),
             baselines: stats[..nb].to_vec(),
             baseline_names: names,
             bytes: w.bytes,
@@ -192,8 +204,8 @@ pub fn table(rows: &[Row], opts: &Options) -> String {
         opts.rounds,
         opts.min_round.as_millis()
     );
-    s.push_str("| W | workload | compile | run (allocating) | GB/s | run + recycle | run_into | GB/s | baseline | baseline GB/s | run_into / baseline |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| W | workload | compile | run (allocating) | GB/s | run + recycle | run_in_place | run_into | GB/s | baseline | baseline GB/s | run_into / baseline |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         let into = r
             .run_into
@@ -214,19 +226,21 @@ pub fn table(rows: &[Row], opts: &Options) -> String {
                 (
                     format!("| {} | {} | {} |", r.id, r.description, fmt_time(r.compile)),
                     format!(
-                        " {} [{}–{}] | {:.1} | {} | {} | {} |",
+                        " {} [{}–{}] | {:.1} | {} | {} | {} | {} |",
                         fmt_time(r.run.median),
                         fmt_time(r.run.min),
                         fmt_time(r.run.max),
                         gbps(r.bytes, r.run.median),
                         r.run_recycled
                             .map_or("n/a".to_string(), |st| fmt_time(st.median)),
+                        r.run_in_place
+                            .map_or("n/a".to_string(), |st| fmt_time(st.median)),
                         into.0,
                         into.1
                     ),
                 )
             } else {
-                ("| | | |".to_string(), " | | | | |".to_string())
+                ("| | | |".to_string(), " | | | | | |".to_string())
             };
             let ratio = if name.starts_with("naive") {
                 format!("{:.1}x faster", b.median / best)
