@@ -359,6 +359,20 @@ fn clear(d: &mut ArrayData) {
     dispatch_array!(d, v => v.clear())
 }
 
+/// `words` zeroed words (zero pages straight from the allocator, untouched),
+/// or `None` if they cannot be allocated.
+fn zeroed_words(words: usize) -> Option<Vec<u64>> {
+    let layout = std::alloc::Layout::array::<u64>(words.max(1)).ok()?;
+    // SAFETY: `layout` has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` comes from the global allocator with the layout of
+    // `[u64; words.max(1)]`, and all-zero bytes are valid `u64`s.
+    Some(unsafe { Vec::from_raw_parts(p, words.max(1), words.max(1)) })
+}
+
 /// Sets the length of storage from [`Executable::output_storage`].
 ///
 /// # Safety
@@ -435,7 +449,7 @@ impl Executable {
                 _ => None,
             });
         }
-        self.execute(args, &mut outputs, None);
+        self.execute(args, &mut outputs, None)?;
         for (b, o) in self.plan.buffers.iter().zip(&mut outputs) {
             if let Some(d) = o {
                 // SAFETY: output buffer `b` was allocated for its element
@@ -545,7 +559,7 @@ impl Executable {
             .array_data_mut()
             .ok_or_else(|| backend("the output literal is not an array"))?;
         match leaf {
-            Leaf::Buffer(b) => self.execute(args, &mut [], Some((*b, data_ptr_mut(data)))),
+            Leaf::Buffer(b) => self.execute(args, &mut [], Some((*b, data_ptr_mut(data))))?,
             Leaf::Param(k) => {
                 let src = args[*k]
                     .array_data()
@@ -637,8 +651,7 @@ impl Executable {
                         .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8)
                 }
             };
-            self.execute_with(&param, &mut [], Some((*b, p)));
-            return Ok(());
+            return self.execute_with(&param, &mut [], Some((*b, p)));
         }
         let result = {
             let mut args: Vec<&Literal> = others.to_vec();
@@ -662,22 +675,24 @@ impl Executable {
         args: &[&Literal],
         outputs: &mut [Option<ArrayData>],
         into: Option<(usize, *mut u8)>,
-    ) {
+    ) -> Result<()> {
         let param = |k: usize| {
             args.get(k)
                 .and_then(|a| a.array_data())
                 .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8)
         };
-        self.execute_with(&param, outputs, into);
+        self.execute_with(&param, outputs, into)
     }
 
     /// [`Executable::execute`] with parameter `k`'s data at `param(k)`.
+    /// Fails, before any kernel runs, only if a temporary cannot be
+    /// allocated.
     fn execute_with(
         &self,
         param: &dyn Fn(usize) -> *mut u8,
         outputs: &mut [Option<ArrayData>],
         into: Option<(usize, *mut u8)>,
-    ) {
+    ) -> Result<()> {
         let n = self.plan.buffers.len();
         let mut small = [std::ptr::null_mut::<u8>(); 16];
         let mut big: Vec<*mut u8>;
@@ -709,7 +724,17 @@ impl Executable {
                     let words = bytes.div_ceil(8).max(1);
                     let mut v = match cache.iter().position(|t| t.len() >= words) {
                         Some(p) => cache.swap_remove(p),
-                        None => vec![0u64; words],
+                        None => match zeroed_words(words) {
+                            Some(v) => v,
+                            None => {
+                                self.keep_temps(temps, cache);
+                                return Err(backend(format!(
+                                    "cannot allocate {bytes} bytes for the intermediate {} of `{}`",
+                                    b.shape,
+                                    self.comp.name()
+                                )));
+                            }
+                        },
                     };
                     let p = v.as_mut_ptr() as *mut u8;
                     temps.push(v);
@@ -738,6 +763,12 @@ impl Executable {
                 }
             }
         }
+        self.keep_temps(temps, cache);
+        Ok(())
+    }
+
+    /// Keeps temporaries' storage for the next call.
+    fn keep_temps(&self, mut temps: Vec<Vec<u64>>, mut cache: Vec<Vec<u64>>) {
         if self.has_temps
             && let Ok(mut c) = self.temps.try_lock()
         {

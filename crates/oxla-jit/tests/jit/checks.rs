@@ -156,3 +156,35 @@ fn executables_are_send_sync_and_debug_views_exist() {
         exe.fusion_text()
     );
 }
+
+#[test]
+fn temporaries_too_large_to_allocate_are_a_typed_error() {
+    // dot(a, b) is f32[2^20, 2^20] (4 TiB), materialised for the reduce
+    // that follows: the run must refuse it, not abort.
+    let n = 1 << 20;
+    let (mut b, p) = builder(
+        "huge_temp",
+        &[sh(ElementType::F32, &[n, 1]), sh(ElementType::F32, &[1, n])],
+    );
+    let d = b.dot(p[0], p[1]).expect("dot");
+    let zero = b.constant_scalar(0f32).expect("zero");
+    let add = crate::reduce_dot::reducer(ElementType::F32, "add");
+    let r = b.reduce(d, zero, &[0, 1], &add).expect("reduce");
+    let comp = b.build(r).expect("build");
+    let exe = oxla_jit::compile(&comp).expect("compile");
+    let a = Literal::zeros(&sh(ElementType::F32, &[n, 1])).expect("a");
+    let c = Literal::zeros(&sh(ElementType::F32, &[1, n])).expect("c");
+    let err = exe.run(&[&a, &c]).unwrap_err();
+    assert!(matches!(err, Error::Backend { .. }), "{err}");
+    assert!(err.to_string().contains("f32[1048576,1048576]"), "{err}");
+    // The executable stays usable; so is one whose output is that large.
+    assert!(exe.run(&[&a, &c]).is_err());
+    let (mut b, p) = builder(
+        "huge_out",
+        &[sh(ElementType::F32, &[n, 1]), sh(ElementType::F32, &[1, n])],
+    );
+    let d = b.dot(p[0], p[1]).expect("dot");
+    let exe = oxla_jit::compile(&b.build(d).expect("build")).expect("compile");
+    let err = exe.run(&[&a, &c]).unwrap_err();
+    assert!(err.to_string().contains("f32[1048576,1048576]"), "{err}");
+}
