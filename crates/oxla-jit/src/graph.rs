@@ -305,9 +305,12 @@ struct Walked {
     begun: HashMap<Key, (FoldId, Vec<Key>)>,
 }
 
-/// The most nodes one kernel may have (in every scope together) before
-/// the fusion planner cuts it.
-pub(crate) const MAX_NODES: usize = 4000;
+/// The most nodes one kernel may have (in every scope together): a guard
+/// against runaway index expansion. The fusion planner's cost cuts
+/// (`fusion::MAX_COST`) keep fused kernels far below it; a reducer body,
+/// which cannot be cut, may come near it only with tens of thousands of
+/// instructions.
+pub(crate) const MAX_NODES: usize = 65536;
 
 /// The most folds one fold may sit inside: the emitter recurses once per
 /// level, and a nest of looping folds multiplies their extents (64 levels

@@ -568,3 +568,29 @@ fn folds_nested_past_the_limit_are_a_typed_error() {
     let y = b.reduce(p[0], p[1], &[0], &red).expect("reduce");
     expect_refused(&b.build(y).expect("build"));
 }
+
+#[test]
+fn a_reducer_body_of_thousands_of_instructions_compiles() {
+    // 6,000 chained ops in one body: it cannot be cut into kernels, so it
+    // must fit the node budget whole.
+    let ty = ElementType::F32;
+    let mut r = Builder::new("long_body");
+    let a = r.parameter(0, Shape::scalar(ty), "a").expect("a");
+    let c = r.parameter(1, Shape::scalar(ty), "c").expect("c");
+    let mut t = r.add(a, c, &[]).expect("add");
+    let half = r.constant_scalar(0.5f32).expect("half");
+    for k in 0..6000 {
+        t = if k % 2 == 0 {
+            r.mul(t, half, &[]).expect("mul")
+        } else {
+            r.add(t, c, &[]).expect("add")
+        };
+    }
+    let body = r.build(t).expect("body");
+    let mut b = Builder::new("long_reduce");
+    let x = b.parameter(0, Shape::new(ty, &[3, 5]), "x").expect("x");
+    let zero = b.constant_scalar(0f32).expect("zero");
+    let y = b.reduce(x, zero, &[1], &body).expect("reduce");
+    let comp = b.build(y).expect("build");
+    check(&comp, &[values(&Shape::new(ty, &[3, 5]), 3)]);
+}
