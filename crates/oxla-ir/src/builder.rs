@@ -537,6 +537,9 @@ impl Builder {
         dimensions: &[i64],
         reducer: &Computation,
     ) -> Result<Op> {
+        // The reducer comes from the caller: an unverified one (no bodies,
+        // a root out of range) is refused before it is read.
+        crate::verifier::verify(reducer)?;
         let entry = reducer.entry();
         let shape = si::infer_reduce_shape(
             self.shape_of(operand)?,
@@ -545,7 +548,7 @@ impl Builder {
             &entry.parameter_shapes(),
             entry.result_shape(),
         )?;
-        let to_apply = self.import(reducer);
+        let to_apply = self.import(reducer)?;
         Ok(self.push(
             OpKind::Reduce {
                 dimensions: dimensions.to_vec(),
@@ -559,8 +562,9 @@ impl Builder {
 
     /// Copies `comp`'s bodies into this builder's called bodies (once per
     /// distinct body), renaming on clashes, and returns the id its entry
-    /// will have.
-    fn import(&mut self, comp: &Computation) -> ComputationId {
+    /// will have. `comp` must be verified (called bodies come before their
+    /// callers).
+    fn import(&mut self, comp: &Computation) -> Result<ComputationId> {
         let mut remap: Vec<ComputationId> = Vec::with_capacity(comp.bodies().len());
         for body in comp.bodies() {
             let mut body = body.clone();
@@ -586,7 +590,10 @@ impl Builder {
             };
             remap.push(id);
         }
-        *remap.last().expect("a computation has an entry body")
+        remap.last().copied().ok_or_else(|| Error::InvalidOp {
+            op: "reduce".into(),
+            message: format!("the reducer `{}` has no entry body.", comp.name()),
+        })
     }
 
     /// XLA's `DotGeneral`.

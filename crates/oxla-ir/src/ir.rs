@@ -528,6 +528,14 @@ impl Computation {
     }
 
     /// The entry body.
+    ///
+    /// # Panics
+    ///
+    /// If there is none: only [`Computation::from_bodies_unverified`] can
+    /// build such a computation, and every entry point that takes a
+    /// computation from a caller (`verify`, `evaluate`, `compile`,
+    /// `Builder::reduce`, the printer) refuses or prints it without calling
+    /// this.
     pub fn entry(&self) -> &Body {
         self.bodies
             .last()

@@ -53,18 +53,26 @@ pub fn shape_with_layout(shape: &Shape) -> String {
 /// The whole module as HLO text (ends with a newline).
 pub fn print_computation(comp: &Computation) -> String {
     let mut out = String::new();
-    let entry = comp.entry();
+    // Broken computations print too (the verifier's reports show them):
+    // no bodies, or a root out of range, only shorten the header.
+    let Some(entry) = comp.bodies().last() else {
+        let _ = writeln!(out, "HloModule {}", comp.name());
+        return out;
+    };
     let params: Vec<String> = entry
         .parameter_shapes()
         .iter()
         .map(shape_with_layout)
         .collect();
+    let result = entry
+        .instructions
+        .get(entry.root.index())
+        .map_or_else(|| "<no root>".to_string(), |r| shape_with_layout(&r.shape));
     let _ = writeln!(
         out,
-        "HloModule {}, entry_computation_layout={{({})->{}}}",
+        "HloModule {}, entry_computation_layout={{({})->{result}}}",
         comp.name(),
         params.join(", "),
-        shape_with_layout(entry.result_shape())
     );
     let n = comp.bodies().len();
     for (i, body) in comp.bodies().iter().enumerate() {

@@ -536,3 +536,25 @@ fn strict_hlo_on_malformed_broadcasts_reports_without_panicking() {
         strict_report(&comp, &["none", "long", "negative"])
     );
 }
+
+#[test]
+fn unverified_computations_print_and_are_refused_as_reducers() {
+    let empty = Computation::from_bodies_unverified("empty", vec![]);
+    assert_eq!(empty.to_string(), "HloModule empty\n");
+    let rootless = entry(vec![param("x", 0, shape(F32, &[2]))], 7);
+    let text = rootless.to_string();
+    assert!(
+        text.starts_with("HloModule broken, entry_computation_layout={(f32[2]{0})-><no root>}"),
+        "{text}"
+    );
+    assert!(text.contains("x = f32[2]{0} parameter(0)"), "{text}");
+
+    // Builder::reduce reads its reducer: a broken one is an error.
+    let mut b = Builder::new("r");
+    let x = b.parameter(0, shape(F32, &[3]), "x").unwrap();
+    let zero = b.constant_scalar(0f32).unwrap();
+    for bad in [&empty, &rootless] {
+        let err = b.reduce(x, zero, &[0], bad).unwrap_err();
+        assert!(matches!(err, Error::Verification { .. }), "{err}");
+    }
+}

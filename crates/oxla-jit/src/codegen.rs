@@ -2133,13 +2133,9 @@ impl<'a, 'f> Em<'a, 'f> {
             | UnaryOp::Tanh
             | UnaryOp::Logistic
             | UnaryOp::Sin
-            | UnaryOp::Cos => {
-                let t = self.b.func.dfg.value_type(x);
-                if !MathLib::handles_unary(op, t) {
-                    return Err(backend(format!("no code for {op} on {t}")));
-                }
-                self.math.emit_unary(self.module, self.b, op, x, self.cbase)
-            }
+            | UnaryOp::Cos => self
+                .math
+                .emit_unary(self.module, self.b, op, x, self.cbase)?,
         })
     }
 
@@ -2207,11 +2203,7 @@ impl<'a, 'f> Em<'a, 'f> {
             BinaryOp::Min => self.b.ins().umin(a, b),
             BinaryOp::Pow if !float => self.int_pow(et, a, b),
             BinaryOp::Rem | BinaryOp::Pow | BinaryOp::Atan2 => {
-                let t = self.b.func.dfg.value_type(a);
-                if !MathLib::handles_binary(op, t) {
-                    return Err(backend(format!("no code for {op} on {t}")));
-                }
-                self.math.emit_binary(self.module, self.b, op, a, b)
+                self.math.emit_binary(self.module, self.b, op, a, b)?
             }
             BinaryOp::And => self.b.ins().band(a, b),
             BinaryOp::Or => self.b.ins().bor(a, b),

@@ -79,6 +79,9 @@ fn backend(message: impl Into<String>) -> Error {
 /// Compiles `comp` for the host CPU: fuses it (see [`fusion_text`]) and
 /// compiles one Cranelift function per kernel.
 pub fn compile(comp: &Computation) -> Result<Executable> {
+    // Like `evaluate`: a computation assembled without verification (an
+    // empty one, an operand out of range) is refused before it is read.
+    oxla_ir::verifier::verify(comp)?;
     let mut plan = Plan::new(comp);
     form_row_groups(comp, &mut plan)?;
     let mut jit = Jit::new()?;

@@ -275,6 +275,14 @@ pub(crate) struct MathLib {
     has_fma: bool,
 }
 
+/// The error for an op the math library has no code for.
+fn no_code(op: &str, ty: Type) -> Error {
+    Error::Backend {
+        backend: "jit".into(),
+        message: format!("no code for {op} on {ty}"),
+    }
+}
+
 impl MathLib {
     /// Registers the `extern "C"` helpers on the builder; call it before
     /// `JITModule::new`, or the helpers resolve through `dlsym` and fail.
@@ -364,9 +372,8 @@ impl MathLib {
     /// constant pool to read vector constants from (see `cpool`); without
     /// it they are splatted constants.
     ///
-    /// # Panics
-    ///
-    /// If [`MathLib::handles_unary`] is false for `op` and the type of `x`.
+    /// Fails if [`MathLib::handles_unary`] is false for `op` and the type of
+    /// `x`.
     pub(crate) fn emit_unary(
         &self,
         module: &mut JITModule,
@@ -374,15 +381,13 @@ impl MathLib {
         op: UnaryOp,
         x: Value,
         cbase: Option<Value>,
-    ) -> Value {
+    ) -> Result<Value, Error> {
         let ty = fb.func.dfg.value_type(x);
-        assert!(
-            MathLib::handles_unary(op, ty),
-            "MathLib::emit_unary called for {} on {ty}",
-            op.name()
-        );
+        if !MathLib::handles_unary(op, ty) {
+            return Err(no_code(op.name(), ty));
+        }
         let fma = self.has_fma;
-        match op {
+        Ok(match op {
             UnaryOp::Exp => Em { fb, ty, fma, cbase }.exp(x),
             UnaryOp::Expm1 => Em { fb, ty, fma, cbase }.expm1(x),
             UnaryOp::Log => Em { fb, ty, fma, cbase }.log(x),
@@ -400,16 +405,15 @@ impl MathLib {
             | UnaryOp::Ceil
             | UnaryOp::RoundNearestEven
             | UnaryOp::Not
-            | UnaryOp::IsFinite => unreachable!("rejected by handles_unary"),
-        }
+            | UnaryOp::IsFinite => return Err(no_code(op.name(), ty)),
+        })
     }
 
     /// Emits `op(x, y)` (`x` is the left operand: `pow(x, y)`, `atan2(x, y)`
     /// with `x` the ordinate, `x % y`) as one call per lane into Rust's `std`.
     ///
-    /// # Panics
-    ///
-    /// If [`MathLib::handles_binary`] is false for `op` and the type of `x`.
+    /// Fails if [`MathLib::handles_binary`] is false for `op` and the type
+    /// of `x`.
     pub(crate) fn emit_binary(
         &self,
         module: &mut JITModule,
@@ -417,13 +421,11 @@ impl MathLib {
         op: BinaryOp,
         x: Value,
         y: Value,
-    ) -> Value {
+    ) -> Result<Value, Error> {
         let ty = fb.func.dfg.value_type(x);
-        assert!(
-            MathLib::handles_binary(op, ty),
-            "MathLib::emit_binary called for {} on {ty}",
-            op.name()
-        );
+        if !MathLib::handles_binary(op, ty) {
+            return Err(no_code(op.name(), ty));
+        }
         let f64 = ty.lane_type() == types::F64;
         let (helper_f32, helper_f64) = match op {
             BinaryOp::Pow => (Helper::Powf, Helper::Pow),
@@ -441,10 +443,10 @@ impl MathLib {
             | BinaryOp::ShiftLeft
             | BinaryOp::ShiftRightArithmetic
             | BinaryOp::ShiftRightLogical
-            | BinaryOp::Compare(_) => unreachable!("rejected by handles_binary"),
+            | BinaryOp::Compare(_) => return Err(no_code(op.name(), ty)),
         };
         let helper = if f64 { helper_f64 } else { helper_f32 };
-        self.call_lanes(module, fb, helper, &[x, y])
+        Ok(self.call_lanes(module, fb, helper, &[x, y]))
     }
 
     /// Calls `helper` on `args`: once for scalars, once per lane for vectors.
@@ -1578,7 +1580,8 @@ mod tests {
                         self.lib
                             .emit_binary(&mut self.module, &mut fb, op, args[0], args[1])
                     }
-                };
+                }
+                .expect("the sweep asks only for ops the library handles");
                 let out = fb.ins().iadd(params[arity], i);
                 fb.ins().store(flags, y, out, 0);
                 let step = fb.ins().iconst(types::I64, i64::from(ty.bytes()));

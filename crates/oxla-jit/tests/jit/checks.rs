@@ -188,3 +188,21 @@ fn temporaries_too_large_to_allocate_are_a_typed_error() {
     let err = exe.run(&[&a, &c]).unwrap_err();
     assert!(err.to_string().contains("f32[1048576,1048576]"), "{err}");
 }
+
+#[test]
+fn unverified_computations_are_refused_by_compile() {
+    use oxla_ir::ir::{Body, InstId};
+    let empty = oxla_ir::Computation::from_bodies_unverified("empty", vec![]);
+    let Err(err) = oxla_jit::compile(&empty) else {
+        panic!("an empty computation compiled");
+    };
+    assert!(matches!(err, Error::Verification { .. }), "{err}");
+    assert!(err.to_string().contains("no entry body"), "{err}");
+    let mut body: Body = add_row().entry().clone();
+    body.root = InstId(99);
+    let rootless = oxla_ir::Computation::from_bodies_unverified("rootless", vec![body]);
+    let Err(err) = oxla_jit::compile(&rootless) else {
+        panic!("a rootless computation compiled");
+    };
+    assert!(matches!(err, Error::Verification { .. }), "{err}");
+}
