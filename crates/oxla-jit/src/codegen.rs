@@ -175,6 +175,21 @@ pub(crate) struct Pass {
     pub(crate) row_only: bool,
 }
 
+impl Pass {
+    /// Every node the pass evaluates: its per-element value, the values it
+    /// keeps, and for a reduction its init and reducer body.
+    pub(crate) fn roots(&self) -> Vec<NodeId> {
+        let (x, body) = self.work.roots();
+        let mut roots = vec![x];
+        roots.extend(self.keep.iter().map(|k| k.node));
+        if let Work::Row { init, .. } | Work::Col { init, .. } = &self.work {
+            roots.push(*init);
+        }
+        roots.extend(body);
+        roots
+    }
+}
+
 /// One loop kernel to compile.
 pub(crate) struct KernelSpec {
     pub(crate) graph: Graph,
@@ -563,7 +578,7 @@ impl Work {
     }
 
     /// The per-element value (stored or folded) and the reducer body root.
-    pub(crate) fn roots(&self) -> (NodeId, Option<NodeId>) {
+    fn roots(&self) -> (NodeId, Option<NodeId>) {
         match self {
             Work::Store { root, .. } => (*root, None),
             Work::Row { x, reducer, .. } | Work::Col { x, reducer, .. } => (
@@ -633,12 +648,7 @@ impl<'a, 'f> Em<'a, 'f> {
                 var_dep[n] = true;
             }
             let mut reads = vec![false; nodes.len()];
-            let mut all_roots = x_roots.clone();
-            if let Work::Row { init, .. } | Work::Col { init, .. } = &pass.work {
-                all_roots.push(*init);
-            }
-            all_roots.extend(body_root);
-            for n in closure(nodes, &all_roots) {
+            for n in closure(nodes, &pass.roots()) {
                 reads[n] = true;
             }
             passes.push(PassNodes {
@@ -1900,6 +1910,13 @@ impl<'a, 'f> Em<'a, 'f> {
 
     fn emit_node(&mut self, mode: Mode, n: NodeId, u: u32, ops: &[Value]) -> Result<Value> {
         let node = self.nodes[n].clone();
+        let amount = match (mode, &node) {
+            (Mode::V(_), Node::Binary { b, .. }) => self.scal[*b],
+            _ => None,
+        };
+        if let Some(v) = self.pure_op(mode, &node, ops, amount)? {
+            return Ok(v);
+        }
         Ok(match node {
             Node::Load {
                 buf,
@@ -1922,18 +1939,10 @@ impl<'a, 'f> Em<'a, 'f> {
                     self.b.ins().load(clif_type(ty), flags(), a, 0)
                 }
                 _ => {
-                    let mut off = self.ix(&offset);
-                    if clamp {
-                        let z = self.ic(0);
-                        let m = self.ic(numel - 1);
-                        off = self.clamp_i64(off, z, m);
-                    }
                     let base = self.base(buf);
-                    let a = self.addr(base, off, size_of(ty));
-                    self.b.ins().load(clif_type(ty), flags(), a, 0)
+                    self.load_scalar(base, ty, &offset, numel, clamp)
                 }
             },
-            Node::Const { ty, bits } => self.konst(mode, ty, bits),
             Node::Iota { ty, index } => match mode {
                 Mode::S => {
                     let v = self.ix(&index);
@@ -1969,23 +1978,40 @@ impl<'a, 'f> Em<'a, 'f> {
             Node::Var { slot, .. } => {
                 self.bind[slot as usize].ok_or_else(|| backend("reducer variable unbound"))?
             }
-            Node::Unary { op, ty, .. } => self.unop(mode, op, ty, ops[0])?,
-            Node::Binary { op, ty, b, .. } => {
-                let amount = match mode {
-                    Mode::V(_) => self.scal[b],
-                    Mode::S => None,
-                };
-                self.binop(mode, op, ty, ops[0], ops[1], amount)?
-            }
-            Node::Convert { from, to, .. } => self.convert(mode, from, to, ops[0])?,
+            Node::Fold { fold, .. } => match mode {
+                Mode::S => self.emit_fold(fold, ops[0], &ops[1..])?,
+                Mode::V(_) => return Err(backend("a fold in a vector loop")),
+            },
+            Node::Capture { .. } => return Err(backend("a fold's capture read outside its fold")),
+            other => return Err(backend(format!("node {other:?} has no emitter"))),
+        })
+    }
+
+    /// The value of a node that only combines its operands' values `ops`
+    /// (constants, arithmetic, conversions, selects, guards), in the
+    /// kernel's loops or in a fold alike; `None` for nodes that read
+    /// memory, loop variables or reducer slots. `amount` is a shift's
+    /// scalar amount when it is known per row.
+    fn pure_op(
+        &mut self,
+        mode: Mode,
+        node: &Node,
+        ops: &[Value],
+        amount: Option<Value>,
+    ) -> Result<Option<Value>> {
+        Ok(Some(match node {
+            Node::Const { ty, bits } => self.konst(mode, *ty, *bits),
+            Node::Unary { op, ty, .. } => self.unop(mode, *op, *ty, ops[0])?,
+            Node::Binary { op, ty, .. } => self.binop(mode, *op, *ty, ops[0], ops[1], amount)?,
+            Node::Convert { from, to, .. } => self.convert(mode, *from, *to, ops[0])?,
             Node::Select { .. } => self.sel(mode, ops[0], ops[1], ops[2]),
             Node::Clamp { ty, .. } => {
-                let m = self.binop(mode, BinaryOp::Max, ty, ops[0], ops[1], None)?;
-                self.binop(mode, BinaryOp::Min, ty, m, ops[2], None)?
+                let m = self.binop(mode, BinaryOp::Max, *ty, ops[0], ops[1], None)?;
+                self.binop(mode, BinaryOp::Min, *ty, m, ops[2], None)?
             }
             Node::InBounds { conds } => {
                 let mut acc: Option<Value> = None;
-                for c in &conds {
+                for c in conds {
                     let v = self.cond(c);
                     acc = Some(match acc {
                         None => v,
@@ -2001,12 +2027,28 @@ impl<'a, 'f> Em<'a, 'f> {
                     Mode::V(w) => self.splat_scalar(ElementType::Pred, w, v),
                 }
             }
-            Node::Fold { fold, .. } => match mode {
-                Mode::S => self.emit_fold(fold, ops[0], &ops[1..])?,
-                Mode::V(_) => return Err(backend("a fold in a vector loop")),
-            },
-            Node::Capture { .. } => return Err(backend("a fold's capture read outside its fold")),
-        })
+            _ => return Ok(None),
+        }))
+    }
+
+    /// One element of buffer `base` at `offset` (clamped into the buffer's
+    /// `numel` elements when `clamp`: a guarded read).
+    fn load_scalar(
+        &mut self,
+        base: Value,
+        ty: ElementType,
+        offset: &Ix,
+        numel: i64,
+        clamp: bool,
+    ) -> Value {
+        let mut off = self.ix(offset);
+        if clamp {
+            let z = self.ic(0);
+            let m = self.ic(numel - 1);
+            off = self.clamp_i64(off, z, m);
+        }
+        let a = self.addr(base, off, size_of(ty));
+        self.b.ins().load(clif_type(ty), flags(), a, 0)
     }
 
     // ----------------------------------------------------------------
@@ -2650,7 +2692,9 @@ impl<'a, 'f> Em<'a, 'f> {
             .into_iter()
             .map(|o| vals[o].ok_or_else(|| backend(format!("fold operand {o} of {n} missing"))))
             .collect::<Result<_>>()?;
-        let s = Mode::S;
+        if let Some(v) = self.pure_op(Mode::S, node, &ops, None)? {
+            return Ok(v);
+        }
         Ok(match node {
             Node::Load {
                 buf,
@@ -2659,25 +2703,17 @@ impl<'a, 'f> Em<'a, 'f> {
                 numel,
                 clamp,
             } => {
-                let mut off = self.ix(offset);
-                if *clamp {
-                    let z = self.ic(0);
-                    let m = self.ic(numel - 1);
-                    off = self.clamp_i64(off, z, m);
-                }
                 let base = st
                     .bases
                     .iter()
                     .find(|(b, _)| b == buf)
                     .map(|&(_, p)| p)
                     .ok_or_else(|| backend(format!("fold buffer {buf} has no base")))?;
-                let a = self.addr(base, off, size_of(*ty));
-                self.b.ins().load(clif_type(*ty), flags(), a, 0)
+                self.load_scalar(base, *ty, offset, *numel, *clamp)
             }
-            Node::Const { ty, bits } => self.konst(s, *ty, *bits),
             Node::Iota { ty, index } => {
                 let v = self.ix(index);
-                self.convert(s, ElementType::S64, *ty, v)?
+                self.convert(Mode::S, ElementType::S64, *ty, v)?
             }
             Node::Var { slot, .. } => bind
                 .get(*slot as usize)
@@ -2689,23 +2725,8 @@ impl<'a, 'f> Em<'a, 'f> {
                 .get(*slot as usize)
                 .copied()
                 .ok_or_else(|| backend("fold capture missing"))?,
-            Node::Unary { op, ty, .. } => self.unop(s, *op, *ty, ops[0])?,
-            Node::Binary { op, ty, .. } => self.binop(s, *op, *ty, ops[0], ops[1], None)?,
-            Node::Convert { from, to, .. } => self.convert(s, *from, *to, ops[0])?,
-            Node::Select { .. } => self.sel(s, ops[0], ops[1], ops[2]),
-            Node::Clamp { ty, .. } => {
-                let m = self.binop(s, BinaryOp::Max, *ty, ops[0], ops[1], None)?;
-                self.binop(s, BinaryOp::Min, *ty, m, ops[2], None)?
-            }
-            Node::InBounds { conds } => {
-                let mut acc = self.b.ins().iconst(types::I8, 1);
-                for c in conds {
-                    let v = self.cond(c);
-                    acc = self.b.ins().band(acc, v);
-                }
-                acc
-            }
             Node::Fold { fold, .. } => self.emit_fold(*fold, ops[0], &ops[1..])?,
+            other => return Err(backend(format!("node {other:?} has no emitter in a fold"))),
         })
     }
 }

@@ -106,14 +106,7 @@ fn may_overwrite(spec: &KernelSpec, p: usize, result: usize) -> bool {
     };
     let nodes = &spec.graph.nodes;
     for (k, pass) in spec.passes.iter().enumerate() {
-        let (x, body) = pass.work.roots();
-        let mut roots = vec![x];
-        roots.extend(body);
-        roots.extend(pass.keep.iter().map(|keep| keep.node));
-        if let Work::Row { init, .. } | Work::Col { init, .. } = &pass.work {
-            roots.push(*init);
-        }
-        for n in closure(nodes, &roots) {
+        for n in closure(nodes, &pass.roots()) {
             if let Node::Load {
                 buf, offset, clamp, ..
             } = &nodes[n]
