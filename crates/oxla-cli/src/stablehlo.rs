@@ -25,9 +25,7 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use oxla::ir::{Body, ComputationId, InstId, OpKind, PadDim};
-use oxla::{
-    ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Shape, UnaryOp,
-};
+use oxla::{ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Shape};
 
 /// How deeply reducer regions may nest (each level recurses once).
 const MAX_REGION_DEPTH: usize = 200;
@@ -199,11 +197,11 @@ fn emit_body(
                 let x = widen(0, false, &mut state, &mut lines);
                 let (_, xs) = operand(0);
                 if xs.element_type() == shape.element_type() {
-                    format!("stablehlo.{} {x} : {ty}", unary_name(*op))
+                    format!("stablehlo.{} {x} : {ty}", stablehlo_name(op.name()))
                 } else {
                     format!(
                         "stablehlo.{} {x} : ({}) -> {ty}",
-                        unary_name(*op),
+                        stablehlo_name(op.name()),
                         tensor_type(&xs.with_dims_of(shape))
                     )
                 }
@@ -221,7 +219,7 @@ fn emit_body(
                             comparison_type(ls.element_type())
                         )
                     }
-                    _ => format!("stablehlo.{} {a}, {b} : {ty}", binary_name(*op)),
+                    _ => format!("stablehlo.{} {a}, {b} : {ty}", stablehlo_name(op.name())),
                 }
             }
             OpKind::Convert => {
@@ -482,7 +480,7 @@ fn flush(
 
 /// The op of a reducer that is one commutative binary op of its two
 /// parameters, in order (MLIR's condition for the compact form).
-fn compact_reducer(comp: &Computation, id: ComputationId) -> Option<&'static str> {
+fn compact_reducer(comp: &Computation, id: ComputationId) -> Option<String> {
     let body = comp.bodies().get(id.index())?;
     if body.instructions.len() != 3 {
         return None;
@@ -506,7 +504,7 @@ fn compact_reducer(comp: &Computation, id: ComputationId) -> Option<&'static str
         | BinaryOp::Min
         | BinaryOp::And
         | BinaryOp::Or
-        | BinaryOp::Xor => Some(binary_name(op)),
+        | BinaryOp::Xor => Some(stablehlo_name(op.name())),
         BinaryOp::Sub
         | BinaryOp::Div
         | BinaryOp::Rem
@@ -582,48 +580,10 @@ fn tensor_type(shape: &Shape) -> String {
     s
 }
 
-fn unary_name(op: UnaryOp) -> &'static str {
-    match op {
-        UnaryOp::Neg => "negate",
-        UnaryOp::Abs => "abs",
-        UnaryOp::Sign => "sign",
-        UnaryOp::Exp => "exponential",
-        UnaryOp::Expm1 => "exponential_minus_one",
-        UnaryOp::Log => "log",
-        UnaryOp::Log1p => "log_plus_one",
-        UnaryOp::Sqrt => "sqrt",
-        UnaryOp::Rsqrt => "rsqrt",
-        UnaryOp::Tanh => "tanh",
-        UnaryOp::Logistic => "logistic",
-        UnaryOp::Sin => "sine",
-        UnaryOp::Cos => "cosine",
-        UnaryOp::Floor => "floor",
-        UnaryOp::Ceil => "ceil",
-        UnaryOp::RoundNearestEven => "round_nearest_even",
-        UnaryOp::Not => "not",
-        UnaryOp::IsFinite => "is_finite",
-    }
-}
-
-fn binary_name(op: BinaryOp) -> &'static str {
-    match op {
-        BinaryOp::Add => "add",
-        BinaryOp::Sub => "subtract",
-        BinaryOp::Mul => "multiply",
-        BinaryOp::Div => "divide",
-        BinaryOp::Rem => "remainder",
-        BinaryOp::Max => "maximum",
-        BinaryOp::Min => "minimum",
-        BinaryOp::Pow => "power",
-        BinaryOp::Atan2 => "atan2",
-        BinaryOp::And => "and",
-        BinaryOp::Or => "or",
-        BinaryOp::Xor => "xor",
-        BinaryOp::ShiftLeft => "shift_left",
-        BinaryOp::ShiftRightArithmetic => "shift_right_arithmetic",
-        BinaryOp::ShiftRightLogical => "shift_right_logical",
-        BinaryOp::Compare(_) => "compare",
-    }
+/// StableHLO's name of an op: HLO's opcode with `_` for `-`
+/// (`log-plus-one` is `log_plus_one`, `shift-left` is `shift_left`).
+fn stablehlo_name(hlo_opcode: &str) -> String {
+    hlo_opcode.replace('-', "_")
 }
 
 fn direction(dir: ComparisonDirection) -> &'static str {
