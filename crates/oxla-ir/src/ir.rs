@@ -112,6 +112,30 @@ op_enum!(
     }
 );
 
+/// The transcendental unary ops (`exp`, `expm1`, `log`, `log1p`, `tanh`,
+/// `logistic`, `sin`, `cos`): computed by polynomials or library calls,
+/// costly, and exact only to a stated ulp bound. A pattern, like
+/// [`float_only_unary_ops!`].
+///
+/// ```
+/// use oxla_ir::{UnaryOp, transcendental_unary_ops};
+/// let costly = |op: UnaryOp| matches!(op, transcendental_unary_ops!());
+/// assert!(costly(UnaryOp::Sin) && !costly(UnaryOp::Sqrt));
+/// ```
+#[macro_export]
+macro_rules! transcendental_unary_ops {
+    () => {
+        $crate::UnaryOp::Exp
+            | $crate::UnaryOp::Expm1
+            | $crate::UnaryOp::Log
+            | $crate::UnaryOp::Log1p
+            | $crate::UnaryOp::Tanh
+            | $crate::UnaryOp::Logistic
+            | $crate::UnaryOp::Sin
+            | $crate::UnaryOp::Cos
+    };
+}
+
 /// The unary ops defined only on floats (`exp` .. `round-nearest-even`,
 /// `is-finite`), as a pattern, so that matches over [`UnaryOp`] stay
 /// exhaustive while the list lives in one place.
@@ -124,16 +148,9 @@ op_enum!(
 #[macro_export]
 macro_rules! float_only_unary_ops {
     () => {
-        $crate::UnaryOp::Exp
-            | $crate::UnaryOp::Expm1
-            | $crate::UnaryOp::Log
-            | $crate::UnaryOp::Log1p
+        $crate::transcendental_unary_ops!()
             | $crate::UnaryOp::Sqrt
             | $crate::UnaryOp::Rsqrt
-            | $crate::UnaryOp::Tanh
-            | $crate::UnaryOp::Logistic
-            | $crate::UnaryOp::Sin
-            | $crate::UnaryOp::Cos
             | $crate::UnaryOp::Floor
             | $crate::UnaryOp::Ceil
             | $crate::UnaryOp::RoundNearestEven

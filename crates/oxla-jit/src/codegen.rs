@@ -1048,14 +1048,7 @@ impl<'a, 'f> Em<'a, 'f> {
                     | UnaryOp::Sqrt
                     | UnaryOp::Rsqrt
                     | UnaryOp::IsFinite => ty.is_float(),
-                    UnaryOp::Exp
-                    | UnaryOp::Expm1
-                    | UnaryOp::Log
-                    | UnaryOp::Log1p
-                    | UnaryOp::Tanh
-                    | UnaryOp::Logistic
-                    | UnaryOp::Sin
-                    | UnaryOp::Cos => {
+                    oxla_ir::transcendental_unary_ops!() => {
                         math = true;
                         MathLib::handles_unary(*op, vt(*ty))
                     }

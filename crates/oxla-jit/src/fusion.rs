@@ -35,7 +35,7 @@ use std::fmt::Write;
 
 use oxla_ir::{
     BinaryOp, Body, Computation, DotDimensionNumbers, ElementType, InstId, Literal, OpKind, Shape,
-    UnaryOp, printer::instruction_text, shape::row_major_strides,
+    printer::instruction_text, shape::row_major_strides,
 };
 
 /// Cost of a transcendental op in the recompute heuristic.
@@ -178,16 +178,7 @@ pub(crate) struct Plan {
 
 pub(crate) fn op_cost(kind: &OpKind) -> u64 {
     match kind {
-        OpKind::Unary(
-            UnaryOp::Exp
-            | UnaryOp::Expm1
-            | UnaryOp::Log
-            | UnaryOp::Log1p
-            | UnaryOp::Tanh
-            | UnaryOp::Logistic
-            | UnaryOp::Sin
-            | UnaryOp::Cos,
-        ) => EXPENSIVE,
+        OpKind::Unary(oxla_ir::transcendental_unary_ops!()) => EXPENSIVE,
         OpKind::Binary {
             op: BinaryOp::Pow | BinaryOp::Atan2,
             ..

@@ -323,14 +323,7 @@ impl MathLib {
     pub(crate) fn handles_unary(op: UnaryOp, ty: Type) -> bool {
         let float = is_float_type(ty);
         match op {
-            UnaryOp::Exp
-            | UnaryOp::Expm1
-            | UnaryOp::Log
-            | UnaryOp::Log1p
-            | UnaryOp::Tanh
-            | UnaryOp::Logistic
-            | UnaryOp::Sin
-            | UnaryOp::Cos => float,
+            oxla_ir::transcendental_unary_ops!() => float,
             UnaryOp::Neg
             | UnaryOp::Abs
             | UnaryOp::Sign
