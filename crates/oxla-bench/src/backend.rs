@@ -41,7 +41,8 @@ impl Backend {
 }
 
 impl Compiled<'_> {
-    /// Runs, allocating the output.
+    /// Runs and returns the result (the JIT writes into the storage of a
+    /// dropped earlier result when it kept one).
     pub fn run(&self, args: &[&Literal]) -> Result<Literal> {
         match self {
             Compiled::Jit(e) => e.run(args),
@@ -49,12 +50,13 @@ impl Compiled<'_> {
         }
     }
 
-    /// Runs, allocating the output, then hands the output's storage back for
-    /// the next run (the JIT's `recycle`; the interpreter just drops it).
-    pub fn run_recycled(&self, args: &[&Literal]) -> Result<()> {
-        let out = self.run(args)?;
+    /// Runs into a freshly allocated output, as if nothing were reused: the
+    /// result is dropped and the storage the JIT keeps for reuse is freed
+    /// (the cost a program pays when it holds on to every result).
+    pub fn run_fresh(&self, args: &[&Literal]) -> Result<()> {
+        drop(std::hint::black_box(self.run(args)?));
         if let Compiled::Jit(e) = self {
-            e.recycle(out);
+            e.release_cached_outputs();
         }
         Ok(())
     }

@@ -73,12 +73,13 @@ pub struct Row {
     pub description: &'static str,
     /// Median compile time, seconds.
     pub compile: f64,
-    /// Through the allocating `run`.
+    /// Through `run`, dropping each result before the next call (as a
+    /// loop does; the JIT reuses the dropped result's storage).
     pub run: Stats,
     /// Into a caller-provided output, where the backend has that path.
     pub run_into: Option<Stats>,
-    /// `run` whose output is handed back with `recycle` after each call.
-    pub run_recycled: Option<Stats>,
+    /// `run` into a fresh allocation every call (kept storage released).
+    pub run_fresh: Option<Stats>,
     /// `x = f(x, ...)` written over argument 0 (`run_in_place`), where the
     /// JIT can do that without allocating.
     pub run_in_place: Option<Stats>,
@@ -109,11 +110,9 @@ pub fn run(opts: &Options) -> oxla::Result<Vec<Row>> {
         }
         compiles.sort_by(f64::total_cmp);
         let exe = backend.compile(&w.comp)?;
-        // `run` + `recycle` gets an executable of its own: an executable
-        // keeps recycled storage for its next `run`, so sharing one would
-        // let the allocating `run` calls take (and drop) that storage,
-        // flattering `run` and penalising `run` + `recycle`.
-        let exe_recycling = backend.compile(&w.comp)?;
+        // `run` with fresh outputs gets an executable of its own: releasing
+        // the kept storage of the shared one would penalise plain `run`.
+        let exe_fresh = backend.compile(&w.comp)?;
         let mut out = Literal::zeros(w.comp.result_shape())?;
         let in_place = exe.runs_in_place();
         let mut donated = w.args[0].clone();
@@ -171,7 +170,7 @@ pub fn run(opts: &Options) -> oxla::Result<Vec<Row>> {
         let has_into = exe.has_run_into();
         if has_into {
             calls.push(Box::new(|| exe.run_into(&args, &mut out)));
-            calls.push(Box::new(|| exe_recycling.run_recycled(&args)));
+            calls.push(Box::new(|| exe_fresh.run_fresh(&args)));
         }
         // In place over argument 0, like XLA's donated call `x = f(x, ...)`:
         // the values drift from call to call, as in the peers' script.
@@ -185,7 +184,7 @@ pub fn run(opts: &Options) -> oxla::Result<Vec<Row>> {
             compile: compiles[compiles.len() / 2],
             run: stats[nb],
             run_into: has_into.then(|| stats[nb + 1]),
-            run_recycled: has_into.then(|| stats[nb + 2]),
+            run_fresh: has_into.then(|| stats[nb + 2]),
             run_in_place: in_place.then(|| stats[nb + if has_into { 3 } else { 1 }]),
             baselines: stats[..nb].to_vec(),
             baseline_names: names,
@@ -204,7 +203,7 @@ pub fn table(rows: &[Row], opts: &Options) -> String {
         opts.rounds,
         opts.min_round.as_millis()
     );
-    s.push_str("| W | workload | compile | run (allocating) | GB/s | run + recycle | run_in_place | run_into | GB/s | baseline | baseline GB/s | run_into / baseline |\n");
+    s.push_str("| W | workload | compile | run | GB/s | run, fresh output | run_in_place | run_into | GB/s | baseline | baseline GB/s | run_into / baseline |\n");
     s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         let into = r
@@ -231,7 +230,7 @@ pub fn table(rows: &[Row], opts: &Options) -> String {
                         fmt_time(r.run.min),
                         fmt_time(r.run.max),
                         gbps(r.bytes, r.run.median),
-                        r.run_recycled
+                        r.run_fresh
                             .map_or("n/a".to_string(), |st| fmt_time(st.median)),
                         r.run_in_place
                             .map_or("n/a".to_string(), |st| fmt_time(st.median)),

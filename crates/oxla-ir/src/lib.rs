@@ -40,6 +40,6 @@ pub use ir::{
     BinaryOp, Body, ComparisonDirection, Computation, ComputationId, DotDimensionNumbers, InstId,
     Instruction, OpKind, PadDim, UnaryOp,
 };
-pub use literal::{ArrayData, Literal};
+pub use literal::{ArrayData, Literal, StorageSink};
 pub use parser::parse_hlo_module;
 pub use shape::Shape;

@@ -6,6 +6,7 @@
 //! notation: `f32[2,3] {\n  { 1, 2, 3 },\n  { 4, 5, 6 }\n}`.
 
 use std::fmt;
+use std::sync::Weak;
 
 use crate::{ElementType, Error, NativeType, Result, Shape};
 
@@ -185,10 +186,58 @@ enum Payload {
 /// assert_eq!(Literal::scalar(7i32).to_string(), "s32[] 7");
 /// # Ok::<(), oxla_ir::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct Literal {
     shape: Shape,
     payload: Payload,
+    home: Home,
+}
+
+/// Takes back the storage of array literals as they are dropped, to reuse
+/// it (an executable keeps its large output buffers this way, so a loop
+/// that drops each result before the next call never page-faults a fresh
+/// buffer). See [`Literal::return_storage_to`].
+pub trait StorageSink: Send + Sync {
+    /// Receives the values of an array literal being dropped. The sink
+    /// decides whether to keep them; whatever it drops is freed.
+    fn reclaim(&self, data: ArrayData);
+}
+
+/// Where a literal's storage goes when it is dropped: a sink, held weakly
+/// (the sink's owner may be gone by then), or the allocator. Not part of
+/// the value: clones go to the allocator, and equality ignores it.
+#[derive(Default)]
+struct Home(Option<Weak<dyn StorageSink>>);
+
+impl Clone for Home {
+    fn clone(&self) -> Home {
+        Home(None)
+    }
+}
+
+impl PartialEq for Home {
+    fn eq(&self, _: &Home) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for Literal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Literal")
+            .field("shape", &self.shape)
+            .field("payload", &self.payload)
+            .finish()
+    }
+}
+
+impl Drop for Literal {
+    fn drop(&mut self) {
+        if let Some(sink) = self.home.0.take().and_then(|w| w.upgrade())
+            && let Payload::Array(d) = &mut self.payload
+        {
+            sink.reclaim(std::mem::replace(d, ArrayData::U8(Vec::new())));
+        }
+    }
 }
 
 impl Literal {
@@ -213,6 +262,7 @@ impl Literal {
         Ok(Literal {
             shape,
             payload: Payload::Array(data),
+            home: Home::default(),
         })
     }
 
@@ -221,6 +271,7 @@ impl Literal {
         Literal {
             shape: Shape::scalar(T::ELEMENT_TYPE),
             payload: Payload::Array(T::into_data(vec![value])),
+            home: Home::default(),
         }
     }
 
@@ -254,6 +305,7 @@ impl Literal {
         Literal {
             shape: Shape::tuple(elements.iter().map(|l| l.shape.clone()).collect()),
             payload: Payload::Tuple(elements),
+            home: Home::default(),
         }
     }
 
@@ -289,6 +341,40 @@ impl Literal {
             Payload::Array(d) => Some(d),
             Payload::Tuple(_) => None,
         }
+    }
+
+    /// When this array literal is dropped, hands its storage to `sink`
+    /// (if the sink still exists) instead of freeing it. Clones do not
+    /// inherit this; a tuple's elements keep their own. The JIT uses it so
+    /// that dropping a large result gives its buffer back to the
+    /// executable for the next run.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex, Weak};
+    /// use oxla_ir::{ArrayData, Literal, StorageSink};
+    ///
+    /// #[derive(Default)]
+    /// struct Keep(Mutex<Vec<ArrayData>>);
+    /// impl StorageSink for Keep {
+    ///     fn reclaim(&self, data: ArrayData) {
+    ///         self.0.lock().unwrap().push(data);
+    ///     }
+    /// }
+    ///
+    /// let keep = Arc::new(Keep::default());
+    /// let mut x = Literal::from_vec(&[3], vec![1f32, 2., 3.])?;
+    /// let sink: Weak<dyn StorageSink> = Arc::downgrade(&keep) as Weak<dyn StorageSink>;
+    /// x.return_storage_to(sink);
+    /// let copy = x.clone();
+    /// drop(x);
+    /// drop(copy); // a clone's storage is freed as usual
+    /// let kept = keep.0.lock().unwrap();
+    /// assert_eq!(kept.len(), 1);
+    /// assert_eq!(kept[0], ArrayData::F32(vec![1., 2., 3.]));
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn return_storage_to(&mut self, sink: Weak<dyn StorageSink>) {
+        self.home = Home(Some(sink));
     }
 
     /// The elements of a tuple literal; `None` for an array.

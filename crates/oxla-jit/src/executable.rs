@@ -2,10 +2,12 @@
 //! lean run path.
 
 use std::fmt::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 
 use cranelift_jit::JITModule;
-use oxla_ir::{ArrayData, Computation, ElementType, Error, Literal, Result, Shape, dispatch_array};
+use oxla_ir::{
+    ArrayData, Computation, ElementType, Error, Literal, Result, Shape, StorageSink, dispatch_array,
+};
 
 use crate::codegen::Work;
 use crate::codegen::{Jit, KernelFn};
@@ -17,8 +19,10 @@ use crate::pool::pool;
 /// Kernels with fewer elements than this run on the calling thread.
 pub const PARALLEL_THRESHOLD: i64 = 1 << 16;
 
-/// Output allocations of at least this many bytes ask for huge pages.
-const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+/// Output allocations of at least this many bytes ask for huge pages, and
+/// results of at least this many bytes give their storage back to the
+/// executable when dropped (see [`Executable::run`]).
+const LARGE_OUTPUT: usize = 4 << 20;
 
 /// How one step is launched.
 #[derive(Clone, Copy)]
@@ -60,13 +64,43 @@ pub struct Executable {
     fusion: String,
     temps: Mutex<Vec<Vec<u64>>>,
     has_temps: bool,
-    /// Output storage handed back by [`Executable::recycle`].
-    spare: Mutex<Vec<ArrayData>>,
-    /// The number of output buffers (bounds `spare`).
-    outputs: usize,
+    /// Output storage handed back by dropped results and
+    /// [`Executable::recycle`], for the next run.
+    spare: Arc<Spare>,
     /// Per parameter: whether [`Executable::run_in_place`] can write the
     /// result over it (see `inplace.rs`).
     in_place: Vec<bool>,
+}
+
+/// Storage kept for the next run's outputs: at most one buffer per output
+/// buffer of the plan, and only storage that fits one.
+struct Spare {
+    kept: Mutex<Vec<ArrayData>>,
+    /// Element type and element count of each output buffer.
+    fits: Vec<(ElementType, usize)>,
+}
+
+impl Spare {
+    /// Keeps `data` if it fits an output buffer and a slot is free; else
+    /// drops it.
+    fn keep(&self, data: ArrayData) {
+        let ty = data.element_type();
+        let n = data.len();
+        if !self.fits.iter().any(|&(t, m)| t == ty && m == n) {
+            return;
+        }
+        if let Ok(mut kept) = self.kept.lock()
+            && kept.len() < self.fits.len()
+        {
+            kept.push(data);
+        }
+    }
+}
+
+impl StorageSink for Spare {
+    fn reclaim(&self, data: ArrayData) {
+        self.keep(data);
+    }
 }
 
 fn backend(message: impl Into<String>) -> Error {
@@ -243,11 +277,12 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
         .buffers
         .iter()
         .any(|b| matches!(b.kind, BufferKind::Temp));
-    let outputs = plan
+    let fits = plan
         .buffers
         .iter()
         .filter(|b| matches!(b.kind, BufferKind::Output(_)))
-        .count();
+        .map(|b| (b.shape.element_type(), b.shape.element_count() as usize))
+        .collect();
     let in_place = in_place_params(comp, &plan, &io, result_buf);
     let fusion = plan.text(comp, &infos);
     let clif = jit.clif.join("\n");
@@ -264,8 +299,10 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
         fusion,
         temps: Mutex::new(Vec::new()),
         has_temps,
-        spare: Mutex::new(Vec::new()),
-        outputs,
+        spare: Arc::new(Spare {
+            kept: Mutex::new(Vec::new()),
+            fits,
+        }),
         in_place,
     })
 }
@@ -441,8 +478,30 @@ impl Executable {
     /// Runs on `args` (checked first: count, element type and dims of
     /// each) and returns the result, as `oxla_interp::evaluate` would.
     ///
-    /// The result is freshly allocated, or the storage of a result handed
-    /// back with [`Executable::recycle`].
+    /// Output storage is reused: a result array of 4 MiB or more gives its
+    /// storage back to this executable when it is dropped (see
+    /// [`Literal::return_storage_to`]), and the next `run` writes there
+    /// instead of allocating and page-faulting a fresh buffer. So a loop
+    /// that drops each result before the next call allocates once. The
+    /// executable keeps at most one buffer per output until it is dropped
+    /// or [`Executable::release_cached_outputs`] is called; results that
+    /// are still alive are never touched.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::F32, Literal, Shape};
+    /// let mut b = Builder::new("double");
+    /// let x = b.parameter(0, Shape::new(F32, &[1024, 1024]), "x")?;
+    /// let y = b.add(x, x, &[])?;
+    /// let exe = oxla_jit::compile(&b.build(y)?)?;
+    /// let x = Literal::from_vec(&[1024, 1024], vec![1f32; 1 << 20])?;
+    /// let first = exe.run(&[&x])?;
+    /// let storage = first.as_slice::<f32>()?.as_ptr();
+    /// drop(first); // 4 MiB: the storage goes back to `exe`
+    /// let second = exe.run(&[&x])?;
+    /// assert_eq!(second.as_slice::<f32>()?.as_ptr(), storage);
+    /// assert!(second.as_slice::<f32>()?.iter().all(|&v| v == 2.0));
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
     pub fn run(&self, args: &[&Literal]) -> Result<Literal> {
         self.check_args(args)?;
         let mut outputs: Vec<Option<ArrayData>> = Vec::with_capacity(self.plan.buffers.len());
@@ -472,7 +531,9 @@ impl Executable {
     /// Hands a result of [`Executable::run`] back: its storage is kept and
     /// the next `run` writes its output there instead of allocating (and
     /// page-faulting) a new one. An array result of another shape, or a
-    /// tuple, is simply dropped.
+    /// tuple, is simply dropped. (Results of 4 MiB or more do this on their
+    /// own when dropped; `recycle` also takes smaller ones, or any literal
+    /// of an output's shape.)
     ///
     /// ```
     /// use oxla_ir::{Builder, ElementType::F32, Literal, Shape};
@@ -489,25 +550,32 @@ impl Executable {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn recycle(&self, mut result: Literal) {
-        let Some(data) = result.array_data_mut() else {
-            return;
-        };
-        let ty = data.element_type();
-        let n = data.len();
-        let fits = self.plan.buffers.iter().any(|b| {
-            matches!(b.kind, BufferKind::Output(_))
-                && b.shape.element_type() == ty
-                && b.shape.element_count() as usize == n
-        });
-        if !fits {
-            return;
+        if let Some(data) = result.array_data_mut() {
+            self.spare
+                .keep(std::mem::replace(data, ArrayData::U8(Vec::new())));
         }
-        let taken = std::mem::replace(data, ArrayData::U8(Vec::new()));
-        if let Ok(mut spare) = self.spare.lock()
-            && spare.len() < self.outputs
-        {
-            spare.push(taken);
-        }
+    }
+
+    /// The bytes of output storage this executable keeps for its next run.
+    pub fn cached_output_bytes(&self) -> usize {
+        self.spare.kept.lock().map_or(0, |k| {
+            k.iter()
+                .map(|d| capacity(d) * d.element_type().byte_size())
+                .sum()
+        })
+    }
+
+    /// Frees the output storage this executable keeps for its next run
+    /// (from dropped results and [`Executable::recycle`]); the next `run`
+    /// allocates afresh.
+    pub fn release_cached_outputs(&self) {
+        let kept = self
+            .spare
+            .kept
+            .lock()
+            .map(|mut k| std::mem::take(&mut *k))
+            .unwrap_or_default();
+        drop(kept);
     }
 
     /// Storage for an output buffer of `shape`, length 0: a recycled one
@@ -515,7 +583,7 @@ impl Executable {
     fn output_storage(&self, shape: &Shape) -> Result<ArrayData> {
         let ty = shape.element_type();
         let n = shape.element_count() as usize;
-        if let Ok(mut spare) = self.spare.try_lock()
+        if let Ok(mut spare) = self.spare.kept.try_lock()
             && let Some(i) = spare
                 .iter()
                 .position(|d| d.element_type() == ty && capacity(d) >= n)
@@ -527,7 +595,7 @@ impl Executable {
         let mut data = uninit_storage(ty, n)
             .ok_or_else(|| backend(format!("cannot allocate an output of shape {shape}")))?;
         let bytes = n * ty.byte_size();
-        if bytes >= HUGE_PAGE_THRESHOLD {
+        if bytes >= LARGE_OUTPUT {
             advise_huge_pages(data_ptr(&data), bytes);
         }
         if cfg!(debug_assertions) && !ty.is_pred() {
@@ -800,9 +868,15 @@ impl Executable {
                         .ok_or_else(|| backend("output buffer taken twice"))?;
                     let dims = self.plan.buffers[*b].shape.dims().to_vec();
                     // Keep a copy for later duplicates of this leaf.
-                    let lit = Literal::from_array_data(&dims, data)?;
+                    let mut lit = Literal::from_array_data(&dims, data)?;
                     if self.has_duplicate_of(*b) {
                         outputs[*b] = lit.array_data().cloned();
+                    }
+                    let bytes = lit.element_count() * lit.element_type().byte_size();
+                    if bytes >= LARGE_OUTPUT {
+                        let sink: Weak<dyn StorageSink> =
+                            Arc::downgrade(&self.spare) as Weak<dyn StorageSink>;
+                        lit.return_storage_to(sink);
                     }
                     Ok(lit)
                 }

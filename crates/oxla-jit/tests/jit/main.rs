@@ -9,6 +9,7 @@ mod nested;
 mod ops;
 mod random;
 mod reduce_dot;
+mod reuse;
 mod rowgroup;
 mod shapes;
 mod threads;

@@ -1,0 +1,142 @@
+//! Output storage reuse: large results give their storage back to the
+//! executable when dropped, and the next `run` writes there. A result that
+//! is still alive is never written.
+
+use oxla_ir::{ArrayData, Builder, ElementType, Literal, Shape};
+
+use crate::common::{Tol, difference, values};
+
+const N: i64 = 1024; // [N,N] f32 = 4 MiB: the smallest "large" output
+
+fn sh(ty: ElementType, dims: &[i64]) -> Shape {
+    Shape::new(ty, dims)
+}
+
+/// `x * s + v` with `v` broadcast along dimension 1.
+fn axpy(rows: i64) -> (oxla_ir::Computation, Shape, Shape) {
+    let x = sh(ElementType::F32, &[rows, N]);
+    let v = sh(ElementType::F32, &[N]);
+    let mut b = Builder::new("axpy");
+    let px = b.parameter(0, x.clone(), "x").expect("x");
+    let pv = b.parameter(1, v.clone(), "v").expect("v");
+    let two = b.constant(Literal::scalar(2f32)).expect("c");
+    let m = b.mul(px, two, &[]).expect("mul");
+    let y = b.add(m, pv, &[1]).expect("add");
+    (b.build(y).expect("build"), x, v)
+}
+
+fn ptr(l: &Literal) -> *const f32 {
+    l.as_slice::<f32>().expect("f32").as_ptr()
+}
+
+#[test]
+fn dropped_large_results_are_reused_and_fully_overwritten() {
+    let (comp, x, v) = axpy(N);
+    let exe = oxla_jit::compile(&comp).expect("compile");
+    assert_eq!(exe.cached_output_bytes(), 0);
+    let mut first_ptr = None;
+    // Different inputs every call: a stale element of the previous result
+    // would show up as a wrong value.
+    for seed in 0..4u64 {
+        let args = [values(&x, seed), values(&v, seed + 10)];
+        let refs: Vec<&Literal> = args.iter().collect();
+        let want = oxla_interp::evaluate(&comp, &refs).expect("evaluate");
+        let got = exe.run(&refs).expect("run");
+        assert_eq!(exe.cached_output_bytes(), 0, "the kept buffer is in use");
+        if let Some(p) = first_ptr {
+            assert_eq!(ptr(&got), p, "call {seed} did not reuse the storage");
+        }
+        first_ptr = Some(ptr(&got));
+        assert!(difference(&got, &want, Tol::Exact).is_none(), "call {seed}");
+        drop(got);
+        assert_eq!(exe.cached_output_bytes(), (N * N * 4) as usize);
+    }
+    exe.release_cached_outputs();
+    assert_eq!(exe.cached_output_bytes(), 0);
+}
+
+#[test]
+fn live_results_are_never_written() {
+    let (comp, x, v) = axpy(N);
+    let exe = oxla_jit::compile(&comp).expect("compile");
+    let a = [values(&x, 1), values(&v, 2)];
+    let b = [values(&x, 3), values(&v, 4)];
+    let ra: Vec<&Literal> = a.iter().collect();
+    let rb: Vec<&Literal> = b.iter().collect();
+    let want_a = oxla_interp::evaluate(&comp, &ra).expect("evaluate");
+    let want_b = oxla_interp::evaluate(&comp, &rb).expect("evaluate");
+    let first = exe.run(&ra).expect("run");
+    let clone = first.clone();
+    let second = exe.run(&rb).expect("run");
+    assert_ne!(ptr(&first), ptr(&second));
+    drop(clone); // a clone's storage is its own: not kept
+    assert_eq!(exe.cached_output_bytes(), 0);
+    let third = exe.run(&rb).expect("run");
+    assert!(difference(&first, &want_a, Tol::Exact).is_none());
+    assert!(difference(&second, &want_b, Tol::Exact).is_none());
+    assert!(difference(&third, &want_b, Tol::Exact).is_none());
+    // Both dropped: only one buffer per output is kept.
+    drop(first);
+    drop(second);
+    assert_eq!(exe.cached_output_bytes(), (N * N * 4) as usize);
+}
+
+#[test]
+fn small_results_are_not_kept_unless_recycled() {
+    let (comp, x, v) = axpy(N / 2); // 2 MiB
+    let exe = oxla_jit::compile(&comp).expect("compile");
+    let args = [values(&x, 1), values(&v, 2)];
+    let refs: Vec<&Literal> = args.iter().collect();
+    drop(exe.run(&refs).expect("run"));
+    assert_eq!(exe.cached_output_bytes(), 0);
+    exe.recycle(exe.run(&refs).expect("run"));
+    assert_eq!(exe.cached_output_bytes(), (N / 2 * N * 4) as usize);
+}
+
+#[test]
+fn tampered_or_orphaned_results_are_just_freed() {
+    let (comp, x, v) = axpy(N);
+    let args = [values(&x, 1), values(&v, 2)];
+    let refs: Vec<&Literal> = args.iter().collect();
+    let want = oxla_interp::evaluate(&comp, &refs).expect("evaluate");
+    let exe = oxla_jit::compile(&comp).expect("compile");
+    // Storage swapped for a shorter vector through `array_data_mut`: it
+    // fits no output, so it is not kept.
+    let mut got = exe.run(&refs).expect("run");
+    if let Some(d) = got.array_data_mut() {
+        *d = ArrayData::F32(vec![0.0; 7]);
+    }
+    drop(got);
+    assert_eq!(exe.cached_output_bytes(), 0);
+    // A result that outlives its executable keeps its values, and frees
+    // its storage normally.
+    let got = exe.run(&refs).expect("run");
+    drop(exe);
+    assert!(difference(&got, &want, Tol::Exact).is_none());
+    drop(got);
+}
+
+#[test]
+fn tuple_elements_and_other_threads_give_storage_back() {
+    let x = sh(ElementType::F32, &[N, N]);
+    let mut b = Builder::new("pair");
+    let px = b.parameter(0, x.clone(), "x").expect("x");
+    let n = b.neg(px).expect("neg");
+    let c = b.gt(px, n, &[]).expect("gt"); // pred: 1 MiB, below the bar
+    let e = b.exp(px).expect("exp");
+    let t = b.tuple(&[n, c, e]).expect("tuple");
+    let comp = b.build(t).expect("build");
+    let exe = oxla_jit::compile(&comp).expect("compile");
+    let args = [values(&x, 5)];
+    let refs: Vec<&Literal> = args.iter().collect();
+    let want = oxla_interp::evaluate(&comp, &refs).expect("evaluate");
+    for _ in 0..3 {
+        let got = exe.run(&refs).expect("run");
+        assert!(difference(&got, &want, Tol::Ulps(2)).is_none());
+        // Dropped on another thread.
+        std::thread::scope(|s| {
+            s.spawn(move || drop(got));
+        });
+        assert_eq!(exe.cached_output_bytes(), 2 * (N * N * 4) as usize);
+    }
+}
