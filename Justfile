@@ -26,7 +26,8 @@ lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
 
-# Benchmarks (criterion/divan benches of the JIT workloads).
+# Benchmarks: divan statistics per workload, then the interleaved same-run
+# ratio table (crates/oxla-bench).
 bench:
     cargo bench --workspace
 

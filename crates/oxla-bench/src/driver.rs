@@ -12,6 +12,9 @@ use oxla::Literal;
 /// The name of the streaming-fill baseline of write-only workloads.
 pub const WRITE_CEILING: &str = "write-only ceiling, 2 threads (streaming fill of the output)";
 
+/// The name of the read-only baseline (workloads that only read).
+pub const READ_CEILING: &str = "read-only ceiling, 2 threads (sum of the input bytes)";
+
 /// Options parsed from the command line.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -126,6 +129,12 @@ pub fn run(opts: &Options) -> oxla::Result<Vec<Row>> {
             BaselineOp::StreamingFill,
             if write_only { out_bytes } else { 2 },
         );
+        // Read-only workloads: output under 1/64 of the inputs.
+        let read_only = out_bytes * 64 < w.bytes - out_bytes;
+        let mut read2 = MemcpyBaseline::with_op(
+            BaselineOp::ReadSum,
+            if read_only { w.bytes - out_bytes } else { 2 },
+        );
         let (mut calls, names): (Vec<Call<'_>>, Vec<&'static str>) = match w.baseline {
             Baseline::Memcpy => {
                 let mut calls: Vec<Call<'_>> = vec![
@@ -145,6 +154,13 @@ pub fn run(opts: &Options) -> oxla::Result<Vec<Row>> {
                         Ok(())
                     }));
                     names.push(WRITE_CEILING);
+                }
+                if read_only {
+                    calls.push(Box::new(|| {
+                        read2.copy(2);
+                        Ok(())
+                    }));
+                    names.push(READ_CEILING);
                 }
                 (calls, names)
             }

@@ -4,8 +4,13 @@
 //! reported next to a baseline measured **in the same run, interleaved
 //! round by round** with the workload: a plain memcpy moving the same
 //! number of bytes (on one thread and on two), or, for the matrix product,
-//! a naive triple loop. Criterion and divan time one function at a time;
-//! interleaving is the point here, so the harness is our own.
+//! a naive triple loop. Criterion and divan time one function at a time,
+//! and on a shared machine whose speed drifts ±30% from minute to minute
+//! two such timings make no ratio; interleaving is the point here, so this
+//! harness is our own. `cargo bench -p oxla-bench` runs both: the `divan`
+//! target (divan's statistics and throughput for every workload, way of
+//! calling and baseline) and the `workloads` target (this harness: the
+//! same-run ratios).
 //!
 //! Bytes are counted as XLA's peers script counts them: input bytes plus
 //! output bytes. The memcpy baseline copies half that many bytes, so it
@@ -16,6 +21,10 @@
 //! non-temporal stores, the fastest a pure write stream goes on the
 //! machine. On some machines DRAM writes alone are slower than a mix of
 //! reads and writes, so that ceiling sits below the memcpy rate.
+//!
+//! Workloads that only read (W9a reads 64 MiB and writes 16 KiB) get a
+//! read-only ceiling in the same way: a two-thread pass that reads the
+//! input bytes and sums them.
 //!
 //! Run: `cargo bench -p oxla-bench` (all workloads at n = 4096), or
 //! `cargo run --release -p oxla-bench -- --n 1024 --only W1,W8`.
@@ -92,6 +101,10 @@ pub enum BaselineOp {
     /// this machine (x86-64; a plain fill elsewhere). The same-run ceiling
     /// for workloads that only write (W3, W4).
     StreamingFill,
+    /// Reads every byte of the source (a vectorised sum, nothing written
+    /// but the sum): the fastest a pure read stream goes on this machine.
+    /// The same-run ceiling for workloads that only read (W9a).
+    ReadSum,
 }
 
 /// A copy (or streaming fill) of `bytes` bytes, on one thread or on two:
@@ -112,6 +125,12 @@ fn baseline_pass(op: BaselineOp, dst: &mut [u8], src: &[u8]) {
     match op {
         BaselineOp::Copy => dst.copy_from_slice(src),
         BaselineOp::StreamingFill => streaming_fill(dst, 0x5a),
+        BaselineOp::ReadSum => {
+            let s = read_sum(src);
+            if let Some(d) = dst.first_mut() {
+                *d = s as u8;
+            }
+        }
     }
     std::hint::black_box(dst);
 }
@@ -142,6 +161,25 @@ pub fn streaming_fill(dst: &mut [u8], byte: u8) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     dst.fill(byte);
+}
+
+/// The sum of `src` as 64-bit words (wrapping), in 8 independent lanes so
+/// the loop vectorises and the loads, not the adds, set its speed.
+pub fn read_sum(src: &[u8]) -> u64 {
+    let mut acc = [0u64; 8];
+    let mut lines = src.chunks_exact(64);
+    for line in &mut lines {
+        for (a, w) in acc.iter_mut().zip(line.chunks_exact(8)) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(w);
+            *a = a.wrapping_add(u64::from_le_bytes(b));
+        }
+    }
+    let tail = lines
+        .remainder()
+        .iter()
+        .fold(0u64, |t, &b| t.wrapping_add(u64::from(b)));
+    acc.iter().fold(tail, |t, &a| t.wrapping_add(a))
 }
 
 impl MemcpyBaseline {
@@ -226,6 +264,23 @@ mod tests {
         assert!(f.half_dst.iter().all(|&b| b == 0x5a));
         f.copy(1);
         assert!(f.destination().iter().all(|&b| b == 0x5a));
+        let mut r = MemcpyBaseline::with_op(BaselineOp::ReadSum, 4096);
+        r.copy(1);
+        assert_eq!(r.destination()[0], read_sum(&[1u8; 4096]) as u8);
+        assert!(r.destination()[1..].iter().all(|&b| b == 2));
+    }
+
+    #[test]
+    fn read_sum_adds_every_byte_as_words() {
+        let bytes: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let words: u64 = bytes
+            .chunks_exact(64)
+            .flat_map(|l| l.chunks_exact(8))
+            .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
+            .fold(0, u64::wrapping_add);
+        let tail: u64 = bytes[960..].iter().map(|&b| u64::from(b)).sum();
+        assert_eq!(read_sum(&bytes), words.wrapping_add(tail));
+        assert_eq!(read_sum(&[]), 0);
     }
 }
 
