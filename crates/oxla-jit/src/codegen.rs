@@ -42,8 +42,9 @@
 
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{
-    AbiParam, BlockArg, ConstantData, Endianness, Function, InstBuilder, MemFlagsData, Type, Value,
-    condcodes::FloatCC, condcodes::IntCC, immediates::Ieee32, immediates::Ieee64, types,
+    AbiParam, BlockArg, ConstantData, Endianness, Function, InstBuilder, MemFlagsData,
+    StackSlotData, StackSlotKind, Type, Value, condcodes::FloatCC, condcodes::IntCC,
+    immediates::Ieee32, immediates::Ieee64, types,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -357,6 +358,10 @@ impl Jit {
             },
         )?;
         set(&mut flags, "is_pic", "false")?;
+        // Frames past a page (the integer dot's packed strip of B) probe
+        // each page as they grow, so they cannot step over a guard page.
+        set(&mut flags, "enable_probestack", "true")?;
+        set(&mut flags, "probestack_strategy", "inline")?;
         set(&mut flags, "use_colocated_libcalls", "false")?;
         let isa = cranelift_native::builder()
             .map_err(|e| backend(format!("host ISA: {e}")))?
@@ -2783,109 +2788,249 @@ fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec:
         b.ins().return_(&[]);
         return;
     }
-    // Integers: C[r, :] = sum_k A[r, k] * B[k, :] in increasing k, over
-    // rows r = batch * m + i in start..end; wrapping, so exact.
+    emit_int_dot(b, spec, a, bb, c, start, end);
+    b.ins().return_(&[]);
+    let _ = Function::new;
+}
+
+/// Columns per strip of the blocked integer dot: four vectors, one cache
+/// line of B per `k`.
+const INT_DOT_STRIP_BYTES: i64 = 64;
+/// `k` steps per block of the integer dot: a strip of B for one block is
+/// `INT_DOT_KB` lines (16 KiB), resident in L1 while every row of the
+/// thread's range walks it.
+const INT_DOT_KB: i64 = 256;
+
+/// The integer dot: `C[r, :] = sum_k A[r, k] * B[k, :]` in increasing `k`
+/// for rows `r = batch * m + i` in `start..end`, wrapping (so exact in any
+/// order). Operands are row-major canonical (`[batch, m, k]` and
+/// `[batch, k, n]`, see `fusion.rs`).
+///
+/// Cache- and register-blocked where the element type has vectors: the
+/// columns are cut into strips of 64 bytes and `k` into blocks of
+/// [`INT_DOT_KB`]; for each strip and `k` block every row of the range
+/// accumulates its strip of C in four vector registers while it walks the
+/// block, so the strip of B (16 KiB) is read from L1, and C is loaded and
+/// stored once per block instead of once per `k`. Columns past the last
+/// whole strip (and one-byte types, which have no vector multiply here)
+/// run the plain row loop.
+fn emit_int_dot(
+    b: &mut FunctionBuilder,
+    spec: &DotSpec,
+    a: Value,
+    bb: Value,
+    c: Value,
+    start: Value,
+    end: Value,
+) {
+    let size = size_of(spec.ty) as i64;
+    let [sa0, sa1, _] = spec.lhs.1;
+    let [sb0, sb1, _] = spec.rhs.1;
+    let ic = |b: &mut FunctionBuilder, v: i64| b.ins().iconst(types::I64, v);
+    let ptr_plus = |b: &mut FunctionBuilder, p: Value, idx: Value, stride_elems: i64| {
+        let s = ic(b, stride_elems * size);
+        let o = b.ins().imul(idx, s);
+        b.ins().iadd(p, o)
+    };
     let t = clif_type(spec.ty);
     let w = size as u32;
     let vec_ok = w > 1;
     let vt = vector_type(spec.ty, w.max(1));
     let lanes = (16 / w) as i64;
-    let rows = b.create_block();
-    let r = b.append_block_param(rows, types::I64);
-    let done = b.create_block();
-    let c0 = b.ins().icmp(IntCC::SignedLessThan, start, end);
-    b.ins().brif(c0, rows, &[BlockArg::Value(start)], done, &[]);
-    b.switch_to_block(rows);
-    let mv = ic(b, spec.m.max(1));
-    let bi = b.ins().sdiv(r, mv);
-    let ii = b.ins().srem(r, mv);
-    let crow = ptr_plus(b, c, r, spec.n);
-    let arow0 = ptr_plus(b, a, bi, sa0);
-    let arow = ptr_plus(b, arow0, ii, sa1);
-    let brow0 = ptr_plus(b, bb, bi, sb0);
-    let n = ic(b, spec.n);
-    let zero_s = b.ins().iconst(t, 0);
-    // Zero the C row.
-    let strip = |b: &mut FunctionBuilder, f: &mut dyn FnMut(&mut FunctionBuilder, Value, bool)| {
-        let zero = ic(b, 0);
-        let mut tail_lo = zero;
-        if vec_ok {
-            let mask = ic(b, -lanes);
-            let main = b.ins().band(n, mask);
-            let body = b.create_block();
-            let j = b.append_block_param(body, types::I64);
-            let exit = b.create_block();
-            let c = b.ins().icmp(IntCC::SignedLessThan, zero, main);
-            b.ins().brif(c, body, &[BlockArg::Value(zero)], exit, &[]);
-            b.switch_to_block(body);
-            f(b, j, true);
-            let s = ic(b, lanes);
-            let next = b.ins().iadd(j, s);
-            let c = b.ins().icmp(IntCC::SignedLessThan, next, main);
-            b.ins().brif(c, body, &[BlockArg::Value(next)], exit, &[]);
-            b.switch_to_block(exit);
-            tail_lo = main;
-        }
-        let body = b.create_block();
-        let j = b.append_block_param(body, types::I64);
+    let strip = INT_DOT_STRIP_BYTES / size;
+    let n_blocked = if vec_ok { spec.n / strip * strip } else { 0 };
+    let mv = spec.m.max(1);
+    // Row pointers of row `r`: (C row at column 0, A row, B at row 0).
+    let row_ptrs = |b: &mut FunctionBuilder, r: Value| {
+        let m = ic(b, mv);
+        let bi = b.ins().sdiv(r, m);
+        let ii = b.ins().srem(r, m);
+        let crow = ptr_plus(b, c, r, spec.n);
+        let arow0 = ptr_plus(b, a, bi, sa0);
+        let arow = ptr_plus(b, arow0, ii, sa1);
+        let brow0 = ptr_plus(b, bb, bi, sb0);
+        (crow, arow, brow0)
+    };
+    // A counted loop `for i in lo..hi step by `step`` (hi > lo known or
+    // checked); `body` emits the loop body for index `i`.
+    let counted = |b: &mut FunctionBuilder,
+                   lo: Value,
+                   hi: Value,
+                   step: i64,
+                   body: &mut dyn FnMut(&mut FunctionBuilder, Value)| {
+        let head = b.create_block();
+        let i = b.append_block_param(head, types::I64);
         let exit = b.create_block();
-        let c = b.ins().icmp(IntCC::SignedLessThan, tail_lo, n);
-        b.ins()
-            .brif(c, body, &[BlockArg::Value(tail_lo)], exit, &[]);
-        b.switch_to_block(body);
-        f(b, j, false);
-        let one = ic(b, 1);
-        let next = b.ins().iadd(j, one);
-        let c = b.ins().icmp(IntCC::SignedLessThan, next, n);
-        b.ins().brif(c, body, &[BlockArg::Value(next)], exit, &[]);
+        let c0 = b.ins().icmp(IntCC::SignedLessThan, lo, hi);
+        b.ins().brif(c0, head, &[BlockArg::Value(lo)], exit, &[]);
+        b.switch_to_block(head);
+        body(b, i);
+        let s = ic(b, step);
+        let next = b.ins().iadd(i, s);
+        let c1 = b.ins().icmp(IntCC::SignedLessThan, next, hi);
+        b.ins().brif(c1, head, &[BlockArg::Value(next)], exit, &[]);
         b.switch_to_block(exit);
     };
+    if n_blocked > 0 {
+        let units = (strip / lanes) as usize;
+        // The packed strip of B for one k block: row k - k0 at 64 (k - k0).
+        let slot = b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (INT_DOT_KB * INT_DOT_STRIP_BYTES) as u32,
+            6,
+        ));
+        let pack = b.ins().stack_addr(types::I64, slot, 0);
+        // Rows start..end, one batch segment at a time (B depends on the
+        // batch): seg = [r0, r1) with r1 = min((r0 / m + 1) m, end).
+        let seg = b.create_block();
+        let r0 = b.append_block_param(seg, types::I64);
+        let seg_done = b.create_block();
+        let c0 = b.ins().icmp(IntCC::SignedLessThan, start, end);
+        b.ins()
+            .brif(c0, seg, &[BlockArg::Value(start)], seg_done, &[]);
+        b.switch_to_block(seg);
+        let m = ic(b, mv);
+        let bi = b.ins().sdiv(r0, m);
+        let bi1 = b.ins().iadd_imm_s(bi, 1);
+        let batch_end = b.ins().imul(bi1, m);
+        let early = b.ins().icmp(IntCC::SignedLessThan, batch_end, end);
+        let r1 = b.ins().select(early, batch_end, end);
+        let a_batch = ptr_plus(b, a, bi, sa0);
+        let b_batch = ptr_plus(b, bb, bi, sb0);
+        let row0 = b.ins().imul(bi, m);
+        let zero = ic(b, 0);
+        let nb = ic(b, n_blocked);
+        let kn = ic(b, spec.k);
+        counted(b, zero, kn, INT_DOT_KB, &mut |b, k0| {
+            let k0b = b.ins().iadd_imm_s(k0, INT_DOT_KB);
+            let kn = ic(b, spec.k);
+            let short = b.ins().icmp(IntCC::SignedLessThan, k0b, kn);
+            let k1 = b.ins().select(short, k0b, kn);
+            let z = ic(b, 0);
+            let first = b.ins().icmp(IntCC::Equal, k0, z);
+            let zero = ic(b, 0);
+            counted(b, zero, nb, strip, &mut |b, j0| {
+                let bcol = ptr_plus(b, b_batch, j0, 1);
+                // Pack B[k0..k1, j0..j0 + strip] into one contiguous run.
+                counted(b, k0, k1, 1, &mut |b, k| {
+                    let src = ptr_plus(b, bcol, k, sb1);
+                    let kr = b.ins().isub(k, k0);
+                    let dst = ptr_plus(b, pack, kr, strip);
+                    for u in 0..units as i32 {
+                        let v = b.ins().load(vt, flags(), src, u * 16);
+                        b.ins().store(flags(), v, dst, u * 16);
+                    }
+                });
+                counted(b, r0, r1, 1, &mut |b, r| {
+                    let crow0 = ptr_plus(b, c, r, spec.n);
+                    let crow = ptr_plus(b, crow0, j0, 1);
+                    let ii = b.ins().isub(r, row0);
+                    let arow = ptr_plus(b, a_batch, ii, sa1);
+                    // The strip of C so far (zero in the first block).
+                    let zs = b.ins().iconst(t, 0);
+                    let zv = b.ins().splat(vt, zs);
+                    let mut acc = Vec::with_capacity(units);
+                    for u in 0..units as i32 {
+                        let old = b.ins().load(vt, flags(), crow, u * 16);
+                        acc.push(b.ins().select(first, zv, old));
+                    }
+                    // k loop with the accumulators as block parameters.
+                    let head = b.create_block();
+                    let k = b.append_block_param(head, types::I64);
+                    let params: Vec<Value> =
+                        (0..units).map(|_| b.append_block_param(head, vt)).collect();
+                    let exit = b.create_block();
+                    let outs: Vec<Value> =
+                        (0..units).map(|_| b.append_block_param(exit, vt)).collect();
+                    let mut args = vec![BlockArg::Value(k0)];
+                    args.extend(acc.iter().map(|&v| BlockArg::Value(v)));
+                    b.ins().jump(head, &args);
+                    b.switch_to_block(head);
+                    let pa = ptr_plus(b, arow, k, 1);
+                    let av = b.ins().load(t, flags(), pa, 0);
+                    let avv = b.ins().splat(vt, av);
+                    let kr = b.ins().isub(k, k0);
+                    let pb = ptr_plus(b, pack, kr, strip);
+                    let mut next_acc = Vec::with_capacity(units);
+                    for (u, &p) in params.iter().enumerate() {
+                        let bv = b.ins().load(vt, flags(), pb, u as i32 * 16);
+                        let prod = b.ins().imul(avv, bv);
+                        next_acc.push(b.ins().iadd(p, prod));
+                    }
+                    let kn = b.ins().iadd_imm_s(k, 1);
+                    let more = b.ins().icmp(IntCC::SignedLessThan, kn, k1);
+                    let mut again = vec![BlockArg::Value(kn)];
+                    again.extend(next_acc.iter().map(|&v| BlockArg::Value(v)));
+                    let done: Vec<BlockArg> =
+                        next_acc.iter().map(|&v| BlockArg::Value(v)).collect();
+                    b.ins().brif(more, head, &again, exit, &done);
+                    b.switch_to_block(exit);
+                    for (u, &v) in outs.iter().enumerate() {
+                        b.ins().store(flags(), v, crow, u as i32 * 16);
+                    }
+                });
+            });
+        });
+        let more = b.ins().icmp(IntCC::SignedLessThan, r1, end);
+        b.ins()
+            .brif(more, seg, &[BlockArg::Value(r1)], seg_done, &[]);
+        b.switch_to_block(seg_done);
+    }
+    if n_blocked == spec.n {
+        return;
+    }
+    // The plain row loop over columns n_blocked..n: zero the C row, then
+    // C[r, j] += A[r, k] * B[k, j] for each k in increasing order.
+    let lo = n_blocked;
+    let vec_end = if vec_ok {
+        lo + (spec.n - lo) / lanes * lanes
+    } else {
+        lo
+    };
     let shift = ic(b, size.trailing_zeros() as i64);
-    strip(b, &mut |b, j, vector| {
-        let off = b.ins().ishl(j, shift);
-        let p = b.ins().iadd(crow, off);
-        let z = if vector {
-            b.ins().splat(vt, zero_s)
-        } else {
-            zero_s
-        };
-        b.ins().store(flags(), z, p, 0);
+    // Columns lo..n: vectors over lo..vec_end, scalars over vec_end..n.
+    let cols = |b: &mut FunctionBuilder, f: &mut dyn FnMut(&mut FunctionBuilder, Value, bool)| {
+        if vec_end > lo {
+            let (l, h) = (ic(b, lo), ic(b, vec_end));
+            counted(b, l, h, lanes, &mut |b, j| f(b, j, true));
+        }
+        if spec.n > vec_end {
+            let (l, h) = (ic(b, vec_end), ic(b, spec.n));
+            counted(b, l, h, 1, &mut |b, j| f(b, j, false));
+        }
+    };
+    counted(b, start, end, 1, &mut |b, r| {
+        let (crow, arow, brow0) = row_ptrs(b, r);
+        let zero_s = b.ins().iconst(t, 0);
+        cols(b, &mut |b, j, vector| {
+            let off = b.ins().ishl(j, shift);
+            let p = b.ins().iadd(crow, off);
+            let z = if vector {
+                b.ins().splat(vt, zero_s)
+            } else {
+                zero_s
+            };
+            b.ins().store(flags(), z, p, 0);
+        });
+        let zero = ic(b, 0);
+        let kn = ic(b, spec.k);
+        counted(b, zero, kn, 1, &mut |b, kk| {
+            let pa = ptr_plus(b, arow, kk, 1);
+            let av = b.ins().load(t, flags(), pa, 0);
+            let avv = if vec_ok { b.ins().splat(vt, av) } else { av };
+            let brow = ptr_plus(b, brow0, kk, sb1);
+            cols(b, &mut |b, j, vector| {
+                let off = b.ins().ishl(j, shift);
+                let pc = b.ins().iadd(crow, off);
+                let pb = b.ins().iadd(brow, off);
+                let ty = if vector { vt } else { t };
+                let cv = b.ins().load(ty, flags(), pc, 0);
+                let bv = b.ins().load(ty, flags(), pb, 0);
+                let x = if vector { avv } else { av };
+                let prod = b.ins().imul(x, bv);
+                let s = b.ins().iadd(cv, prod);
+                b.ins().store(flags(), s, pc, 0);
+            });
+        });
     });
-    // k loop.
-    let kb = b.create_block();
-    let kk = b.append_block_param(kb, types::I64);
-    let kexit = b.create_block();
-    let k0 = ic(b, 0);
-    let kn = ic(b, spec.k);
-    let c1 = b.ins().icmp(IntCC::SignedLessThan, k0, kn);
-    b.ins().brif(c1, kb, &[BlockArg::Value(k0)], kexit, &[]);
-    b.switch_to_block(kb);
-    let pa = ptr_plus(b, arow, kk, sa2);
-    let av = b.ins().load(t, flags(), pa, 0);
-    let avv = if vec_ok { b.ins().splat(vt, av) } else { av };
-    let brow = ptr_plus(b, brow0, kk, sb1);
-    strip(b, &mut |b, j, vector| {
-        let off = b.ins().ishl(j, shift);
-        let pc = b.ins().iadd(crow, off);
-        let pb = b.ins().iadd(brow, off);
-        let ty = if vector { vt } else { t };
-        let cv = b.ins().load(ty, flags(), pc, 0);
-        let bv = b.ins().load(ty, flags(), pb, 0);
-        let x = if vector { avv } else { av };
-        let prod = b.ins().imul(x, bv);
-        let s = b.ins().iadd(cv, prod);
-        b.ins().store(flags(), s, pc, 0);
-    });
-    let one = ic(b, 1);
-    let kn2 = b.ins().iadd(kk, one);
-    let c2 = b.ins().icmp(IntCC::SignedLessThan, kn2, kn);
-    b.ins().brif(c2, kb, &[BlockArg::Value(kn2)], kexit, &[]);
-    b.switch_to_block(kexit);
-    let one = ic(b, 1);
-    let rn = b.ins().iadd(r, one);
-    let c3 = b.ins().icmp(IntCC::SignedLessThan, rn, end);
-    b.ins().brif(c3, rows, &[BlockArg::Value(rn)], done, &[]);
-    b.switch_to_block(done);
-    b.ins().return_(&[]);
-    let _ = Function::new;
 }

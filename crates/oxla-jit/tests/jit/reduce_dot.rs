@@ -193,3 +193,27 @@ fn dots_of_every_numeric_type_and_layout() {
         dot(ty, &[0, 3], &[3, 4], dn(&[], &[], &[1], &[0])); // empty output
     }
 }
+
+#[test]
+fn integer_dots_blocked_with_remainder_columns_and_batches() {
+    // The integer kernel packs strips of 64 bytes of B (16 s32, 32 s16,
+    // 8 s64 columns) per block of 256 k steps; these shapes cross every
+    // edge: two k blocks with a short second one, whole strips plus a
+    // remainder of columns, and (last) a batched product large enough to
+    // be split across threads, so a thread's rows can start mid-batch.
+    use ElementType::{S8, S16, S32, S64, U8, U16, U32, U64};
+    for ty in [S8, S16, S32, S64, U8, U16, U32, U64] {
+        dot(ty, &[9, 300], &[300, 45], dn(&[], &[], &[1], &[0]));
+        dot(ty, &[3, 4, 257], &[3, 257, 40], dn(&[0], &[0], &[2], &[1]));
+    }
+    for ty in [S32, S64] {
+        let (l, r) = ([3, 230, 70], [3, 70, 96]);
+        let (ls, rs) = (sh(ty, &l), sh(ty, &r));
+        let (mut b, p) = builder("dot_split", &[ls.clone(), rs.clone()]);
+        let y = b
+            .dot_general(p[0], p[1], &dn(&[0], &[0], &[2], &[1]))
+            .expect("dot");
+        let comp = b.build(y).expect("build");
+        check_tol(&comp, &[edges(&ls, 1, 1), edges(&rs, 2, 3)], Tol::Exact);
+    }
+}
