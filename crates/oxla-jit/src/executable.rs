@@ -693,7 +693,17 @@ impl Executable {
                 ),
             });
         }
-        {
+        // The argument at parameter `k`: `inout` at `number`, else `others`
+        // in order (a comparison per parameter, no allocation).
+        let shapes_match = self.param_shapes.iter().enumerate().all(|(k, s)| {
+            let arg = if k == number {
+                Some(&*inout)
+            } else {
+                others.get(k - usize::from(k > number)).copied()
+            };
+            arg.is_some_and(|a| a.shape() == s)
+        });
+        if !shapes_match {
             let mut args: Vec<&Literal> = others.to_vec();
             args.insert(number, &*inout);
             self.check_args(&args)?;
