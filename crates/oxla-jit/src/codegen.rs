@@ -2747,9 +2747,7 @@ fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec:
     let [sb0, sb1, sb2] = spec.rhs.1;
     let ic = |b: &mut FunctionBuilder, v: i64| b.ins().iconst(types::I64, v);
     let ptr_plus = |b: &mut FunctionBuilder, p: Value, idx: Value, stride_elems: i64| {
-        let s = ic(b, stride_elems * size);
-        let o = b.ins().imul(idx, s);
-        b.ins().iadd(p, o)
+        elem_ptr(b, p, idx, stride_elems * size)
     };
     if spec.ty.is_float() {
         let fref = module.declare_func_in_func(gemm, b.func);
@@ -2793,6 +2791,13 @@ fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec:
     let _ = Function::new;
 }
 
+/// `p + idx * stride_bytes`.
+fn elem_ptr(b: &mut FunctionBuilder, p: Value, idx: Value, stride_bytes: i64) -> Value {
+    let s = b.ins().iconst(types::I64, stride_bytes);
+    let o = b.ins().imul(idx, s);
+    b.ins().iadd(p, o)
+}
+
 /// Columns per strip of the blocked integer dot: four vectors, one cache
 /// line of B per `k`.
 const INT_DOT_STRIP_BYTES: i64 = 64;
@@ -2828,9 +2833,7 @@ fn emit_int_dot(
     let [sb0, sb1, _] = spec.rhs.1;
     let ic = |b: &mut FunctionBuilder, v: i64| b.ins().iconst(types::I64, v);
     let ptr_plus = |b: &mut FunctionBuilder, p: Value, idx: Value, stride_elems: i64| {
-        let s = ic(b, stride_elems * size);
-        let o = b.ins().imul(idx, s);
-        b.ins().iadd(p, o)
+        elem_ptr(b, p, idx, stride_elems * size)
     };
     let t = clif_type(spec.ty);
     let w = size as u32;
