@@ -335,10 +335,96 @@ impl Literal {
         }
     }
 
-    /// Mutable access to the values of an array literal; `None` for a tuple.
-    pub fn array_data_mut(&mut self) -> Option<&mut ArrayData> {
+    /// Mutably borrows the values as `&mut [T]`; an error if `T` is not the
+    /// element type (or the literal is a tuple). The values can change;
+    /// their number and type cannot, so a literal's data always matches
+    /// its shape (which is what lets compiled code trust the shape).
+    ///
+    /// ```
+    /// use oxla_ir::Literal;
+    /// let mut x = Literal::from_vec(&[3], vec![1i32, 2, 3])?;
+    /// x.as_mut_slice::<i32>()?[1] = 20;
+    /// assert_eq!(x.to_vec::<i32>()?, vec![1, 20, 3]);
+    /// assert!(x.as_mut_slice::<f32>().is_err());
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn as_mut_slice<T: NativeType>(&mut self) -> Result<&mut [T]> {
+        let shape = &self.shape;
         match &mut self.payload {
-            Payload::Array(d) => Some(d),
+            Payload::Array(d) => T::slice_of_mut(d),
+            Payload::Tuple(_) => None,
+        }
+        .ok_or_else(|| Error::LiteralType {
+            shape: shape.to_string(),
+            requested: T::ELEMENT_TYPE,
+        })
+    }
+
+    /// Overwrites the elements `offset..offset + values.len()` (row-major)
+    /// with `values`; an error if the element types differ, the range
+    /// runs past the end, or the literal is a tuple.
+    ///
+    /// ```
+    /// use oxla_ir::{ArrayData, Literal};
+    /// let mut x = Literal::from_vec(&[2, 2], vec![0f32; 4])?;
+    /// x.copy_values_from(1, &ArrayData::F32(vec![5., 6.]))?;
+    /// assert_eq!(x.to_vec::<f32>()?, vec![0., 5., 6., 0.]);
+    /// assert!(x.copy_values_from(3, &ArrayData::F32(vec![1., 2.])).is_err());
+    /// assert!(x.copy_values_from(0, &ArrayData::S32(vec![1])).is_err());
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn copy_values_from(&mut self, offset: usize, values: &ArrayData) -> Result<()> {
+        let shape = self.shape.to_string();
+        let invalid = |reason: String| Error::InvalidShape {
+            shape: shape.clone(),
+            reason,
+        };
+        let Payload::Array(dst) = &mut self.payload else {
+            return Err(invalid("a tuple has no values to overwrite".into()));
+        };
+        if dst.element_type() != values.element_type() {
+            return Err(Error::LiteralType {
+                shape: shape.clone(),
+                requested: values.element_type(),
+            });
+        }
+        let end = offset
+            .checked_add(values.len())
+            .filter(|&e| e <= dst.len())
+            .ok_or_else(|| {
+                invalid(format!(
+                    "{} values at offset {offset} run past its {} elements",
+                    values.len(),
+                    dst.len()
+                ))
+            })?;
+        dispatch_array!(dst, v => {
+            if let Some(s) = NativeType::slice_of(values) {
+                v[offset..end].copy_from_slice(s);
+            }
+        });
+        Ok(())
+    }
+
+    /// A raw pointer to the first value of an array literal (`None` for a
+    /// tuple), for code that fills the values in place (the JIT's
+    /// `run_into`). Writing through it is `unsafe`: only within
+    /// `element_count() * element_type().byte_size()` bytes, and only
+    /// valid values of the element type (0 or 1 for `pred`).
+    pub fn array_ptr_mut(&mut self) -> Option<*mut u8> {
+        match &mut self.payload {
+            Payload::Array(d) => Some(dispatch_array!(d, v => v.as_mut_ptr().cast::<u8>())),
+            Payload::Tuple(_) => None,
+        }
+    }
+
+    /// The values of an array literal, moved out (`None` for a tuple).
+    /// The storage goes to the caller, not to a sink set with
+    /// [`Literal::return_storage_to`].
+    pub fn into_array_data(mut self) -> Option<ArrayData> {
+        self.home = Home::default();
+        match &mut self.payload {
+            Payload::Array(d) => Some(std::mem::replace(d, ArrayData::U8(Vec::new()))),
             Payload::Tuple(_) => None,
         }
     }

@@ -549,10 +549,9 @@ impl Executable {
     /// }
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
-    pub fn recycle(&self, mut result: Literal) {
-        if let Some(data) = result.array_data_mut() {
-            self.spare
-                .keep(std::mem::replace(data, ArrayData::U8(Vec::new())));
+    pub fn recycle(&self, result: Literal) {
+        if let Some(data) = result.into_array_data() {
+            self.spare.keep(data);
         }
     }
 
@@ -626,26 +625,23 @@ impl Executable {
                 self.result_shape
             )));
         };
-        let data = out
-            .array_data_mut()
-            .ok_or_else(|| backend("the output literal is not an array"))?;
-        match leaf {
-            Leaf::Buffer(b) => self.execute(args, &mut [], Some((*b, data_ptr_mut(data))))?,
-            Leaf::Param(k) => {
-                let src = args[*k]
-                    .array_data()
-                    .ok_or_else(|| backend("tuple argument as an array result"))?;
-                *data = src.clone();
+        // `out` has the result's shape, and a literal's data always
+        // matches its shape: the kernels may fill all of it.
+        let src = match leaf {
+            Leaf::Buffer(b) => {
+                let p = out
+                    .array_ptr_mut()
+                    .ok_or_else(|| backend("the output literal is not an array"))?;
+                return self.execute(args, &mut [], Some((*b, p)));
             }
-            Leaf::Constant(l) => {
-                let src = l
-                    .array_data()
-                    .ok_or_else(|| backend("tuple constant as an array result"))?;
-                *data = src.clone();
-            }
+            Leaf::Param(k) => args[*k],
+            Leaf::Constant(l) => l,
             Leaf::Duplicate(_) => return Err(backend("a duplicate leaf without a tuple")),
-        }
-        Ok(())
+        };
+        let values = src
+            .array_data()
+            .ok_or_else(|| backend("a tuple as an array result"))?;
+        out.copy_values_from(0, values)
     }
 
     /// Runs with parameter `number` read from `inout` and the result
@@ -718,10 +714,9 @@ impl Executable {
         if let (OutputTree::Leaf(Leaf::Buffer(b)), true) =
             (&self.plan.output, self.in_place[number])
         {
-            let data = inout
-                .array_data_mut()
+            let p = inout
+                .array_ptr_mut()
                 .ok_or_else(|| backend("the in-place argument is not an array"))?;
-            let p = data_ptr_mut(data);
             let param = |k: usize| {
                 if k == number {
                     p

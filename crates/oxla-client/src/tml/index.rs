@@ -9,7 +9,7 @@
 //! position in any broadcast length.
 
 use oxla_ir::shape::row_major_strides;
-use oxla_ir::{Literal, NativeType, Result};
+use oxla_ir::{Literal, Result};
 
 use super::types::invalid;
 
@@ -185,25 +185,10 @@ pub fn set(a: &mut Literal, index: &[i64], value: &Literal) -> Result<()> {
         }
     }
     let values = src.gather(&sources);
-    let Some(dst) = a.array_data_mut() else {
-        return Err(crate::lower::internal(
+    a.copy_values_from(base, &values).map_err(|e| {
+        crate::lower::internal(
             "tml.set",
-            "the target lost its data".into(),
-        ));
-    };
-    let written = oxla_ir::dispatch_array!(dst, v => match NativeType::slice_of(&values) {
-        Some(s) => {
-            v[base..base + len].copy_from_slice(s);
-            true
-        }
-        None => false,
-    });
-    if written {
-        Ok(())
-    } else {
-        Err(crate::lower::internal(
-            "tml.set",
-            "the value's data does not have the target's element type".into(),
-        ))
-    }
+            format!("cannot write the value into the target: {e}"),
+        )
+    })
 }

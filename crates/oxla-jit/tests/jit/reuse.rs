@@ -2,7 +2,7 @@
 //! executable when dropped, and the next `run` writes there. A result that
 //! is still alive is never written.
 
-use oxla_ir::{ArrayData, Builder, ElementType, Literal, Shape};
+use oxla_ir::{Builder, ElementType, Literal, Shape};
 
 use crate::common::{Tol, difference, values};
 
@@ -94,20 +94,24 @@ fn small_results_are_not_kept_unless_recycled() {
 }
 
 #[test]
-fn tampered_or_orphaned_results_are_just_freed() {
+fn foreign_or_orphaned_storage_is_just_freed() {
     let (comp, x, v) = axpy(N);
     let args = [values(&x, 1), values(&v, 2)];
     let refs: Vec<&Literal> = args.iter().collect();
     let want = oxla_interp::evaluate(&comp, &refs).expect("evaluate");
     let exe = oxla_jit::compile(&comp).expect("compile");
-    // Storage swapped for a shorter vector through `array_data_mut`: it
-    // fits no output, so it is not kept.
-    let mut got = exe.run(&refs).expect("run");
-    if let Some(d) = got.array_data_mut() {
-        *d = ArrayData::F32(vec![0.0; 7]);
-    }
-    drop(got);
+    // A literal of another length handed to `recycle` fits no output: it
+    // is not kept.
+    exe.recycle(Literal::from_vec(&[7], vec![0f32; 7]).expect("lit"));
     assert_eq!(exe.cached_output_bytes(), 0);
+    // Values changed in place are fine: the storage is still the output's.
+    let mut got = exe.run(&refs).expect("run");
+    got.as_mut_slice::<f32>().expect("f32")[0] = f32::NAN;
+    drop(got);
+    assert_eq!(exe.cached_output_bytes(), (N * N * 4) as usize);
+    let got = exe.run(&refs).expect("run");
+    assert!(difference(&got, &want, Tol::Exact).is_none());
+    drop(got);
     // A result that outlives its executable keeps its values, and frees
     // its storage normally.
     let got = exe.run(&refs).expect("run");
