@@ -144,3 +144,44 @@ fn tuple_elements_and_other_threads_give_storage_back() {
         assert_eq!(exe.cached_output_bytes(), 2 * (N * N * 4) as usize);
     }
 }
+
+#[test]
+fn concurrent_runs_share_kept_storage_safely() {
+    // Four threads run one executable at once, with different inputs,
+    // dropping or keeping their results: every result is right, and at
+    // most one buffer is kept in the end.
+    let (comp, x, v) = axpy(N);
+    let exe = oxla_jit::compile(&comp).expect("compile");
+    let inputs: Vec<[Literal; 2]> = (0..4)
+        .map(|t| [values(&x, 20 + t), values(&v, 30 + t)])
+        .collect();
+    let wants: Vec<Literal> = inputs
+        .iter()
+        .map(|a| oxla_interp::evaluate(&comp, &[&a[0], &a[1]]).expect("evaluate"))
+        .collect();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (exe, args, want) = (&exe, &inputs[t], &wants[t]);
+            s.spawn(move || {
+                let mut kept = Vec::new();
+                for k in 0..5 {
+                    let got = exe.run(&[&args[0], &args[1]]).expect("run");
+                    assert!(
+                        difference(&got, want, Tol::Exact).is_none(),
+                        "thread {t} call {k}"
+                    );
+                    if k % 2 == 0 {
+                        kept.push(got);
+                    }
+                }
+                for got in &kept {
+                    assert!(
+                        difference(got, want, Tol::Exact).is_none(),
+                        "thread {t} kept"
+                    );
+                }
+            });
+        }
+    });
+    assert_eq!(exe.cached_output_bytes(), (N * N * 4) as usize);
+}
