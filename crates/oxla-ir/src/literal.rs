@@ -418,6 +418,21 @@ impl Literal {
         }
     }
 
+    /// [`Literal::array_ptr_mut`] for every array leaf, depth first (one
+    /// pointer for an array literal; a tuple's leaves in order). The same
+    /// rules hold for writing through them.
+    pub fn leaf_ptrs_mut(&mut self) -> Vec<*mut u8> {
+        fn walk(l: &mut Literal, out: &mut Vec<*mut u8>) {
+            match &mut l.payload {
+                Payload::Array(d) => out.push(dispatch_array!(d, v => v.as_mut_ptr().cast::<u8>())),
+                Payload::Tuple(t) => t.iter_mut().for_each(|e| walk(e, out)),
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
     /// The values of an array literal, moved out (`None` for a tuple).
     /// The storage goes to the caller, not to a sink set with
     /// [`Literal::return_storage_to`].

@@ -511,7 +511,7 @@ impl Executable {
                 _ => None,
             });
         }
-        self.execute(args, &mut outputs, None)?;
+        self.execute(args, &mut outputs, &[])?;
         for (b, o) in self.plan.buffers.iter().zip(&mut outputs) {
             if let Some(d) = o {
                 // SAFETY: output buffer `b` was allocated for its element
@@ -607,8 +607,27 @@ impl Executable {
     }
 
     /// Runs on `args`, writing the result into `out`, which must already
-    /// have the result's shape (an array result only): no allocation for
-    /// the output at all.
+    /// have the result's shape (an [`Error::OutputShape`] otherwise): no
+    /// allocation for the output at all. For a tuple result the kernels
+    /// write each leaf of `out` in place, and leaves that are arguments,
+    /// constants or repeats are copied in.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::F32, Literal, Shape};
+    /// let mut b = Builder::new("pair");
+    /// let x = b.parameter(0, Shape::new(F32, &[3]), "x")?;
+    /// let d = b.add(x, x, &[])?;
+    /// let n = b.neg(x)?;
+    /// let t = b.tuple(&[d, n])?;
+    /// let exe = oxla_jit::compile(&b.build(t)?)?;
+    /// let x = Literal::from_vec(&[3], vec![1f32, 2., 3.])?;
+    /// let mut out = Literal::zeros(exe.computation().result_shape())?;
+    /// exe.run_into(&[&x], &mut out)?;
+    /// let leaves = out.tuple_elements().unwrap_or_default();
+    /// assert_eq!(leaves[0].to_vec::<f32>()?, vec![2., 4., 6.]);
+    /// assert_eq!(leaves[1].to_vec::<f32>()?, vec![-1., -2., -3.]);
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
     pub fn run_into(&self, args: &[&Literal], out: &mut Literal) -> Result<()> {
         self.check_args(args)?;
         if out.shape() != &self.result_shape {
@@ -618,30 +637,99 @@ impl Executable {
                 actual: out.shape().to_string(),
             });
         }
-        let OutputTree::Leaf(leaf) = &self.plan.output else {
-            return Err(backend(format!(
-                "run_into writes array results only; `{}` returns the tuple {}: use run",
-                self.comp.name(),
-                self.result_shape
-            )));
-        };
         // `out` has the result's shape, and a literal's data always
         // matches its shape: the kernels may fill all of it.
-        let src = match leaf {
-            Leaf::Buffer(b) => {
-                let p = out
-                    .array_ptr_mut()
-                    .ok_or_else(|| backend("the output literal is not an array"))?;
-                return self.execute(args, &mut [], Some((*b, p)));
+        if let OutputTree::Leaf(leaf) = &self.plan.output {
+            let src = match leaf {
+                Leaf::Buffer(b) => {
+                    let p = out
+                        .array_ptr_mut()
+                        .ok_or_else(|| backend("the output literal is not an array"))?;
+                    return self.execute(args, &mut [], &[(*b, p)]);
+                }
+                Leaf::Param(k) => args[*k],
+                Leaf::Constant(l) => l,
+                Leaf::Duplicate(_) => return Err(backend("a duplicate leaf without a tuple")),
+            };
+            let values = src
+                .array_data()
+                .ok_or_else(|| backend("a tuple as an array result"))?;
+            return out.copy_values_from(0, values);
+        }
+        self.run_into_tuple(args, out)
+    }
+
+    /// [`Executable::run_into`] for a tuple result: the kernels write each
+    /// output buffer straight into its leaf of `out`; leaves that are
+    /// arguments, constants or repeats of another leaf are copied in.
+    fn run_into_tuple(&self, args: &[&Literal], out: &mut Literal) -> Result<()> {
+        fn leaves<'t>(t: &'t OutputTree, acc: &mut Vec<&'t Leaf>) {
+            match t {
+                OutputTree::Leaf(l) => acc.push(l),
+                OutputTree::Tuple(items) => items.iter().for_each(|i| leaves(i, acc)),
             }
-            Leaf::Param(k) => args[*k],
-            Leaf::Constant(l) => l,
-            Leaf::Duplicate(_) => return Err(backend("a duplicate leaf without a tuple")),
+        }
+        let mut plan_leaves = Vec::new();
+        leaves(&self.plan.output, &mut plan_leaves);
+        let ptrs = out.leaf_ptrs_mut();
+        if ptrs.len() != plan_leaves.len() {
+            return Err(backend(
+                "the output literal's leaves do not match the result",
+            ));
+        }
+        fn shapes<'s>(s: &'s Shape, acc: &mut Vec<&'s Shape>) {
+            if s.is_tuple() {
+                s.tuple_shapes().iter().for_each(|e| shapes(e, acc));
+            } else {
+                acc.push(s);
+            }
+        }
+        let mut leaf_shapes = Vec::new();
+        shapes(&self.result_shape, &mut leaf_shapes);
+        let bytes = |k: usize| {
+            leaf_shapes.get(k).map_or(0, |s| {
+                s.element_count() as usize * s.element_type().byte_size()
+            })
         };
-        let values = src
-            .array_data()
-            .ok_or_else(|| backend("a tuple as an array result"))?;
-        out.copy_values_from(0, values)
+        // Where each output buffer goes: its first leaf.
+        let mut into: Vec<(usize, *mut u8)> = Vec::new();
+        for (leaf, &p) in plan_leaves.iter().zip(&ptrs) {
+            if let Leaf::Buffer(b) = leaf {
+                into.push((*b, p));
+            }
+        }
+        let all_outputs_placed = self.plan.buffers.iter().enumerate().all(|(i, b)| {
+            !matches!(b.kind, BufferKind::Output(_)) || into.iter().any(|&(ob, _)| ob == i)
+        });
+        if !all_outputs_placed {
+            return Err(backend("an output buffer has no leaf to write"));
+        }
+        self.execute(args, &mut [], &into)?;
+        for (k, (leaf, &dst)) in plan_leaves.iter().zip(&ptrs).enumerate() {
+            let src: *const u8 = match leaf {
+                Leaf::Buffer(_) => continue,
+                Leaf::Duplicate(b) => match into.iter().find(|&&(ob, _)| ob == *b) {
+                    Some(&(_, p)) => p,
+                    None => return Err(backend("a duplicate of a missing output")),
+                },
+                Leaf::Param(n) => args[*n]
+                    .array_data()
+                    .map(data_ptr)
+                    .ok_or_else(|| backend("a tuple argument as a result leaf"))?,
+                Leaf::Constant(l) => l
+                    .array_data()
+                    .map(data_ptr)
+                    .ok_or_else(|| backend("a tuple constant as a result leaf"))?,
+            };
+            // SAFETY: leaf `k` of `out` and its source both hold the
+            // leaf's shape (`out` was checked against the result shape, and
+            // a literal's data always matches its shape), so both span
+            // `bytes(k)` bytes of valid values; they are distinct
+            // allocations (`out` is borrowed mutably, the sources are the
+            // arguments, the constants, or another leaf of `out`).
+            unsafe { std::ptr::copy_nonoverlapping(src, dst, bytes(k)) };
+        }
+        Ok(())
     }
 
     /// Runs with parameter `number` read from `inout` and the result
@@ -727,7 +815,7 @@ impl Executable {
                         .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8)
                 }
             };
-            return self.execute_with(&param, &mut [], Some((*b, p)));
+            return self.execute_with(&param, &mut [], &[(*b, p)]);
         }
         let result = {
             let mut args: Vec<&Literal> = others.to_vec();
@@ -750,7 +838,7 @@ impl Executable {
         &self,
         args: &[&Literal],
         outputs: &mut [Option<ArrayData>],
-        into: Option<(usize, *mut u8)>,
+        into: &[(usize, *mut u8)],
     ) -> Result<()> {
         let param = |k: usize| {
             args.get(k)
@@ -767,7 +855,7 @@ impl Executable {
         &self,
         param: &dyn Fn(usize) -> *mut u8,
         outputs: &mut [Option<ArrayData>],
-        into: Option<(usize, *mut u8)>,
+        into: &[(usize, *mut u8)],
     ) -> Result<()> {
         let n = self.plan.buffers.len();
         let mut small = [std::ptr::null_mut::<u8>(); 16];
@@ -816,9 +904,9 @@ impl Executable {
                     temps.push(v);
                     p
                 }
-                BufferKind::Output(_) => match into {
-                    Some((ob, p)) if ob == i => p,
-                    _ => outputs
+                BufferKind::Output(_) => match into.iter().find(|&&(ob, _)| ob == i) {
+                    Some(&(_, p)) => p,
+                    None => outputs
                         .get_mut(i)
                         .and_then(|o| o.as_mut())
                         .map_or(std::ptr::null_mut(), data_ptr_mut),

@@ -2,7 +2,7 @@
 //! before any native code runs: typed errors naming the parameter and both
 //! shapes, never a crash.
 
-use oxla_ir::{Builder, ElementType, Error, Literal, Shape};
+use oxla_ir::{Builder, ElementType, Error, Literal};
 
 use crate::common::*;
 
@@ -116,24 +116,39 @@ fn run_into_checks_the_output_shape() {
 }
 
 #[test]
-fn tuple_results_run_but_do_not_run_into() {
-    let (mut b, p) = builder("pair", &[sh(ElementType::S32, &[4])]);
+fn tuple_results_run_into_every_leaf() {
+    // Leaves of every kind: kernel outputs (s32 and pred, one of them
+    // large enough to be split across threads), an argument, a constant,
+    // a repeat of an earlier leaf, and a nested tuple. `out` starts full
+    // of another call's values, so a leaf left unwritten shows.
+    let xs = sh(ElementType::S32, &[300, 257]);
+    let (mut b, p) = builder("leaves", std::slice::from_ref(&xs));
     let n = b.neg(p[0]).expect("neg");
-    let t = b.tuple(&[n, p[0]]).expect("tuple");
+    let g = b.gt(p[0], n, &[]).expect("gt");
+    let c = b
+        .constant(Literal::from_vec(&[2], vec![7u8, 9]).expect("c"))
+        .expect("constant");
+    let inner = b.tuple(&[g, c]).expect("inner");
+    let t = b.tuple(&[n, p[0], inner, n]).expect("tuple");
     let comp = b.build(t).expect("build");
     let exe = oxla_jit::compile(&comp).expect("compile");
-    let x = values(&sh(ElementType::S32, &[4]), 3);
-    let out = exe.run(&[&x]).expect("run");
-    assert_eq!(out.tuple_elements().map(|e| e.len()), Some(2));
-    let mut o =
-        Literal::zeros(&Shape::tuple(vec![sh(ElementType::S32, &[4]); 2])).unwrap_or_else(|_| {
-            Literal::tuple(vec![
-                Literal::zeros(&sh(ElementType::S32, &[4])).expect("z"),
-                Literal::zeros(&sh(ElementType::S32, &[4])).expect("z"),
-            ])
-        });
-    let err = exe.run_into(&[&x], &mut o).unwrap_err();
-    assert!(matches!(err, Error::Backend { .. }), "{err}");
+    let x = values(&xs, 3);
+    let other = values(&xs, 4);
+    let want = oxla_interp::evaluate(&comp, &[&x]).expect("evaluate");
+    let mut out = exe.run(&[&other]).expect("run");
+    assert_ne!(out, want);
+    exe.run_into(&[&x], &mut out).expect("run_into");
+    assert!(difference(&out, &want, Tol::Exact).is_none());
+    // A tuple output of another structure is an OutputShape error.
+    let mut wrong = Literal::tuple(vec![Literal::zeros(&xs).expect("z")]);
+    let err = exe.run_into(&[&x], &mut wrong).unwrap_err();
+    assert!(matches!(err, Error::OutputShape { .. }), "{err}");
+    // The empty tuple.
+    let (mut b, _) = builder("unit", std::slice::from_ref(&xs));
+    let t = b.tuple(&[]).expect("tuple");
+    let exe = oxla_jit::compile(&b.build(t).expect("build")).expect("compile");
+    let mut unit = Literal::tuple(vec![]);
+    exe.run_into(&[&x], &mut unit).expect("run_into");
 }
 
 #[test]

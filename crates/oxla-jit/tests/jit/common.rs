@@ -106,7 +106,7 @@ pub fn difference(got: &Literal, want: &Literal, tol: Tol) -> Option<String> {
 
 /// Runs `comp` on `args` through both backends and panics with the HLO,
 /// the arguments and the first difference if they disagree beyond `tol`.
-/// Also checks `run_into` for array results.
+/// Also checks `run_into` (into a zeroed literal of the result's shape).
 pub fn check_tol(comp: &Computation, args: &[Literal], tol: Tol) {
     let refs: Vec<&Literal> = args.iter().collect();
     let want = oxla_interp::evaluate(comp, &refs)
@@ -128,13 +128,11 @@ pub fn check_tol(comp: &Computation, args: &[Literal], tol: Tol) {
         s.push_str(exe.fusion_text());
         panic!("{s}");
     }
-    if want.shape().is_array() {
-        let mut out = Literal::zeros(want.shape()).expect("zeros");
-        exe.run_into(&refs, &mut out)
-            .unwrap_or_else(|e| panic!("run_into failed: {e}\n{comp}"));
-        if let Some(d) = difference(&out, &want, tol) {
-            panic!("run_into != interpreter: {d}\n{comp}");
-        }
+    let mut out = Literal::zeros(want.shape()).expect("zeros");
+    exe.run_into(&refs, &mut out)
+        .unwrap_or_else(|e| panic!("run_into failed: {e}\n{comp}"));
+    if let Some(d) = difference(&out, &want, tol) {
+        panic!("run_into != interpreter: {d}\n{comp}");
     }
 }
 
