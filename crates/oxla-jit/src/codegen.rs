@@ -1067,7 +1067,8 @@ impl<'a, 'f> Em<'a, 'f> {
                     | BinaryOp::Or
                     | BinaryOp::Xor
                     | BinaryOp::Compare(_) => true,
-                    BinaryOp::Mul => !(ty.is_integer() && w == 1),
+                    // Bytes multiply through 16-bit lanes (`imul_bytes`).
+                    BinaryOp::Mul => true,
                     BinaryOp::Div => ty.is_float(),
                     BinaryOp::Rem | BinaryOp::Pow | BinaryOp::Atan2 => {
                         math = true;
@@ -1100,12 +1101,6 @@ impl<'a, 'f> Em<'a, 'f> {
             if !ok {
                 return None;
             }
-        }
-        match reducer {
-            Some(Reducer::Op(BinaryOp::Mul)) if ty.is_integer() && w == 1 => {
-                return None;
-            }
-            _ => {}
         }
         let lanes = (16 / w) as i64;
         if n_inner < lanes {
@@ -2231,6 +2226,7 @@ impl<'a, 'f> Em<'a, 'f> {
             BinaryOp::Sub if float => self.b.ins().fsub(a, b),
             BinaryOp::Sub => self.b.ins().isub(a, b),
             BinaryOp::Mul if float => self.b.ins().fmul(a, b),
+            BinaryOp::Mul if mode != Mode::S && et.byte_size() == 1 => imul_bytes(self.b, a, b),
             BinaryOp::Mul => self.b.ins().imul(a, b),
             BinaryOp::Div if float => self.b.ins().fdiv(a, b),
             BinaryOp::Div => self.int_divrem(op, et, a, b),
@@ -2791,6 +2787,30 @@ fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec:
     let _ = Function::new;
 }
 
+/// `a * b` on 16 byte lanes, wrapping (the same bits for `s8` and `u8`).
+/// x86-64 has no byte multiply and Cranelift 0.135 does not lower
+/// `imul.i8x16`: each half is widened to 16-bit lanes, multiplied
+/// (`pmullw`), cut to its low byte and packed back (`packuswb` of values
+/// 0..=255, so nothing saturates).
+fn imul_bytes(fb: &mut FunctionBuilder, a: Value, b: Value) -> Value {
+    let ty = fb.func.dfg.value_type(a);
+    let (al, ah) = (fb.ins().uwiden_low(a), fb.ins().uwiden_high(a));
+    let (bl, bh) = (fb.ins().uwiden_low(b), fb.ins().uwiden_high(b));
+    let lo = fb.ins().imul(al, bl);
+    let hi = fb.ins().imul(ah, bh);
+    let ff = fb.ins().iconst(types::I16, 0xFF);
+    let mask = fb.ins().splat(types::I16X8, ff);
+    let lo = fb.ins().band(lo, mask);
+    let hi = fb.ins().band(hi, mask);
+    let packed = fb.ins().unarrow(lo, hi);
+    if fb.func.dfg.value_type(packed) == ty {
+        packed
+    } else {
+        let le = MemFlagsData::new().with_endianness(Endianness::Little);
+        fb.ins().bitcast(ty, le, packed)
+    }
+}
+
 /// `p + idx * stride_bytes`.
 fn elem_ptr(b: &mut FunctionBuilder, p: Value, idx: Value, stride_bytes: i64) -> Value {
     let s = b.ins().iconst(types::I64, stride_bytes);
@@ -2817,8 +2837,8 @@ const INT_DOT_KB: i64 = 256;
 /// accumulates its strip of C in four vector registers while it walks the
 /// block, so the strip of B (16 KiB) is read from L1, and C is loaded and
 /// stored once per block instead of once per `k`. Columns past the last
-/// whole strip (and one-byte types, which have no vector multiply here)
-/// run the plain row loop.
+/// whole strip run the plain row loop (vectorised, then scalar). Byte
+/// types multiply through 16-bit lanes ([`imul_bytes`]).
 fn emit_int_dot(
     b: &mut FunctionBuilder,
     spec: &DotSpec,
@@ -2837,7 +2857,15 @@ fn emit_int_dot(
     };
     let t = clif_type(spec.ty);
     let w = size as u32;
-    let vec_ok = w > 1;
+    // Bytes multiply through 16-bit lanes (`imul_bytes`).
+    let vec_ok = spec.ty.is_integer();
+    let vmul = |b: &mut FunctionBuilder, x: Value, y: Value| {
+        if w == 1 {
+            imul_bytes(b, x, y)
+        } else {
+            b.ins().imul(x, y)
+        }
+    };
     let vt = vector_type(spec.ty, w.max(1));
     let lanes = (16 / w) as i64;
     let strip = INT_DOT_STRIP_BYTES / size;
@@ -2957,7 +2985,7 @@ fn emit_int_dot(
                     let mut next_acc = Vec::with_capacity(units);
                     for (u, &p) in params.iter().enumerate() {
                         let bv = b.ins().load(vt, flags(), pb, u as i32 * 16);
-                        let prod = b.ins().imul(avv, bv);
+                        let prod = vmul(b, avv, bv);
                         next_acc.push(b.ins().iadd(p, prod));
                     }
                     let kn = b.ins().iadd_imm_s(k, 1);
@@ -3029,8 +3057,11 @@ fn emit_int_dot(
                 let ty = if vector { vt } else { t };
                 let cv = b.ins().load(ty, flags(), pc, 0);
                 let bv = b.ins().load(ty, flags(), pb, 0);
-                let x = if vector { avv } else { av };
-                let prod = b.ins().imul(x, bv);
+                let prod = if vector {
+                    vmul(b, avv, bv)
+                } else {
+                    b.ins().imul(av, bv)
+                };
                 let s = b.ins().iadd(cv, prod);
                 b.ins().store(flags(), s, pc, 0);
             });

@@ -170,3 +170,47 @@ fn fused_chains_mix_types_through_compare_convert_and_select() {
     let comp = b.build(m2).expect("build");
     check(&comp, &[edges(&x, 0, 1), edges(&y, 3, 1)]);
 }
+
+#[test]
+fn byte_multiplies_take_the_vector_path() {
+    // x86-64 has no byte multiply: the JIT widens to 16-bit lanes. Every
+    // pair of byte values (65,536 products, wrapping), elementwise and as a
+    // row product, in 16-lane vectors with a scalar tail.
+    for ty in [ElementType::S8, ElementType::U8] {
+        let pairs: Vec<(u8, u8)> = (0..=255u8)
+            .flat_map(|a| (0..=255u8).map(move |b| (a, b)))
+            .collect();
+        let lit = |f: &dyn Fn(&(u8, u8)) -> u8| {
+            let v: Vec<u8> = pairs.iter().map(f).collect();
+            let l = oxla_ir::Literal::from_vec(&[256, 256], v).expect("lit");
+            if ty == ElementType::U8 {
+                l
+            } else {
+                let (mut b, p) = builder("c", &[l.shape().clone()]);
+                let c = b.convert(p[0], ty).expect("convert");
+                oxla_interp::evaluate(&b.build(c).expect("build"), &[&l]).expect("eval")
+            }
+        };
+        let (x, y) = (lit(&|p| p.0), lit(&|p| p.1));
+        let s = sh(ty, &[256, 256]);
+        let (mut b, p) = builder("mul", &[s.clone(), s.clone()]);
+        let m = b.mul(p[0], p[1], &[]).expect("mul");
+        let comp = b.build(m).expect("build");
+        let text = oxla_jit::fusion_text(&comp).expect("fusion");
+        assert!(text.contains("i8x16"), "not vectorised:\n{text}");
+        check(&comp, &[x.clone(), y.clone()]);
+        // A row product of 253 odd elements (15 vectors and a tail of 13;
+        // odd, so the wrapping product does not collapse to 0).
+        let r = sh(ty, &[7, 253]);
+        let (mut b, p) = builder("prod", std::slice::from_ref(&r));
+        let one = b.constant(oxla_ir::Literal::scalar(1i32)).expect("c");
+        let one = b.convert(one, ty).expect("convert");
+        let odd = b.or(p[0], one, &[]).expect("or");
+        let reducer = crate::reduce_dot::reducer(ty, "mul");
+        let red = b.reduce(odd, one, &[1], &reducer).expect("reduce");
+        let text = oxla_jit::fusion_text(&b.build(red).expect("build")).expect("fusion");
+        assert!(text.contains("i8x16"), "not vectorised:\n{text}");
+        let comp = b.build(red).expect("build");
+        check(&comp, &[values(&r, 9)]);
+    }
+}

@@ -196,8 +196,8 @@ fn dots_of_every_numeric_type_and_layout() {
 
 #[test]
 fn integer_dots_blocked_with_remainder_columns_and_batches() {
-    // The integer kernel packs strips of 64 bytes of B (16 s32, 32 s16,
-    // 8 s64 columns) per block of 256 k steps; these shapes cross every
+    // The integer kernel packs strips of 64 bytes of B (64 s8, 32 s16,
+    // 16 s32, 8 s64 columns) per block of 256 k steps; these shapes cross every
     // edge: two k blocks with a short second one, whole strips plus a
     // remainder of columns, and (last) a batched product large enough to
     // be split across threads, so a thread's rows can start mid-batch.
@@ -206,7 +206,11 @@ fn integer_dots_blocked_with_remainder_columns_and_batches() {
         dot(ty, &[9, 300], &[300, 45], dn(&[], &[], &[1], &[0]));
         dot(ty, &[3, 4, 257], &[3, 257, 40], dn(&[0], &[0], &[2], &[1]));
     }
-    for ty in [S32, S64] {
+    for ty in [S8, U8] {
+        // Byte strips are 64 columns wide.
+        dot(ty, &[9, 300], &[300, 130], dn(&[], &[], &[1], &[0]));
+    }
+    for ty in [S8, S16, S32, S64] {
         let (l, r) = ([3, 230, 70], [3, 70, 96]);
         let (ls, rs) = (sh(ty, &l), sh(ty, &r));
         let (mut b, p) = builder("dot_split", &[ls.clone(), rs.clone()]);
