@@ -92,6 +92,13 @@ fn loop_spec(
             .collect();
         let index = dim_index(out_dims, &dims, &new_extents, &groups);
         (graph, node, out_offset) = build(new_extents, index)?;
+    } else if let Some(tiles) = tile_plan(&graph, &extents) {
+        // A transposing read: tile two loops (see `tile_plan`).
+        let (tiled_extents, index) = tiled_index(out_dims, &dims, &extents, tiles);
+        let (g, n, o) = build(tiled_extents, index)?;
+        if all_affine(&g, &o) {
+            (graph, node, out_offset) = (g, n, o);
+        }
     }
     let nv = graph.extents.len();
     Ok(KernelSpec::single(
@@ -105,6 +112,92 @@ fn loop_spec(
         },
         ty,
     ))
+}
+
+/// Tile sizes for loop `p` (the input's contiguous dimension), largest
+/// first: long runs along the input's rows.
+const TILE_P: [i64; 5] = [128, 64, 32, 16, 8];
+/// Tile sizes for the innermost loop `q` (the output's contiguous
+/// dimension), largest first. Its input rows are a whole row apart, often
+/// a multiple of 4 KiB, so they all map to one L1 set: more than 8 of them
+/// (the associativity) evict each other.
+const TILE_Q: [i64; 2] = [8, 4];
+
+/// How to tile a transposing loop nest: loops `(p, q)` and tile sizes
+/// `(tp, tq)`, when some load reads the innermost loop `q` with a stride
+/// other than 0 or 1 (a transpose: consecutive output elements lie a row
+/// apart in the input) and an outer loop `p` with stride 1. Run as is,
+/// every element of such a read touches a new cache line (and, for long
+/// rows, a new page), evicted before its neighbours are read. Tiled, the
+/// two innermost loops walk a `tp × tq` block: `tq` input rows read `tp`
+/// consecutive elements each, and the output's `tp` rows get `tq`
+/// consecutive elements, completed by the next block along `q` while they
+/// are still in cache. Each extent must hold at least two tiles.
+///
+/// Measured on the AMD VM, 2 threads, f32 transpose: 4096² from 77 to
+/// 8 ms, 1024² from 2.4 to 0.6 ms (XLA: 40 and 0.47 ms allocating; 106 and
+/// 2.5 ms for `transpose(x) + 1`). Square 32 × 32 tiles took 25 ms: their
+/// 32 input rows 16 KiB apart thrash one L1 set.
+fn tile_plan(graph: &Graph, extents: &[i64]) -> Option<(usize, usize, i64, i64)> {
+    let nv = extents.len();
+    let q = nv.checked_sub(1)?;
+    let tq = TILE_Q
+        .into_iter()
+        .find(|&t| extents[q] % t == 0 && extents[q] >= 2 * t)?;
+    graph.nodes.iter().find_map(|n| {
+        let crate::graph::Node::Load { offset, .. } = n else {
+            return None;
+        };
+        let cq = offset.affine_coefficient(q as Var)?;
+        if cq == 0 || cq == 1 {
+            return None;
+        }
+        (0..q).find_map(|p| {
+            if offset.affine_coefficient(p as Var) != Some(1) {
+                return None;
+            }
+            let tp = TILE_P
+                .into_iter()
+                .find(|&t| extents[p] % t == 0 && extents[p] >= 2 * t)?;
+            Some((p, q, tp, tq))
+        })
+    })
+}
+
+/// Extents and output index of the tiled nest: loop `p` becomes a block
+/// loop `p` (`extent / tp`) and a tile loop `nv`, loop `q` a block loop
+/// `q` and a tile loop `nv + 1`; the two tile loops are innermost.
+fn tiled_index(
+    out_dims: &[i64],
+    dims: &[usize],
+    extents: &[i64],
+    (p, q, tp, tq): (usize, usize, i64, i64),
+) -> (Vec<i64>, Vec<Ix>) {
+    let nv = extents.len();
+    let mut tiled: Vec<i64> = extents.to_vec();
+    tiled[p] /= tp;
+    tiled[q] /= tq;
+    tiled.extend([tp, tq]);
+    let mut index = vec![Ix::constant(0); out_dims.len()];
+    for (v, &d) in dims.iter().enumerate() {
+        index[d] = if v == p {
+            Ix::var(v as Var).scale(tp).add(&Ix::var(nv as Var))
+        } else if v == q {
+            Ix::var(v as Var).scale(tq).add(&Ix::var((nv + 1) as Var))
+        } else {
+            Ix::var(v as Var)
+        };
+    }
+    (tiled, index)
+}
+
+/// Whether every index expression of `graph` (and `extra`) is affine in
+/// every loop variable.
+fn all_affine(graph: &Graph, extra: &Ix) -> bool {
+    let nv = graph.extents.len() as Var;
+    std::iter::once(extra)
+        .chain(graph.nodes.iter().flat_map(|n| n.index_exprs()))
+        .all(|ix| (0..nv).all(|v| ix.affine_coefficient(v).is_some()))
 }
 
 /// The index of each dimension of `out_dims` in terms of the loop

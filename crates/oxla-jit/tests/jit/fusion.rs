@@ -156,3 +156,42 @@ fn every_workload_is_one_kernel() {
         assert_eq!(exe.kernel_count(), want, "{name}:\n{}", exe.fusion_text());
     }
 }
+
+#[test]
+fn transposing_reads_are_tiled_and_exact() {
+    // (input dims, permutation, tiled?): 2-D and 3-D transposes, extents
+    // that hold whole tiles and ones that do not (left untiled), and one
+    // big enough to be split across threads.
+    let cases: [(&[i64], &[i64], bool); 6] = [
+        (&[256, 64], &[1, 0], true),
+        (&[3, 40, 48], &[0, 2, 1], true),
+        (&[48, 5, 40], &[2, 1, 0], true),
+        (&[37, 45], &[1, 0], false),
+        (&[512, 520], &[1, 0], true),
+        (&[6, 7], &[1, 0], false),
+    ];
+    for (dims, perm, tiled) in cases {
+        for ty in [F32, ElementType::S8, ElementType::F64] {
+            let x = sh(ty, dims);
+            let out: Vec<i64> = perm.iter().map(|&d| dims[d as usize]).collect();
+            let v = sh(ty, &out[out.len() - 1..]);
+            // transpose(x) + v (broadcast along the last output dim): the
+            // transpose fuses with the add, and v is read at stride 1.
+            let (mut b, p) = builder("t", &[x.clone(), v.clone()]);
+            let t = b.transpose(p[0], perm).expect("transpose");
+            let last = (out.len() - 1) as i64;
+            let y = b.add(t, p[1], &[last]).expect("add");
+            let comp = b.build(y).expect("build");
+            let text = oxla_jit::fusion_text(&comp).expect("fusion");
+            let loops = text
+                .lines()
+                .find(|l| l.trim_start().starts_with("loops="))
+                .unwrap_or_default()
+                .to_string();
+            // Tiled nests end in a tile loop of 8 or 4.
+            let ends_in_tile = loops.contains(", 8]") || loops.contains(", 4]");
+            assert_eq!(ends_in_tile, tiled, "{dims:?} {perm:?} {ty}: {loops}");
+            check(&comp, &[values(&x, 1), values(&v, 2)]);
+        }
+    }
+}
