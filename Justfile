@@ -25,6 +25,7 @@ snapshots-pending:
 lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
+    RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --lib
 
 # Benchmarks: divan statistics per workload, then the interleaved same-run
 # ratio table (crates/oxla-bench).

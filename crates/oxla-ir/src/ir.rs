@@ -115,7 +115,7 @@ op_enum!(
 /// The transcendental unary ops (`exp`, `expm1`, `log`, `log1p`, `tanh`,
 /// `logistic`, `sin`, `cos`): computed by polynomials or library calls,
 /// costly, and exact only to a stated ulp bound. A pattern, like
-/// [`float_only_unary_ops!`].
+/// [`float_only_unary_ops!`](crate::float_only_unary_ops).
 ///
 /// ```
 /// use oxla_ir::{UnaryOp, transcendental_unary_ops};

@@ -8,7 +8,7 @@
 //! (`{1,0}`); scalars carry none. A binary op prints its
 //! `broadcast_dimensions` only when it has some (equal-rank and scalar
 //! operands have none), so a computation without InDim broadcasting is valid
-//! XLA text as it stands; [`crate::passes::expand_broadcasts`] turns any
+//! XLA text as it stands; [`crate::passes::expand_broadcasts()`] turns any
 //! computation into that form.
 //!
 //! ```

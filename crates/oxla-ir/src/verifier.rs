@@ -10,7 +10,7 @@
 //!
 //! [`verify_strict_hlo`] additionally checks XLA's own HLO rule that no
 //! instruction broadcasts implicitly (the form
-//! [`crate::passes::expand_broadcasts`] produces).
+//! [`crate::passes::expand_broadcasts()`] produces).
 
 use std::collections::HashSet;
 

@@ -3,7 +3,7 @@
 //! every build, since verification is cheap next to compilation); a pass
 //! that breaks an invariant is reported with the pass named.
 //!
-//! - [`expand_broadcasts`]: makes every implicit broadcast explicit, giving
+//! - [`expand_broadcasts()`]: makes every implicit broadcast explicit, giving
 //!   XLA's strict HLO form (what `XlaBuilder` emits).
 
 pub mod expand_broadcasts;
