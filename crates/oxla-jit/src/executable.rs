@@ -122,7 +122,8 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     let mut kernel_ids: Vec<Option<usize>> = Vec::new();
     let mut shapes: Vec<(i64, i64)> = Vec::new();
     let mut infos: Vec<String> = Vec::new();
-    let mut is_dot: Vec<bool> = Vec::new();
+    // Per step: one contiguous chunk per thread (see the launches below).
+    let mut one_chunk: Vec<bool> = Vec::new();
     let result_buf = match &plan.output {
         OutputTree::Leaf(Leaf::Buffer(b)) => Some(*b),
         _ => None,
@@ -136,14 +137,14 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
                     reads: vec![],
                     alias_ok: vec![],
                 });
-                is_dot.push(false);
+                one_chunk.push(false);
                 kernel_ids.push(None);
                 shapes.push((0, 0));
                 infos.push("empty output: not run".into());
             }
             Lowered::Loop(spec) => {
                 io.push(loop_io(&spec, result_buf));
-                is_dot.push(false);
+                one_chunk.push(spec.partition.is_some_and(|d| d > 0));
                 let (id, kinfo) = jit.loop_kernel(&spec)?;
                 let vplan = &kinfo.vplans;
                 kernel_ids.push(Some(id));
@@ -206,7 +207,7 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
                     reads: vec![spec.lhs.0, spec.rhs.0],
                     alias_ok: vec![],
                 });
-                is_dot.push(true);
+                one_chunk.push(true);
                 let id = jit.dot_kernel(&spec)?;
                 kernel_ids.push(Some(id));
                 let extent = if spec.by_batch() {
@@ -239,8 +240,8 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     let launches = kernel_ids
         .iter()
         .zip(&shapes)
-        .zip(&is_dot)
-        .map(|((id, &(extent, per)), &dot)| {
+        .zip(&one_chunk)
+        .map(|((id, &(extent, per)), &one)| {
             let total = extent.saturating_mul(per.max(1));
             let parallel = threads > 1 && total >= PARALLEL_THRESHOLD && extent >= 2;
             // Several chunks per thread (for balance), each with enough work.
@@ -251,8 +252,13 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
             } else {
                 chunk
             };
-            // A GEMM call packs its operands: one call per thread.
-            let chunk = if dot {
+            // One contiguous chunk per thread for a GEMM call (it packs its
+            // operands) and for a split of an inner loop (a column reduce
+            // split over columns): each chunk walks every outer iteration,
+            // so small chunks would read short runs a row apart. Measured:
+            // sum over axis 0 of f32[4096,4096] took 5.9 ms in 256-column
+            // chunks, 4.8 ms on one thread.
+            let chunk = if one {
                 (extent + threads - 1) / threads
             } else {
                 chunk
