@@ -229,7 +229,7 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
                     if spec.ty.is_float() {
                         "(matrixmultiply, blocked)"
                     } else {
-                        "(exact i-k-j, vectorised over n)"
+                        "(exact, blocked: 64-byte column strips, k blocks of 256)"
                     }
                 ));
             }
