@@ -10,7 +10,7 @@ use oxla_ir::{
 };
 
 use crate::codegen::Work;
-use crate::codegen::{Jit, KernelFn};
+use crate::codegen::{Jit, KernelFn, KernelSpec};
 use crate::fusion::{BufferKind, Leaf, OutputTree, Plan};
 use crate::inplace::{StepIo, loop_io};
 use crate::lower::{Lowered, form_row_groups, lower_step, partition_extent, work_per_step};
@@ -144,62 +144,29 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
             }
             Lowered::Loop(spec) => {
                 io.push(loop_io(&spec, result_buf));
-                one_chunk.push(spec.partition.is_some_and(|d| d > 0));
-                let (id, kinfo) = jit.loop_kernel(&spec)?;
-                let vplan = &kinfo.vplans;
+                let (id, shape, one, info) = loop_kernel_info(&mut jit, &spec)?;
+                one_chunk.push(one);
                 kernel_ids.push(Some(id));
-                let extent = partition_extent(&spec);
-                shapes.push((extent, work_per_step(&spec)));
-                let mut info = format!("loops={:?} order={:?}", spec.graph.extents, spec.order);
-                let vtext = |p: &Option<crate::codegen::VecPlan>| match p {
-                    Some(p) if p.whole => {
-                        format!("inner={} x{} (whole row)", p.lane_type, p.unroll)
-                    }
-                    Some(p) => format!("inner={} unroll={}", p.lane_type, p.unroll),
-                    None => "inner=scalar".to_string(),
-                };
-                if spec.row_depth.is_none() {
-                    let _ = write!(info, " {}", vtext(&vplan[0]));
-                }
-                if let Some(d) = spec.partition {
-                    let _ = write!(info, " split=loop{d}");
-                }
-                if let Some(r) = spec.row_depth {
-                    let _ = match r {
-                        0 | 1 => write!(info, " rows=loop0"),
-                        _ => write!(info, " rows=loop0..loop{}", r - 1),
-                    };
-                    for (k, (pass, vp)) in spec.passes.iter().zip(vplan).enumerate() {
-                        if pass.row_only {
-                            let _ = write!(info, "\npass {k}: row value -> buf{}", pass.work.out());
-                            continue;
-                        }
-                        let _ = write!(info, "\npass {k}: {} {}", pass_text(&pass.work), vtext(vp));
-                        for keep in &pass.keep {
-                            let _ = write!(info, " keep=buf{} at {}", keep.buf, keep.offset);
-                        }
-                        if let Some((p, bufs)) = &kinfo.touch
-                            && *p == k
-                        {
-                            let names: Vec<String> =
-                                bufs.iter().map(|b| format!("buf{b}")).collect();
-                            let _ = write!(info, " touches the next row of {}", names.join(", "));
-                        }
-                    }
-                }
-                for n in &spec.graph.nodes {
-                    if let crate::graph::Node::Load {
-                        buf, offset, clamp, ..
-                    } = n
-                    {
-                        let _ = write!(
-                            info,
-                            "\nread buf{buf} at {offset}{}",
-                            if *clamp { " (guarded)" } else { "" }
-                        );
-                    }
-                }
+                shapes.push(shape);
                 infos.push(info);
+            }
+            Lowered::Split(specs) => {
+                io.push(merge_io(
+                    specs.iter().map(|s| loop_io(s, result_buf)).collect(),
+                ));
+                let mut text = format!(
+                    "split along the innermost loop into {} kernels (guards settled per stretch)",
+                    specs.len()
+                );
+                for spec in &specs {
+                    let (id, shape, one, info) = loop_kernel_info(&mut jit, spec)?;
+                    one_chunk.push(one);
+                    kernel_ids.push(Some(id));
+                    shapes.push(shape);
+                    text.push('\n');
+                    text.push_str(&info);
+                }
+                infos.push(text);
             }
             Lowered::Dot(spec) => {
                 io.push(StepIo {
@@ -311,6 +278,91 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
         }),
         in_place,
     })
+}
+
+/// Compiles one loop kernel: its id, its launch shape (partition extent,
+/// work per step), whether it runs as one chunk per thread, and its line
+/// of the fusion text.
+fn loop_kernel_info(jit: &mut Jit, spec: &KernelSpec) -> Result<(usize, (i64, i64), bool, String)> {
+    let (id, kinfo) = jit.loop_kernel(spec)?;
+    let vplan = &kinfo.vplans;
+    let mut info = format!("loops={:?} order={:?}", spec.graph.extents, spec.order);
+    let vtext = |p: &Option<crate::codegen::VecPlan>| match p {
+        Some(p) if p.whole => {
+            format!("inner={} x{} (whole row)", p.lane_type, p.unroll)
+        }
+        Some(p) => format!("inner={} unroll={}", p.lane_type, p.unroll),
+        None => "inner=scalar".to_string(),
+    };
+    if spec.row_depth.is_none() {
+        let _ = write!(info, " {}", vtext(&vplan[0]));
+    }
+    if let Some(d) = spec.partition {
+        let _ = write!(info, " split=loop{d}");
+    }
+    if let Some(r) = spec.row_depth {
+        let _ = match r {
+            0 | 1 => write!(info, " rows=loop0"),
+            _ => write!(info, " rows=loop0..loop{}", r - 1),
+        };
+        for (k, (pass, vp)) in spec.passes.iter().zip(vplan).enumerate() {
+            if pass.row_only {
+                let _ = write!(info, "\npass {k}: row value -> buf{}", pass.work.out());
+                continue;
+            }
+            let _ = write!(info, "\npass {k}: {} {}", pass_text(&pass.work), vtext(vp));
+            for keep in &pass.keep {
+                let _ = write!(info, " keep=buf{} at {}", keep.buf, keep.offset);
+            }
+            if let Some((p, bufs)) = &kinfo.touch
+                && *p == k
+            {
+                let names: Vec<String> = bufs.iter().map(|b| format!("buf{b}")).collect();
+                let _ = write!(info, " touches the next row of {}", names.join(", "));
+            }
+        }
+    }
+    for n in &spec.graph.nodes {
+        if let crate::graph::Node::Load {
+            buf, offset, clamp, ..
+        } = n
+        {
+            let _ = write!(
+                info,
+                "\nread buf{buf} at {offset}{}",
+                if *clamp { " (guarded)" } else { "" }
+            );
+        }
+    }
+    let shape = (partition_extent(spec), work_per_step(spec));
+    Ok((id, shape, spec.partition.is_some_and(|d| d > 0), info))
+}
+
+/// One [`StepIo`] for kernels run in order as one step: what any of them
+/// writes or reads, and the buffers every kernel that reads them may
+/// overwrite with the result.
+fn merge_io(parts: Vec<StepIo>) -> StepIo {
+    let mut writes: Vec<usize> = parts.iter().flat_map(|p| p.writes.clone()).collect();
+    let mut reads: Vec<usize> = parts.iter().flat_map(|p| p.reads.clone()).collect();
+    writes.sort_unstable();
+    writes.dedup();
+    reads.sort_unstable();
+    reads.dedup();
+    let alias_ok = reads
+        .iter()
+        .copied()
+        .filter(|b| {
+            parts
+                .iter()
+                .all(|p| !p.reads.contains(b) || p.alias_ok.contains(b))
+        })
+        .filter(|b| parts.iter().any(|p| p.alias_ok.contains(b)))
+        .collect();
+    StepIo {
+        writes,
+        reads,
+        alias_ok,
+    }
 }
 
 /// Per parameter of `comp`: whether the result buffer `result` can be the

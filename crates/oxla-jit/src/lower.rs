@@ -50,7 +50,7 @@ fn loop_spec(
     root: InstId,
     expand_root: bool,
     index_of: IndexOf,
-) -> Result<KernelSpec> {
+) -> Result<Vec<KernelSpec>> {
     let Target {
         out,
         dims: out_dims,
@@ -82,9 +82,48 @@ fn loop_spec(
         }
         Ok((g, node, off))
     };
-    let (mut graph, mut node, mut out_offset) = build(extents.clone(), index)?;
+    let (mut graph, mut node, mut out_offset) = build(extents.clone(), index.clone())?;
+    let spec = |graph: Graph, node: NodeId, out_offset: Ix| {
+        let nv = graph.extents.len();
+        KernelSpec::single(
+            graph,
+            (0..nv as Var).collect(),
+            (nv > 0).then_some(0),
+            Work::Store {
+                root: node,
+                out,
+                out_offset,
+            },
+            ty,
+        )
+    };
     // Merge adjacent variables that stride as one.
     let groups = merge_groups(&graph, &[&out_offset], &extents, None);
+    let total: i64 = extents.iter().product();
+    let points = if groups.len() == extents.len() && expand_root && total >= SPLIT_MIN_ELEMENTS {
+        split_points(&graph, &extents)
+    } else {
+        None
+    };
+    if let Some(points) = points {
+        // Guards that flip along the innermost loop: one kernel per stretch
+        // (see `split_points`).
+        let q = extents.len() - 1;
+        let mut pieces = Vec::with_capacity(points.len() + 1);
+        let bounds: Vec<i64> = std::iter::once(0)
+            .chain(points)
+            .chain(std::iter::once(extents[q]))
+            .collect();
+        for w in bounds.windows(2) {
+            let mut piece_extents = extents.clone();
+            piece_extents[q] = w[1] - w[0];
+            let mut piece_index = index.clone();
+            piece_index[dims[q]] = Ix::var(q as Var).add_constant(w[0]);
+            let (g, n, o) = build(piece_extents, piece_index)?;
+            pieces.push(spec(g, n, o));
+        }
+        return Ok(pieces);
+    }
     if groups.len() < extents.len() {
         let new_extents: Vec<i64> = groups
             .iter()
@@ -100,18 +139,65 @@ fn loop_spec(
             (graph, node, out_offset) = (g, n, o);
         }
     }
-    let nv = graph.extents.len();
-    Ok(KernelSpec::single(
-        graph,
-        (0..nv as Var).collect(),
-        (nv > 0).then_some(0),
-        Work::Store {
-            root: node,
-            out,
-            out_offset,
-        },
-        ty,
-    ))
+    Ok(vec![spec(graph, node, out_offset)])
+}
+
+/// Loop kernels with fewer elements are never split by `split_points`.
+const SPLIT_MIN_ELEMENTS: i64 = 1 << 14;
+/// At most this many stretches per split kernel (each is compiled).
+const SPLIT_MAX_PIECES: usize = 8;
+
+/// Where to cut the innermost loop `q` so that no guard (a `pad`'s or a
+/// `concatenate`'s, which select between operands per element) changes
+/// value inside a stretch: the points where a `lo <= ±q + c < hi`
+/// condition flips. Cut there, each stretch's graph is built with `q`
+/// confined to it, so the index ranges settle every such guard (a
+/// concatenate reads one operand, a pad's border is all padding or all
+/// operand), and the loop vectorises. `None` when no guard varies along
+/// `q`, when one varies in a way this does not resolve (with other loop
+/// variables, a stride other than ±1, interior padding), or when it would
+/// take more than [`SPLIT_MAX_PIECES`] stretches.
+fn split_points(graph: &Graph, extents: &[i64]) -> Option<Vec<i64>> {
+    use crate::graph::{Cond, Node};
+    use crate::ix::Atom;
+    let q = extents.len().checked_sub(1)?;
+    let n = extents[q];
+    let mut points = Vec::new();
+    for node in &graph.nodes {
+        let Node::InBounds { conds } = node else {
+            continue;
+        };
+        for c in conds {
+            let ix = match c {
+                Cond::Range { ix, .. } | Cond::Divisible { ix, .. } => ix,
+            };
+            let coef = ix.affine_coefficient(q as Var)?;
+            if coef == 0 {
+                continue;
+            }
+            let Cond::Range { lo, hi, .. } = c else {
+                return None;
+            };
+            let only_q = ix.terms().len() == 1 && ix.terms()[0].0 == Atom::Var(q as Var);
+            if !only_q {
+                return None;
+            }
+            let k = ix.constant_part();
+            // lo <= coef*q + k < hi, as q in [a, b).
+            let (a, b) = match coef {
+                1 => (lo.checked_sub(k)?, hi.checked_sub(k)?),
+                -1 => (
+                    k.checked_sub(*hi)?.checked_add(1)?,
+                    k.checked_sub(*lo)?.checked_add(1)?,
+                ),
+                _ => return None,
+            };
+            points.extend([a, b].into_iter().filter(|&p| p > 0 && p < n));
+        }
+    }
+    points.sort_unstable();
+    points.dedup();
+    (!points.is_empty() && points.len() < SPLIT_MAX_PIECES).then_some(points)
 }
 
 /// Tile sizes for loop `p` (the input's contiguous dimension), largest
@@ -290,7 +376,10 @@ fn dot_copy_spec(
         dims: &sizes,
         ty: shape.element_type(),
     };
-    loop_spec(comp, plan, target, source, false, &index_of)
+    let mut specs = loop_spec(comp, plan, target, source, false, &index_of)?;
+    specs
+        .pop()
+        .ok_or_else(|| backend("a dot operand copy lowered to no kernel"))
 }
 
 /// Recognises a reducer that is one commutative, associative op of its
@@ -904,6 +993,9 @@ pub(crate) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()>
 /// compute).
 pub(crate) enum Lowered {
     Loop(KernelSpec),
+    /// One loop kernel per stretch of the innermost loop, run in order (see
+    /// `split_points`).
+    Split(Vec<KernelSpec>),
     Dot(DotSpec),
     Empty,
 }
@@ -924,7 +1016,11 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Lo
                 dims: out_shape.dims(),
                 ty: out_shape.element_type(),
             };
-            Lowered::Loop(loop_spec(comp, plan, target, *root, true, &id)?)
+            let mut specs = loop_spec(comp, plan, target, *root, true, &id)?;
+            match specs.len() {
+                1 => Lowered::Loop(specs.remove(0)),
+                _ => Lowered::Split(specs),
+            }
         }
         StepKind::DotCopy { source, groups } => {
             Lowered::Loop(dot_copy_spec(comp, plan, step.out, *source, groups)?)

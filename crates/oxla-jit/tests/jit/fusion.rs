@@ -195,3 +195,128 @@ fn transposing_reads_are_tiled_and_exact() {
         }
     }
 }
+
+/// `pad` with (lo, hi, interior) on every dimension.
+fn pads(cfg: &[(i64, i64, i64)]) -> Vec<oxla_ir::PadDim> {
+    cfg.iter()
+        .map(|&(lo, hi, interior)| oxla_ir::PadDim { lo, hi, interior })
+        .collect()
+}
+
+#[test]
+fn guards_along_the_inner_loop_split_it_and_vectorise() {
+    use oxla_ir::Literal;
+    // Each case: a computation, its inputs, and whether its kernel is split
+    // along the innermost loop. Results are compared bit for bit, and the
+    // split kernels must run vectorised.
+    let mut cases: Vec<(Computation, Vec<Literal>, bool)> = Vec::new();
+    // Cases whose every guard lies along the split loop: none is left.
+    let mut guard_free: Vec<String> = Vec::new();
+    for ty in [F32, ElementType::S8, ElementType::Pred] {
+        // Concatenate along the last axis, 3 parts of uneven widths, fused
+        // with an elementwise op: one stretch per part.
+        let (a, b, c) = (sh(ty, &[70, 131]), sh(ty, &[70, 5]), sh(ty, &[70, 190]));
+        let (mut bl, p) = builder("concat", &[a.clone(), b.clone(), c.clone()]);
+        let cat = bl.concatenate(&[p[0], p[1], p[2]], 1).expect("concat");
+        let y = bl.max(cat, cat, &[]).expect("max");
+        let comp = bl.build(y).expect("build");
+        guard_free.push(comp.name().to_string());
+        cases.push((
+            comp,
+            vec![values(&a, 1), values(&b, 2), values(&c, 3)],
+            true,
+        ));
+    }
+    for ty in [F32, ElementType::S32] {
+        let x = sh(ty, &[60, 300]);
+        // Edge padding on both axes, plus a negative (cropping) low pad.
+        for cfg in [
+            [(1, 1, 0), (1, 1, 0)],
+            [(2, 0, 0), (-3, 7, 0)],
+            [(0, 0, 0), (5, 5, 0)],
+        ] {
+            let (mut bl, p) = builder("pad", std::slice::from_ref(&x));
+            let z = bl
+                .constant(Literal::zeros(&sh(ty, &[])).expect("z"))
+                .expect("z");
+            let y = bl.pad(p[0], z, &pads(&cfg)).expect("pad");
+            let comp = bl.build(y).expect("build");
+            cases.push((comp, vec![values(&x, 4)], true));
+        }
+        // The padded axis reversed: the guard runs backwards (-q).
+        let (mut bl, p) = builder("pad_rev", std::slice::from_ref(&x));
+        let z = bl
+            .constant(Literal::zeros(&sh(ty, &[])).expect("z"))
+            .expect("z");
+        let y = bl
+            .pad(p[0], z, &pads(&[(0, 0, 0), (3, 9, 0)]))
+            .expect("pad");
+        let y = bl.reverse(y, &[1]).expect("reverse");
+        let comp = bl.build(y).expect("build");
+        guard_free.push(comp.name().to_string());
+        cases.push((comp, vec![values(&x, 5)], true));
+        // Interior padding: a divisibility guard, left alone.
+        let (mut bl, p) = builder("pad_interior", std::slice::from_ref(&x));
+        let z = bl
+            .constant(Literal::zeros(&sh(ty, &[])).expect("z"))
+            .expect("z");
+        let y = bl
+            .pad(p[0], z, &pads(&[(0, 0, 0), (1, 1, 1)]))
+            .expect("pad");
+        let comp = bl.build(y).expect("build");
+        cases.push((comp, vec![values(&x, 6)], false));
+    }
+    // A 1-D concatenate: the split loop is also the one split across threads.
+    let (a, b) = (sh(F32, &[70_001]), sh(F32, &[30_003]));
+    let (mut bl, p) = builder("concat1d", &[a.clone(), b.clone()]);
+    let y = bl.concatenate(&[p[0], p[1]], 0).expect("concat");
+    let comp = bl.build(y).expect("build");
+    guard_free.push(comp.name().to_string());
+    cases.push((comp, vec![values(&a, 7), values(&b, 8)], true));
+    // Too small to bother: left as one kernel.
+    let (a, b) = (sh(F32, &[10, 20]), sh(F32, &[10, 30]));
+    let (mut bl, p) = builder("small", &[a.clone(), b.clone()]);
+    let y = bl.concatenate(&[p[0], p[1]], 1).expect("concat");
+    let comp = bl.build(y).expect("build");
+    cases.push((comp, vec![values(&a, 9), values(&b, 10)], false));
+
+    for (comp, args, split) in cases {
+        let text = oxla_jit::fusion_text(&comp).expect("fusion");
+        assert_eq!(
+            text.contains("split along the innermost loop"),
+            split,
+            "{text}"
+        );
+        if split {
+            // The stretch that holds the data is vectorised.
+            assert!(
+                text.contains("x4 unroll") || text.contains("x16 unroll"),
+                "{text}"
+            );
+        }
+        if guard_free.iter().any(|n| n == comp.name()) {
+            assert!(!text.contains("(guarded)"), "a guard is left:\n{text}");
+        }
+        check(&comp, &args);
+    }
+}
+
+#[test]
+fn split_kernels_still_run_in_place() {
+    // y = concat(a, b) + z, written over z: every stretch reads z only at
+    // the element it overwrites.
+    let (a, b, z) = (sh(F32, &[64, 200]), sh(F32, &[64, 56]), sh(F32, &[64, 256]));
+    let (mut bl, p) = builder("cat_plus", &[a.clone(), b.clone(), z.clone()]);
+    let cat = bl.concatenate(&[p[0], p[1]], 1).expect("concat");
+    let y = bl.add(cat, p[2], &[]).expect("add");
+    let comp = bl.build(y).expect("build");
+    let exe = oxla_jit::compile(&comp).expect("compile");
+    assert!(exe.fusion_text().contains("split along the innermost loop"));
+    assert!(exe.runs_in_place(2));
+    let (va, vb, vz) = (values(&a, 1), values(&b, 2), values(&z, 3));
+    let want = oxla_interp::evaluate(&comp, &[&va, &vb, &vz]).expect("evaluate");
+    let mut inout = vz.clone();
+    exe.run_in_place(2, &mut inout, &[&va, &vb])
+        .expect("in place");
+    assert!(difference(&inout, &want, Tol::Exact).is_none());
+}
