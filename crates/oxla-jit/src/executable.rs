@@ -155,7 +155,7 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
                     specs.iter().map(|s| loop_io(s, result_buf)).collect(),
                 ));
                 let mut text = format!(
-                    "split along the innermost loop into {} kernels (guards settled per stretch)",
+                    "runs as {} kernels: split along the innermost loop where its guards flip",
                     specs.len()
                 );
                 for spec in &specs {

@@ -283,7 +283,7 @@ fn guards_along_the_inner_loop_split_it_and_vectorise() {
     for (comp, args, split) in cases {
         let text = oxla_jit::fusion_text(&comp).expect("fusion");
         assert_eq!(
-            text.contains("split along the innermost loop"),
+            text.contains("split along the innermost loop where"),
             split,
             "{text}"
         );
@@ -311,7 +311,10 @@ fn split_kernels_still_run_in_place() {
     let y = bl.add(cat, p[2], &[]).expect("add");
     let comp = bl.build(y).expect("build");
     let exe = oxla_jit::compile(&comp).expect("compile");
-    assert!(exe.fusion_text().contains("split along the innermost loop"));
+    assert!(
+        exe.fusion_text()
+            .contains("split along the innermost loop where")
+    );
     assert!(exe.runs_in_place(2));
     let (va, vb, vz) = (values(&a, 1), values(&b, 2), values(&z, 3));
     let want = oxla_interp::evaluate(&comp, &[&va, &vb, &vz]).expect("evaluate");
