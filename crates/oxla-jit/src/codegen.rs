@@ -1031,12 +1031,18 @@ impl<'a, 'f> Em<'a, 'f> {
             let vt = |et: ElementType| vector_type(et, w);
             let ok = match node {
                 Node::Load {
-                    offset, numel, ty, ..
-                } => {
-                    offset.affine_coefficient(inner) == Some(1)
-                        && *numel >= n_inner
-                        && (ty.is_pred() || size_of(*ty) == w)
-                }
+                    offset,
+                    numel,
+                    ty,
+                    clamp,
+                    ..
+                } => match offset.affine_coefficient(inner) {
+                    Some(1) => *numel >= n_inner && (ty.is_pred() || size_of(*ty) == w),
+                    // Read backwards (a `reverse` of the innermost axis): a
+                    // vector load and a lane reversal (`load_at`).
+                    Some(-1) => !clamp && !ty.is_pred() && size_of(*ty) == w,
+                    _ => false,
+                },
                 Node::Const { .. } => true,
                 Node::Iota { ty, index } => {
                     index.affine_coefficient(inner) == Some(1)
@@ -1597,6 +1603,33 @@ impl<'a, 'f> Em<'a, 'f> {
         }
     }
 
+    /// Lanes `i + u·lanes ..` of a row read backwards (element `j` at
+    /// `row - j·size`): the vector ending at `row - (i + u·lanes)·size`,
+    /// its lanes reversed with a byte shuffle (`pshufb`).
+    fn load_reversed(&mut self, w: u32, et: ElementType, row: Value, i: Value, u: u32) -> Value {
+        let size = size_of(et);
+        let lanes = 16 / w;
+        let ni = self.b.ins().ineg(i);
+        let a = self.addr(row, ni, size);
+        let off = -(((u * lanes + lanes - 1) * size) as i32);
+        let vt = vector_type(et, w);
+        let v = self.b.ins().load(vt, flags(), a, off);
+        let mut idx = [0u8; 16];
+        for (k, b) in idx.iter_mut().enumerate() {
+            let (lane, byte) = (k as u32 / w, k as u32 % w);
+            *b = ((lanes - 1 - lane) * w + byte) as u8;
+        }
+        let imm = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(ConstantData::from(&idx[..]));
+        let bytes = self.bc(types::I8X16, v);
+        let r = self.b.ins().shuffle(bytes, bytes, imm);
+        self.bc(vt, r)
+    }
+
     /// Loads `16 / w` `pred` bytes at `a + off` as a lane mask of `w` bytes.
     fn bytes_to_mask(&mut self, w: u32, a: Value, off: i32) -> Value {
         let mut v = match w {
@@ -1918,6 +1951,11 @@ impl<'a, 'f> Em<'a, 'f> {
                 numel,
                 clamp,
             } => match (mode, self.rowptr[n], self.cur_i) {
+                (Mode::V(w), Some(row), Some(i))
+                    if offset.affine_coefficient(self.spec.order[self.depth - 1]) == Some(-1) =>
+                {
+                    self.load_reversed(w, ty, row, i, u)
+                }
                 (Mode::V(_), Some(row), Some(i)) => self.load_at(mode, ty, row, i, u),
                 (Mode::S, Some(row), Some(i)) if !clamp && self.level[n] == self.depth => {
                     let inner = self.spec.order[self.depth - 1];

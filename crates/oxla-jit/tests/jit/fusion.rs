@@ -323,3 +323,40 @@ fn split_kernels_still_run_in_place() {
         .expect("in place");
     assert!(difference(&inout, &want, Tol::Exact).is_none());
 }
+
+#[test]
+fn reverses_of_the_inner_axis_vectorise() {
+    // Backwards reads load a vector and reverse its lanes. Lengths that
+    // are not whole vectors leave a scalar tail; pred stays scalar.
+    for ty in [
+        F32,
+        ElementType::F64,
+        ElementType::S8,
+        ElementType::S16,
+        ElementType::U32,
+        ElementType::Pred,
+    ] {
+        for dims in [&[7, 203][..], &[1000][..], &[5, 3, 64][..]] {
+            let x = sh(ty, dims);
+            let last = (dims.len() - 1) as i64;
+            let (mut b, p) = builder("rev", &[x.clone(), x.clone()]);
+            let r = b.reverse(p[0], &[last]).expect("reverse");
+            let y = b.max(r, p[1], &[]).expect("max");
+            let comp = b.build(y).expect("build");
+            let text = oxla_jit::fusion_text(&comp).expect("fusion");
+            assert_eq!(
+                text.contains("inner=scalar"),
+                ty == ElementType::Pred,
+                "{ty} {dims:?}:\n{text}"
+            );
+            check(&comp, &[values(&x, 1), values(&x, 2)]);
+            // Both axes reversed, and a reverse of a reverse.
+            let (mut b, p) = builder("rev2", std::slice::from_ref(&x));
+            let all: Vec<i64> = (0..dims.len() as i64).collect();
+            let r = b.reverse(p[0], &all).expect("reverse");
+            let r = b.reverse(r, &[last]).expect("reverse");
+            let comp = b.build(r).expect("build");
+            check(&comp, &[values(&x, 3)]);
+        }
+    }
+}
