@@ -631,8 +631,16 @@ fn cmd_bench(p: &Parsed) -> Result<(), CliError> {
         Backend::Interp => "parse + verify",
         Backend::Jit => "parse + verify + compile",
     };
+    let threads = match backend {
+        Backend::Interp => String::new(),
+        Backend::Jit => format!(
+            "threads:    {} (set with {})\n",
+            oxla::num_threads(),
+            oxla::THREADS_VAR
+        ),
+    };
     let report = format!(
-        "module:     {path} (`{}`), backend {backend}\n\
+        "module:     {path} (`{}`), backend {backend}\n{threads}\
          compile:    {} ({what}; parsing alone {})\n\
          run:        median {}, min {}, max {} over {iterations} iteration(s) after {warmup} warm-up(s)\n\
          bandwidth:  {gbs:.2} GB/s ((inputs {} + output {}) / median)\n",

@@ -272,6 +272,31 @@ fn jit_backend_compare_and_bench() {
     let o = oxla(&["bench", m, "--backend", "jit", "--iterations", "3"]);
     expect_status(&o, 0);
     assert!(stdout(&o).contains("backend jit"), "{}", stdout(&o));
+    // OXLA_NUM_THREADS sets the threads per kernel; anything but a
+    // positive integer leaves the default (the cores available).
+    let threads = |value: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_oxla"))
+            .args(["bench", m, "--backend", "jit", "--iterations", "1"])
+            .env("OXLA_NUM_THREADS", value)
+            .output()
+            .expect("the oxla binary runs");
+        expect_status(&o, 0);
+        let out = stdout(&o);
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("threads:"))
+            .unwrap_or_else(|| panic!("no threads line:\n{out}"))
+            .to_string();
+        line.split_whitespace()
+            .nth(1)
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("bad threads line: {line}"))
+    };
+    assert_eq!(threads("1"), 1);
+    assert_eq!(threads("3"), 3);
+    let default = std::thread::available_parallelism().map_or(1, |n| n.get().min(64));
+    assert_eq!(threads("zero"), default);
+    assert_eq!(threads("0"), default);
 }
 
 // ---------------------------------------------------------------------------

@@ -69,4 +69,18 @@ pub(crate) mod math;
 pub(crate) mod pool;
 
 pub use executable::{Executable, PARALLEL_THRESHOLD, compile, fusion_text};
+pub use pool::THREADS_VAR;
+
+/// How many threads run a large kernel (the calling thread included):
+/// `OXLA_NUM_THREADS` if it was a positive integer when the first
+/// computation was compiled, else the cores this process may use (at most
+/// 64). Kernels under
+/// [`PARALLEL_THRESHOLD`] elements always run on the calling thread.
+///
+/// ```
+/// assert!(oxla_jit::num_threads() >= 1);
+/// ```
+pub fn num_threads() -> usize {
+    pool::pool().map_or(1, |p| p.threads())
+}
 pub use math::{ulp_bound, ulp_bound_binary};

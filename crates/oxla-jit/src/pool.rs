@@ -69,11 +69,26 @@ pub(crate) struct Pool {
 
 static POOL: OnceLock<Option<&'static Pool>> = OnceLock::new();
 
-/// The process-wide pool, or `None` on a single core.
+/// The environment variable that sets how many threads run a kernel (the
+/// caller included), read once, when the first computation is compiled.
+pub const THREADS_VAR: &str = "OXLA_NUM_THREADS";
+
+/// Threads per kernel: `OXLA_NUM_THREADS` when it is a positive integer,
+/// else the cores this process may run on; at most 64.
+fn thread_count() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::env::var(THREADS_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n >= 1)
+        .unwrap_or(cores)
+        .min(64)
+}
+
+/// The process-wide pool, or `None` when kernels run on one thread.
 pub(crate) fn pool() -> Option<&'static Pool> {
     *POOL.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let workers = cores.saturating_sub(1).min(63);
+        let workers = thread_count() - 1;
         if workers == 0 {
             return None;
         }

@@ -33,4 +33,4 @@ pub use oxla_ir::{
 pub use oxla_ir::{
     composite, diagnostic, ir, parse_hlo_module, parser, passes, printer, shape_inference, verifier,
 };
-pub use oxla_jit::{Executable, compile, fusion_text};
+pub use oxla_jit::{Executable, THREADS_VAR, compile, fusion_text, num_threads};
