@@ -2831,7 +2831,6 @@ fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec:
 /// (`pmullw`), cut to its low byte and packed back (`packuswb` of values
 /// 0..=255, so nothing saturates).
 fn imul_bytes(fb: &mut FunctionBuilder, a: Value, b: Value) -> Value {
-    let ty = fb.func.dfg.value_type(a);
     let (al, ah) = (fb.ins().uwiden_low(a), fb.ins().uwiden_high(a));
     let (bl, bh) = (fb.ins().uwiden_low(b), fb.ins().uwiden_high(b));
     let lo = fb.ins().imul(al, bl);
@@ -2840,13 +2839,8 @@ fn imul_bytes(fb: &mut FunctionBuilder, a: Value, b: Value) -> Value {
     let mask = fb.ins().splat(types::I16X8, ff);
     let lo = fb.ins().band(lo, mask);
     let hi = fb.ins().band(hi, mask);
-    let packed = fb.ins().unarrow(lo, hi);
-    if fb.func.dfg.value_type(packed) == ty {
-        packed
-    } else {
-        let le = MemFlagsData::new().with_endianness(Endianness::Little);
-        fb.ins().bitcast(ty, le, packed)
-    }
+    // i16x8 pairs narrow to i8x16: the type of both s8 and u8 vectors.
+    fb.ins().unarrow(lo, hi)
 }
 
 /// `p + idx * stride_bytes`.
