@@ -15,7 +15,6 @@ mod backend;
 mod compare;
 mod demo;
 mod inputs;
-mod stablehlo;
 
 use std::fmt;
 use std::io::Write as _;
@@ -561,7 +560,7 @@ fn cmd_convert(p: &Parsed) -> Result<(), CliError> {
             if to == "hlo" {
                 strict.to_hlo_text()
             } else {
-                stablehlo::to_stablehlo(&strict)
+                oxla_stablehlo::to_stablehlo(&strict)
                     .map_err(|e| CliError::Failure(format!("{path}: {e}")))?
             }
         }

@@ -7,7 +7,7 @@
 //! compact `applies stablehlo.add` form when the reducer is a single
 //! commutative op and with a `reducer(...)` region otherwise.
 //!
-//! It is meant to be fed the strict form ([`oxla::passes::expand_broadcasts`])
+//! It is meant to be fed the strict form ([`oxla_ir::passes::expand_broadcasts`])
 //! but does not rely on it: an elementwise operand whose dims differ from the
 //! result's gets its own `stablehlo.broadcast_in_dim` (which stretches size-1
 //! dimensions), so our dialect's implicit broadcasts come out explicit.
@@ -24,8 +24,8 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use oxla::ir::{Body, ComputationId, InstId, OpKind, PadDim};
-use oxla::{ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Shape};
+use oxla_ir::ir::{Body, ComputationId, InstId, OpKind, PadDim};
+use oxla_ir::{ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Shape};
 
 /// How deeply reducer regions may nest (each level recurses once).
 const MAX_REGION_DEPTH: usize = 200;
