@@ -22,9 +22,9 @@ pub(crate) fn dims_list(dims: &[i64]) -> String {
 
 /// An internal inconsistency turned into an error instead of a panic.
 pub(crate) fn internal(op: &str, what: String) -> Error {
-    Error::InvalidOp {
-        op: op.to_string(),
-        message: format!("internal error in oxla-client: {what}. Please report it."),
+    Error::Internal {
+        stage: format!("oxla-client ({op})"),
+        message: what,
     }
 }
 

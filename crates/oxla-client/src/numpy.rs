@@ -63,7 +63,8 @@ use oxla_ir::{BinaryOp, Builder, ComparisonDirection, ElementType, Error, Litera
 use crate::lower::{dims_list, internal, place, right_aligned};
 
 fn invalid(op: &str, message: String) -> Error {
-    Error::InvalidOp {
+    Error::FrontEnd {
+        world: "numpy".into(),
         op: format!("numpy.{op}"),
         message,
     }

@@ -110,7 +110,7 @@ fn spec_example_hlo_text() -> Result<()> {
 /// message and the op wrapper's message, one snapshot each.
 fn refusal(a: &[i64], b: &[i64]) -> Result<String> {
     let shapes = broadcast_shapes(&[a, b]).unwrap_err();
-    assert!(matches!(shapes, Error::InvalidOp { .. }));
+    assert!(matches!(shapes, Error::FrontEnd { .. }));
     let mut bld = Builder::new("refused");
     let x = bld.parameter(0, Shape::new(F32, a), "x")?;
     let y = bld.parameter(1, Shape::new(F32, b), "y")?;

@@ -221,7 +221,21 @@ macro_rules! signed_element {
                     UnaryOp::Abs => <$t>::wrapping_abs,
                     UnaryOp::Sign => <$t>::signum,
                     UnaryOp::Not => |x| !x,
-                    oxla_ir::float_only_unary_ops!() => return None,
+                    // Defined on floats only (the op table's `Float` rows).
+                    UnaryOp::Exp
+                    | UnaryOp::Expm1
+                    | UnaryOp::Log
+                    | UnaryOp::Log1p
+                    | UnaryOp::Sqrt
+                    | UnaryOp::Rsqrt
+                    | UnaryOp::Tanh
+                    | UnaryOp::Logistic
+                    | UnaryOp::Sin
+                    | UnaryOp::Cos
+                    | UnaryOp::Floor
+                    | UnaryOp::Ceil
+                    | UnaryOp::RoundNearestEven
+                    | UnaryOp::IsFinite => return None,
                 };
                 Some(f)
             }
@@ -278,7 +292,21 @@ macro_rules! unsigned_element {
                     UnaryOp::Abs => |x| x,
                     UnaryOp::Sign => |x| if x == 0 { 0 } else { 1 },
                     UnaryOp::Not => |x| !x,
-                    oxla_ir::float_only_unary_ops!() => return None,
+                    // Defined on floats only (the op table's `Float` rows).
+                    UnaryOp::Exp
+                    | UnaryOp::Expm1
+                    | UnaryOp::Log
+                    | UnaryOp::Log1p
+                    | UnaryOp::Sqrt
+                    | UnaryOp::Rsqrt
+                    | UnaryOp::Tanh
+                    | UnaryOp::Logistic
+                    | UnaryOp::Sin
+                    | UnaryOp::Cos
+                    | UnaryOp::Floor
+                    | UnaryOp::Ceil
+                    | UnaryOp::RoundNearestEven
+                    | UnaryOp::IsFinite => return None,
                 };
                 Some(f)
             }

@@ -123,8 +123,8 @@ pub use budget::{MAX_EVAL_BYTES, MAX_EVAL_BYTES_VAR, max_eval_bytes};
 use std::borrow::Cow;
 
 use oxla_ir::{
-    ArrayData, BinaryOp, Body, Computation, ComputationId, Error, Instruction, Literal, NativeType,
-    OpKind, Result, dispatch_array,
+    ArrayData, Body, Computation, ComputationId, Error, Instruction, Literal, NativeType, OpKind,
+    Result, dispatch_array,
 };
 
 use crate::element::Element;
@@ -333,8 +333,11 @@ fn reduce<T: Element>(
     let direct = comp
         .bodies()
         .get(to_apply.index())
-        .and_then(single_binary_op)
-        .and_then(|(op, first, second)| Some((T::binary_fn(op)?, first, second)));
+        .and_then(Body::binary_reducer)
+        .and_then(|r| {
+            let (first, second) = if r.swapped { (1, 0) } else { (0, 1) };
+            Some((T::binary_fn(r.op)?, first, second))
+        });
     match direct {
         Some((f, first, second)) => {
             ops::reduce(x, x_dims, init, dimensions, out_dims, |acc, elem| {
@@ -346,32 +349,6 @@ fn reduce<T: Element>(
             call_reducer(comp, to_apply, acc, elem)
         }),
     }
-}
-
-/// If `body`'s root is a non-comparison binary op on scalars whose operands
-/// are parameters 0 or 1, the op and the parameter number of each operand.
-fn single_binary_op(body: &Body) -> Option<(BinaryOp, usize, usize)> {
-    let root = body.instructions.get(body.root.index())?;
-    let OpKind::Binary {
-        op,
-        broadcast_dimensions,
-    } = &root.kind
-    else {
-        return None;
-    };
-    if op.is_compare() || !broadcast_dimensions.is_empty() || !root.shape.is_scalar() {
-        return None;
-    }
-    let parameter = |k: usize| -> Option<usize> {
-        let inst = body.instructions.get(root.operands.get(k)?.index())?;
-        match inst.kind {
-            OpKind::Parameter { number } if inst.shape == root.shape => {
-                usize::try_from(number).ok().filter(|&n| n < 2)
-            }
-            _ => None,
-        }
-    };
-    Some((*op, parameter(0)?, parameter(1)?))
 }
 
 /// Runs the reducer body `id` on two scalars of type `T` and returns its

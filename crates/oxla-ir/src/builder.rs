@@ -201,9 +201,7 @@ impl Builder {
         if shape.is_tuple() {
             return Err(Error::InvalidOp {
                 op: "constant".into(),
-                message: format!(
-                    "tuple constants ({shape}) are not supported; build a tuple of constants."
-                ),
+                problem: crate::OpProblem::TupleConstant { shape },
             });
         }
         Ok(self.push(OpKind::Constant { literal }, vec![], shape, None))
@@ -592,7 +590,9 @@ impl Builder {
         }
         remap.last().copied().ok_or_else(|| Error::InvalidOp {
             op: "reduce".into(),
-            message: format!("the reducer `{}` has no entry body.", comp.name()),
+            problem: crate::OpProblem::ReducerWithoutEntry {
+                reducer: comp.name().to_string(),
+            },
         })
     }
 

@@ -48,7 +48,16 @@ fn float_constant(b: &mut Builder, ty: ElementType, value: f64) -> Result<Op> {
     match ty {
         ElementType::F32 => b.constant(Literal::scalar(value as f32)),
         ElementType::F64 => b.constant(Literal::scalar(value)),
-        _ => Err(Error::UnsupportedElementType {
+        ElementType::Pred
+        | ElementType::S8
+        | ElementType::S16
+        | ElementType::S32
+        | ElementType::S64
+        | ElementType::U8
+        | ElementType::U16
+        | ElementType::U32
+        | ElementType::U64
+        | ElementType::Tuple => Err(Error::UnsupportedElementType {
             op: "composite".into(),
             shape: Shape::scalar(ty).to_string(),
             expected: "a floating-point type (f32 or f64)".into(),
@@ -74,10 +83,10 @@ fn check_axis(shape: &Shape, axis: i64, what: &str) -> Result<()> {
     if axis < 0 || axis as usize >= shape.rank() {
         return Err(Error::InvalidOp {
             op: what.into(),
-            message: format!(
-                "axis {axis} is out of range for {shape} (rank {}).",
-                shape.rank()
-            ),
+            problem: crate::OpProblem::AxisOutOfRange {
+                shape: shape.clone(),
+                axis,
+            },
         });
     }
     Ok(())

@@ -47,6 +47,7 @@ impl Error {
             Error::IncompatibleShapes { .. } => "OX0108",
             Error::InvalidShape { .. } => "OX0201",
             Error::InvalidOp { .. } => "OX0202",
+            Error::FrontEnd { .. } => "OX0205",
             Error::ForeignOp { .. } => "OX0203",
             Error::InvalidParameter { .. } => "OX0204",
             Error::LiteralSize { .. } => "OX0301",
@@ -59,6 +60,7 @@ impl Error {
             Error::Parse { .. } => "OX0701",
             Error::Backend { .. } => "OX0801",
             Error::Io { .. } => "OX0901",
+            Error::Internal { .. } => "OX0999",
         }
     }
 

@@ -101,7 +101,17 @@ impl ElementType {
     pub fn bit_width(self) -> u32 {
         match self {
             ElementType::Pred => 1,
-            _ => self.byte_size() as u32 * 8,
+            ElementType::S8
+            | ElementType::S16
+            | ElementType::S32
+            | ElementType::S64
+            | ElementType::U8
+            | ElementType::U16
+            | ElementType::U32
+            | ElementType::U64
+            | ElementType::F32
+            | ElementType::F64
+            | ElementType::Tuple => self.byte_size() as u32 * 8,
         }
     }
 
@@ -190,16 +200,10 @@ macro_rules! native_types {
                     crate::ArrayData::$variant(values)
                 }
                 fn slice_of(data: &crate::ArrayData) -> Option<&[Self]> {
-                    match data {
-                        crate::ArrayData::$variant(v) => Some(v),
-                        _ => None,
-                    }
+                    if let crate::ArrayData::$variant(v) = data { Some(v) } else { None }
                 }
                 fn slice_of_mut(data: &mut crate::ArrayData) -> Option<&mut [Self]> {
-                    match data {
-                        crate::ArrayData::$variant(v) => Some(v),
-                        _ => None,
-                    }
+                    if let crate::ArrayData::$variant(v) = data { Some(v) } else { None }
                 }
             }
         )*

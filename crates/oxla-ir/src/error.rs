@@ -247,11 +247,31 @@ pub enum Error {
 
     /// An op's operands or attributes do not fit together (non-broadcasting
     /// ops: reshape, transpose, slice, pad, reduce, dot, ...).
-    #[error("Invalid {op}: {message}")]
+    #[error("Invalid {op}: {problem}")]
     InvalidOp {
-        /// The op.
+        /// The op (its HLO spelling, or a composite's name).
+        op: String,
+        /// What is wrong, as data: the shapes and numbers involved.
+        problem: crate::OpProblem,
+    },
+
+    /// A NumPy or TML front-end refuses an operation its rules do not allow.
+    #[error("Invalid {op}: {message}")]
+    FrontEnd {
+        /// The front-end's world (`numpy`, `tml`).
+        world: String,
+        /// The operation, as the front-end names it.
         op: String,
         /// What is wrong, naming the shapes, and what would be valid.
+        message: String,
+    },
+
+    /// A bug in oxla: an invariant of one of its stages does not hold.
+    #[error("Internal error in {stage}: {message} (this is a bug in oxla; please report it)")]
+    Internal {
+        /// The stage (`expand_broadcasts pass`, ...).
+        stage: String,
+        /// What went wrong.
         message: String,
     },
 

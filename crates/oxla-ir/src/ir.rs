@@ -7,10 +7,10 @@
 //! user); instructions refer to each other by [`InstId`] and to called bodies
 //! by [`ComputationId`], never by pointer.
 //!
-//! The op table is [`OpKind`] together with [`UnaryOp`], [`BinaryOp`] and
-//! [`ComparisonDirection`]: they are the single source of op names (their
-//! HLO spelling) and of the attributes each op carries. Matches over them are
-//! exhaustive, so a new op shows every place that must handle it.
+//! What each opcode is (its name, arity, class, accepted types, cost and
+//! flags) lives in the op table, [`crate::opcode`]; [`OpKind`] adds the
+//! attributes each op carries. Matches over them are exhaustive, so a new op
+//! shows every place that must handle it.
 //!
 //! Invariants of a verified computation (see [`crate::verifier`]):
 //! - every instruction's shape equals what [`crate::shape_inference`] gives
@@ -23,7 +23,8 @@
 
 use std::fmt;
 
-use crate::{Literal, Shape};
+pub use crate::opcode::{BinaryOp, UnaryOp};
+use crate::{Literal, Opcode, Shape};
 
 /// The index of an instruction within its [`Body`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -71,94 +72,6 @@ macro_rules! op_enum {
 }
 
 op_enum!(
-    /// Elementwise ops of one operand.
-    UnaryOp {
-        /// `-x`; wraps for integers.
-        Neg => "negate",
-        /// `|x|`; wraps for the most negative integer.
-        Abs => "abs",
-        /// -1, 0 or 1 (and -0, +0, NaN for floats).
-        Sign => "sign",
-        /// `e^x`.
-        Exp => "exponential",
-        /// `e^x - 1`.
-        Expm1 => "exponential-minus-one",
-        /// Natural logarithm.
-        Log => "log",
-        /// `ln(1 + x)`.
-        Log1p => "log-plus-one",
-        /// Square root.
-        Sqrt => "sqrt",
-        /// `1 / sqrt(x)`.
-        Rsqrt => "rsqrt",
-        /// Hyperbolic tangent.
-        Tanh => "tanh",
-        /// `1 / (1 + e^-x)`.
-        Logistic => "logistic",
-        /// Sine.
-        Sin => "sine",
-        /// Cosine.
-        Cos => "cosine",
-        /// Round toward -inf.
-        Floor => "floor",
-        /// Round toward +inf.
-        Ceil => "ceil",
-        /// Round to nearest, ties to even.
-        RoundNearestEven => "round-nearest-even",
-        /// Logical not for `pred`, bitwise not for integers.
-        Not => "not",
-        /// Neither infinite nor NaN; result `pred`.
-        IsFinite => "is-finite",
-    }
-);
-
-/// The transcendental unary ops (`exp`, `expm1`, `log`, `log1p`, `tanh`,
-/// `logistic`, `sin`, `cos`): computed by polynomials or library calls,
-/// costly, and exact only to a stated ulp bound. A pattern, like
-/// [`float_only_unary_ops!`](crate::float_only_unary_ops).
-///
-/// ```
-/// use oxla_ir::{UnaryOp, transcendental_unary_ops};
-/// let costly = |op: UnaryOp| matches!(op, transcendental_unary_ops!());
-/// assert!(costly(UnaryOp::Sin) && !costly(UnaryOp::Sqrt));
-/// ```
-#[macro_export]
-macro_rules! transcendental_unary_ops {
-    () => {
-        $crate::UnaryOp::Exp
-            | $crate::UnaryOp::Expm1
-            | $crate::UnaryOp::Log
-            | $crate::UnaryOp::Log1p
-            | $crate::UnaryOp::Tanh
-            | $crate::UnaryOp::Logistic
-            | $crate::UnaryOp::Sin
-            | $crate::UnaryOp::Cos
-    };
-}
-
-/// The unary ops defined only on floats (`exp` .. `round-nearest-even`,
-/// `is-finite`), as a pattern, so that matches over [`UnaryOp`] stay
-/// exhaustive while the list lives in one place.
-///
-/// ```
-/// use oxla_ir::{UnaryOp, float_only_unary_ops};
-/// let float_only = |op: UnaryOp| matches!(op, float_only_unary_ops!());
-/// assert!(float_only(UnaryOp::Tanh) && !float_only(UnaryOp::Neg));
-/// ```
-#[macro_export]
-macro_rules! float_only_unary_ops {
-    () => {
-        $crate::transcendental_unary_ops!()
-            | $crate::UnaryOp::Sqrt
-            | $crate::UnaryOp::Rsqrt
-            | $crate::UnaryOp::Floor
-            | $crate::UnaryOp::Ceil
-            | $crate::UnaryOp::RoundNearestEven
-            | $crate::UnaryOp::IsFinite
-    };
-}
-
-op_enum!(
     /// The direction of a `compare`.
     ComparisonDirection {
         /// `==`
@@ -175,112 +88,6 @@ op_enum!(
         Ge => "GE",
     }
 );
-
-/// Elementwise ops of two operands; every one takes `broadcast_dimensions`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    /// `+`, wrapping for integers.
-    Add,
-    /// `-`, wrapping for integers.
-    Sub,
-    /// `*`, wrapping for integers.
-    Mul,
-    /// `/`: integer division truncates; x/0 = -1 (all ones), MIN/-1 = MIN.
-    Div,
-    /// Remainder with the dividend's sign; x%0 = x, MIN%-1 = 0.
-    Rem,
-    /// Maximum (NaN if either float operand is NaN).
-    Max,
-    /// Minimum (NaN if either float operand is NaN).
-    Min,
-    /// `x^y`.
-    Pow,
-    /// `atan2(y, x)` for floats.
-    Atan2,
-    /// Logical/bitwise and.
-    And,
-    /// Logical/bitwise or.
-    Or,
-    /// Logical/bitwise xor.
-    Xor,
-    /// `<<`; shifts of the bit width or more give 0.
-    ShiftLeft,
-    /// `>>` keeping the sign; shifts past the width give 0 or -1.
-    ShiftRightArithmetic,
-    /// `>>` filling with zeros; shifts of the width or more give 0.
-    ShiftRightLogical,
-    /// A comparison; the result element type is `pred`.
-    Compare(ComparisonDirection),
-}
-
-impl BinaryOp {
-    /// Every binary op, comparisons included.
-    pub const ALL: &'static [BinaryOp] = &[
-        BinaryOp::Add,
-        BinaryOp::Sub,
-        BinaryOp::Mul,
-        BinaryOp::Div,
-        BinaryOp::Rem,
-        BinaryOp::Max,
-        BinaryOp::Min,
-        BinaryOp::Pow,
-        BinaryOp::Atan2,
-        BinaryOp::And,
-        BinaryOp::Or,
-        BinaryOp::Xor,
-        BinaryOp::ShiftLeft,
-        BinaryOp::ShiftRightArithmetic,
-        BinaryOp::ShiftRightLogical,
-        BinaryOp::Compare(ComparisonDirection::Eq),
-        BinaryOp::Compare(ComparisonDirection::Ne),
-        BinaryOp::Compare(ComparisonDirection::Lt),
-        BinaryOp::Compare(ComparisonDirection::Le),
-        BinaryOp::Compare(ComparisonDirection::Gt),
-        BinaryOp::Compare(ComparisonDirection::Ge),
-    ];
-
-    /// The HLO opcode spelling (`compare` for every comparison).
-    pub fn name(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "add",
-            BinaryOp::Sub => "subtract",
-            BinaryOp::Mul => "multiply",
-            BinaryOp::Div => "divide",
-            BinaryOp::Rem => "remainder",
-            BinaryOp::Max => "maximum",
-            BinaryOp::Min => "minimum",
-            BinaryOp::Pow => "power",
-            BinaryOp::Atan2 => "atan2",
-            BinaryOp::And => "and",
-            BinaryOp::Or => "or",
-            BinaryOp::Xor => "xor",
-            BinaryOp::ShiftLeft => "shift-left",
-            BinaryOp::ShiftRightArithmetic => "shift-right-arithmetic",
-            BinaryOp::ShiftRightLogical => "shift-right-logical",
-            BinaryOp::Compare(_) => "compare",
-        }
-    }
-
-    /// Parses an HLO opcode spelling other than `compare` (whose direction
-    /// is an attribute).
-    pub fn from_name(s: &str) -> Option<BinaryOp> {
-        BinaryOp::ALL
-            .iter()
-            .copied()
-            .find(|op| !matches!(op, BinaryOp::Compare(_)) && op.name() == s)
-    }
-
-    /// `true` for comparisons.
-    pub fn is_compare(self) -> bool {
-        matches!(self, BinaryOp::Compare(_))
-    }
-}
-
-impl fmt::Display for BinaryOp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Padding of one dimension: `lo` elements before, `hi` after (either may be
 /// negative, which removes elements), `interior` between each pair (never
@@ -397,28 +204,33 @@ pub enum OpKind {
 }
 
 impl OpKind {
+    /// The op's row of the op table.
+    pub fn opcode(&self) -> Opcode {
+        match self {
+            OpKind::Parameter { .. } => Opcode::Parameter,
+            OpKind::Constant { .. } => Opcode::Constant,
+            OpKind::Iota { .. } => Opcode::Iota,
+            OpKind::Unary(op) => op.opcode(),
+            OpKind::Binary { op, .. } => op.opcode(),
+            OpKind::Convert => Opcode::Convert,
+            OpKind::Select => Opcode::Select,
+            OpKind::Clamp => Opcode::Clamp,
+            OpKind::Broadcast { .. } => Opcode::Broadcast,
+            OpKind::Reshape => Opcode::Reshape,
+            OpKind::Transpose { .. } => Opcode::Transpose,
+            OpKind::Slice { .. } => Opcode::Slice,
+            OpKind::Concatenate { .. } => Opcode::Concatenate,
+            OpKind::Reverse { .. } => Opcode::Reverse,
+            OpKind::Pad { .. } => Opcode::Pad,
+            OpKind::Reduce { .. } => Opcode::Reduce,
+            OpKind::DotGeneral { .. } => Opcode::Dot,
+            OpKind::Tuple => Opcode::Tuple,
+        }
+    }
+
     /// The HLO opcode spelling.
     pub fn opcode_name(&self) -> &'static str {
-        match self {
-            OpKind::Parameter { .. } => "parameter",
-            OpKind::Constant { .. } => "constant",
-            OpKind::Iota { .. } => "iota",
-            OpKind::Unary(op) => op.name(),
-            OpKind::Binary { op, .. } => op.name(),
-            OpKind::Convert => "convert",
-            OpKind::Select => "select",
-            OpKind::Clamp => "clamp",
-            OpKind::Broadcast { .. } => "broadcast",
-            OpKind::Reshape => "reshape",
-            OpKind::Transpose { .. } => "transpose",
-            OpKind::Slice { .. } => "slice",
-            OpKind::Concatenate { .. } => "concatenate",
-            OpKind::Reverse { .. } => "reverse",
-            OpKind::Pad { .. } => "pad",
-            OpKind::Reduce { .. } => "reduce",
-            OpKind::DotGeneral { .. } => "dot",
-            OpKind::Tuple => "tuple",
-        }
+        self.opcode().name()
     }
 }
 
@@ -465,9 +277,12 @@ impl Body {
             .instructions
             .iter()
             .enumerate()
-            .filter_map(|(i, inst)| match inst.kind {
-                OpKind::Parameter { number } => Some((number, InstId(i as u32))),
-                _ => None,
+            .filter_map(|(i, inst)| {
+                if let OpKind::Parameter { number } = inst.kind {
+                    Some((number, InstId(i as u32)))
+                } else {
+                    None
+                }
             })
             .collect();
         params.sort();
@@ -486,6 +301,67 @@ impl Body {
     pub fn result_shape(&self) -> &Shape {
         &self.root_inst().shape
     }
+
+    /// Recognises a reducer that is one binary op of its two scalar
+    /// parameters (`ROOT r = f32[] add(p0, p1)`), the form every backend
+    /// has a fast path for. `None` for anything else, comparisons included.
+    ///
+    /// ```
+    /// use oxla_ir::{BinaryOp, Builder, ElementType::F32, Shape};
+    /// let mut b = Builder::new("max");
+    /// let x = b.parameter(0, Shape::scalar(F32), "x")?;
+    /// let y = b.parameter(1, Shape::scalar(F32), "y")?;
+    /// let m = b.max(y, x, &[])?;
+    /// let c = b.build(m)?;
+    /// let r = c.entry().binary_reducer().unwrap();
+    /// assert_eq!((r.op, r.swapped), (BinaryOp::Max, true));
+    /// assert!(r.op.is_commutative_associative());
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn binary_reducer(&self) -> Option<BinaryReducer> {
+        let root = self.instructions.get(self.root.index())?;
+        let OpKind::Binary {
+            op,
+            broadcast_dimensions,
+        } = &root.kind
+        else {
+            return None;
+        };
+        if op.is_compare() || !broadcast_dimensions.is_empty() || !root.shape.is_scalar() {
+            return None;
+        }
+        let parameter = |k: usize| -> Option<i64> {
+            let inst = self.instructions.get(root.operands.get(k)?.index())?;
+            if let OpKind::Parameter { number } = inst.kind
+                && inst.shape == root.shape
+            {
+                Some(number)
+            } else {
+                None
+            }
+        };
+        match (parameter(0)?, parameter(1)?) {
+            (0, 1) => Some(BinaryReducer {
+                op: *op,
+                swapped: false,
+            }),
+            (1, 0) => Some(BinaryReducer {
+                op: *op,
+                swapped: true,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A reducer body that is one binary op of its two parameters (see
+/// [`Body::binary_reducer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BinaryReducer {
+    /// The op (never a comparison).
+    pub op: BinaryOp,
+    /// `false` for `op(p0, p1)`, `true` for `op(p1, p0)`.
+    pub swapped: bool,
 }
 
 /// A complete, verified program: the entry body and the bodies it calls.

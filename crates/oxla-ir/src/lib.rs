@@ -26,6 +26,8 @@ pub mod element_type;
 pub mod error;
 pub mod ir;
 pub mod literal;
+pub mod op_problem;
+pub mod opcode;
 pub mod parser;
 pub mod passes;
 pub mod printer;
@@ -37,9 +39,11 @@ pub use builder::{Builder, Op};
 pub use element_type::{ElementType, NativeType};
 pub use error::{Error, Result, VerifierProblem};
 pub use ir::{
-    BinaryOp, Body, ComparisonDirection, Computation, ComputationId, DotDimensionNumbers, InstId,
-    Instruction, OpKind, PadDim, UnaryOp,
+    BinaryReducer, Body, ComparisonDirection, Computation, ComputationId, DotDimensionNumbers,
+    InstId, Instruction, OpKind, PadDim,
 };
 pub use literal::{ArrayData, Literal, StorageSink};
+pub use op_problem::OpProblem;
+pub use opcode::{Arity, BinaryOp, Cost, OpClass, OpFlags, OpInfo, Opcode, TypeSet, UnaryOp};
 pub use parser::parse_hlo_module;
 pub use shape::Shape;

@@ -26,7 +26,7 @@
 //!
 //! Invariants:
 //! - every computation the parser returns went through the same per-instruction
-//!   shape inference ([`crate::verifier::infer_instruction_shape`]) as built
+//!   shape inference ([`crate::shape_inference::infer_instruction_shape`]) as built
 //!   ones, compared against the declared shape, and then through
 //!   [`Computation::from_bodies`];
 //! - instructions are put in definition order (a stable topological sort, so
@@ -74,12 +74,13 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::Opcode;
 use crate::ir::{
     BinaryOp, Body, ComparisonDirection, ComputationId, DotDimensionNumbers, InstId, Instruction,
-    OpKind, PadDim, UnaryOp,
+    OpKind, PadDim,
 };
 use crate::shape::MAX_RANK;
-use crate::verifier::infer_instruction_shape;
+use crate::shape_inference::infer_instruction_shape;
 use crate::{ArrayData, Computation, ElementType, Error, Literal, Result, Shape};
 
 /// The deepest nesting accepted for tuple shapes and for fusions inlined
@@ -308,54 +309,6 @@ const XLA_ONLY_TYPES: &[&str] = &[
     "f8e4m3",
     "token",
     "opaque",
-];
-
-/// XLA opcodes oxla's IR does not have, for a precise message.
-const XLA_ONLY_OPS: &[&str] = &[
-    "get-tuple-element",
-    "dynamic-slice",
-    "dynamic-update-slice",
-    "dynamic-reshape",
-    "custom-call",
-    "bitcast",
-    "bitcast-convert",
-    "call",
-    "map",
-    "while",
-    "conditional",
-    "gather",
-    "scatter",
-    "sort",
-    "convolution",
-    "reduce-window",
-    "select-and-scatter",
-    "reduce-precision",
-    "rng",
-    "rng-bit-generator",
-    "rng-get-and-update-state",
-    "all-reduce",
-    "all-gather",
-    "all-to-all",
-    "collective-permute",
-    "reduce-scatter",
-    "after-all",
-    "infeed",
-    "outfeed",
-    "send",
-    "recv",
-    "send-done",
-    "recv-done",
-    "domain",
-    "optimization-barrier",
-    "cbrt",
-    "tan",
-    "erf",
-    "popcnt",
-    "count-leading-zeros",
-    "round-nearest-afz",
-    "real",
-    "imag",
-    "batch-norm-training",
 ];
 
 fn is_name_start(c: u8) -> bool {
@@ -1145,7 +1098,7 @@ impl<'s, 'a> Cursor<'s, 'a> {
             ));
         }
         let Some(template) = op_template(&opcode) else {
-            let message = if XLA_ONLY_OPS.contains(&opcode.as_str()) {
+            let message = if crate::opcode::XLA_ONLY_OPCODES.contains(&opcode.as_str()) {
                 format!("unsupported op `{opcode}`: oxla's IR has no such op")
             } else {
                 format!("unknown opcode `{opcode}`")
@@ -1157,16 +1110,16 @@ impl<'s, 'a> Cursor<'s, 'a> {
         let mut operands = Vec::new();
         let mut number = 0;
         let mut literal = None;
-        match &template {
-            Template::Kind(OpKind::Parameter { .. }) => {
+        match template.operand_syntax() {
+            OperandSyntax::ParameterNumber => {
                 number = self.int("a parameter number")?.0;
                 self.expect(")", "after the parameter number")?;
             }
-            Template::Kind(OpKind::Constant { .. }) => {
+            OperandSyntax::Literal => {
                 literal = Some(self.literal(&shape)?);
                 self.expect(")", "after the constant's value")?;
             }
-            _ => {
+            OperandSyntax::Operands => {
                 if !self.eat(")")? {
                     loop {
                         operands.push(self.operand()?);
@@ -1411,9 +1364,10 @@ fn parse_float(token: &str, mantissa_bits: u32) -> Option<FloatValue> {
 }
 
 /// What an opcode becomes before its attributes are read.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 enum Template {
-    Kind(OpKind),
+    /// An op of the op table.
+    Op(Opcode),
     Fusion,
     /// `call(...), to_apply=f`: what JAX prints for a nested jit; inlined
     /// like a fusion.
@@ -1421,87 +1375,67 @@ enum Template {
     Copy,
 }
 
-/// The op an opcode names, with placeholder attributes; `None` for an opcode
-/// oxla does not have. The spellings come from the op table
-/// ([`OpKind::opcode_name`], [`UnaryOp::name`], [`BinaryOp::name`]).
-fn op_template(opcode: &str) -> Option<Template> {
-    match opcode {
-        "fusion" => return Some(Template::Fusion),
-        "call" => return Some(Template::Call),
-        "copy" => return Some(Template::Copy),
-        _ => {}
-    }
-    if let Some(op) = UnaryOp::from_name(opcode) {
-        return Some(Template::Kind(OpKind::Unary(op)));
-    }
-    if let Some(op) = BinaryOp::from_name(opcode) {
-        return Some(Template::Kind(OpKind::Binary {
-            op,
-            broadcast_dimensions: vec![],
-        }));
-    }
-    all_op_templates()
-        .into_iter()
-        .find(|k| k.opcode_name() == opcode)
-        .map(Template::Kind)
+/// What stands between an opcode's parentheses.
+enum OperandSyntax {
+    /// `parameter(0)`.
+    ParameterNumber,
+    /// `constant({1, 2})`.
+    Literal,
+    /// `add(x, y)`: operand names, each optionally after its shape.
+    Operands,
 }
 
-/// One op of every [`OpKind`] variant (unary and binary ops by one
-/// representative), with placeholder attributes.
-fn all_op_templates() -> Vec<OpKind> {
-    vec![
-        OpKind::Parameter { number: 0 },
-        OpKind::Constant {
-            literal: Literal::scalar(false),
-        },
-        OpKind::Iota { dimension: 0 },
-        OpKind::Unary(UnaryOp::Neg),
-        OpKind::Binary {
-            op: BinaryOp::Compare(ComparisonDirection::Eq),
-            broadcast_dimensions: vec![],
-        },
-        OpKind::Convert,
-        OpKind::Select,
-        OpKind::Clamp,
-        OpKind::Broadcast { dimensions: vec![] },
-        OpKind::Reshape,
-        OpKind::Transpose {
-            permutation: vec![],
-        },
-        OpKind::Slice {
-            starts: vec![],
-            limits: vec![],
-            strides: vec![],
-        },
-        OpKind::Concatenate { dimension: 0 },
-        OpKind::Reverse { dimensions: vec![] },
-        OpKind::Pad { config: vec![] },
-        OpKind::Reduce {
-            dimensions: vec![],
-            to_apply: ComputationId(0),
-        },
-        OpKind::DotGeneral {
-            dims: DotDimensionNumbers::default(),
-        },
-        OpKind::Tuple,
-    ]
+impl Template {
+    fn operand_syntax(self) -> OperandSyntax {
+        let opcode = match self {
+            Template::Fusion | Template::Call | Template::Copy => return OperandSyntax::Operands,
+            Template::Op(opcode) => opcode,
+        };
+        match opcode {
+            Opcode::Parameter => OperandSyntax::ParameterNumber,
+            Opcode::Constant => OperandSyntax::Literal,
+            Opcode::Iota
+            | Opcode::Unary(_)
+            | Opcode::Binary(_)
+            | Opcode::Compare
+            | Opcode::Convert
+            | Opcode::Select
+            | Opcode::Clamp
+            | Opcode::Broadcast
+            | Opcode::Reshape
+            | Opcode::Transpose
+            | Opcode::Slice
+            | Opcode::Concatenate
+            | Opcode::Reverse
+            | Opcode::Pad
+            | Opcode::Reduce
+            | Opcode::Dot
+            | Opcode::Tuple => OperandSyntax::Operands,
+        }
+    }
+}
+
+/// Opcodes the parser reads that are not ops of the IR: their computations
+/// are inlined (`fusion`, `call`) or they are dropped (`copy`).
+const INLINED_OPCODES: [(&str, Template); 3] = [
+    ("fusion", Template::Fusion),
+    ("call", Template::Call),
+    ("copy", Template::Copy),
+];
+
+/// The op an opcode names; `None` for an opcode oxla does not have. The
+/// spellings come from the op table ([`Opcode::from_name`]).
+fn op_template(opcode: &str) -> Option<Template> {
+    match INLINED_OPCODES.iter().find(|(name, _)| *name == opcode) {
+        Some((_, template)) => Some(*template),
+        None => Opcode::from_name(opcode).map(Template::Op),
+    }
 }
 
 /// The list of opcodes oxla reads, for "expected" texts.
 fn supported_ops_text() -> String {
-    let mut names: Vec<&str> = UnaryOp::ALL.iter().map(|op| op.name()).collect();
-    names.extend(
-        BinaryOp::ALL
-            .iter()
-            .filter(|op| !op.is_compare())
-            .map(|op| op.name()),
-    );
-    for k in all_op_templates() {
-        if !matches!(k, OpKind::Unary(_)) {
-            names.push(k.opcode_name());
-        }
-    }
-    names.extend(["fusion", "call", "copy"]);
+    let mut names: Vec<&str> = Opcode::ALL.iter().map(|op| op.name()).collect();
+    names.extend(INLINED_OPCODES.iter().map(|(name, _)| *name));
     format!("an opcode oxla supports: {}", names.join(", "))
 }
 
@@ -1554,7 +1488,7 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
 
     /// The op an instruction with these attributes performs.
     fn op(&self, template: Template, number: i64, literal: Option<Literal>) -> Result<RawOp> {
-        let kind = match template {
+        let opcode = match template {
             Template::Fusion => {
                 return Ok(RawOp::Fusion {
                     calls: self.name("calls")?,
@@ -1566,14 +1500,14 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 });
             }
             Template::Copy => return Ok(RawOp::Copy),
-            Template::Kind(kind) => kind,
+            Template::Op(opcode) => opcode,
         };
-        Ok(RawOp::Kind(match kind {
-            OpKind::Parameter { .. } => OpKind::Parameter { number },
-            OpKind::Constant { literal: default } => OpKind::Constant {
-                literal: literal.unwrap_or(default),
+        Ok(RawOp::Kind(match opcode {
+            Opcode::Parameter => OpKind::Parameter { number },
+            Opcode::Constant => OpKind::Constant {
+                literal: literal.unwrap_or_else(|| Literal::scalar(false)),
             },
-            OpKind::Iota { .. } => {
+            Opcode::Iota => {
                 let mut c = self
                     .get("iota_dimension")
                     .ok_or_else(|| self.missing("iota_dimension", "0"))?;
@@ -1581,9 +1515,13 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 c.expect_done("the iota dimension")?;
                 OpKind::Iota { dimension }
             }
-            OpKind::Unary(op) => OpKind::Unary(op),
-            OpKind::Binary { op, .. } => {
-                let op = if op.is_compare() {
+            Opcode::Unary(op) => OpKind::Unary(op),
+            Opcode::Binary(op) => OpKind::Binary {
+                op,
+                broadcast_dimensions: self.dims("broadcast_dimensions")?.unwrap_or_default(),
+            },
+            Opcode::Compare => {
+                let op = {
                     let mut c = self
                         .get("direction")
                         .ok_or_else(|| self.missing("direction", "LT"))?;
@@ -1600,25 +1538,23 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                     c.pos += word.len();
                     c.expect_done("the direction")?;
                     BinaryOp::Compare(dir)
-                } else {
-                    op
                 };
                 OpKind::Binary {
                     op,
                     broadcast_dimensions: self.dims("broadcast_dimensions")?.unwrap_or_default(),
                 }
             }
-            OpKind::Convert => OpKind::Convert,
-            OpKind::Select => OpKind::Select,
-            OpKind::Clamp => OpKind::Clamp,
-            OpKind::Broadcast { .. } => OpKind::Broadcast {
+            Opcode::Convert => OpKind::Convert,
+            Opcode::Select => OpKind::Select,
+            Opcode::Clamp => OpKind::Clamp,
+            Opcode::Broadcast => OpKind::Broadcast {
                 dimensions: self.required_dims("dimensions")?,
             },
-            OpKind::Reshape => OpKind::Reshape,
-            OpKind::Transpose { .. } => OpKind::Transpose {
+            Opcode::Reshape => OpKind::Reshape,
+            Opcode::Transpose => OpKind::Transpose {
                 permutation: self.required_dims("dimensions")?,
             },
-            OpKind::Slice { .. } => {
+            Opcode::Slice => {
                 let mut c = self
                     .get("slice")
                     .ok_or_else(|| self.missing("slice", "{[0:2], [1:3]}"))?;
@@ -1630,7 +1566,7 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                     strides,
                 }
             }
-            OpKind::Concatenate { .. } => {
+            Opcode::Concatenate => {
                 let dims = self.required_dims("dimensions")?;
                 let [dimension] = dims[..] else {
                     let pos = self.attrs.iter().find(|a| a.key.name == "dimensions");
@@ -1645,23 +1581,23 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 };
                 OpKind::Concatenate { dimension }
             }
-            OpKind::Reverse { .. } => OpKind::Reverse {
+            Opcode::Reverse => OpKind::Reverse {
                 dimensions: self.required_dims("dimensions")?,
             },
-            OpKind::Pad { .. } => {
+            Opcode::Pad => {
                 let mut c = self
                     .get("padding")
                     .ok_or_else(|| self.missing("padding", "0_0x1_2"))?;
                 let config = c.padding_spec()?;
                 OpKind::Pad { config }
             }
-            OpKind::Reduce { .. } => {
+            Opcode::Reduce => {
                 return Ok(RawOp::Reduce {
                     dimensions: self.required_dims("dimensions")?,
                     to_apply: self.name("to_apply")?,
                 });
             }
-            OpKind::DotGeneral { .. } => OpKind::DotGeneral {
+            Opcode::Dot => OpKind::DotGeneral {
                 dims: DotDimensionNumbers {
                     lhs_batch: self.dims("lhs_batch_dims")?.unwrap_or_default(),
                     rhs_batch: self.dims("rhs_batch_dims")?.unwrap_or_default(),
@@ -1669,7 +1605,7 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                     rhs_contracting: self.dims("rhs_contracting_dims")?.unwrap_or_default(),
                 },
             },
-            OpKind::Tuple => OpKind::Tuple,
+            Opcode::Tuple => OpKind::Tuple,
         }))
     }
 }
@@ -2040,9 +1976,12 @@ impl<'s, 'a> Lowering<'s, 'a> {
         let mut params: Vec<(i64, &RawInst)> = comp
             .insts
             .iter()
-            .filter_map(|i| match i.op {
-                RawOp::Kind(OpKind::Parameter { number }) => Some((number, i)),
-                _ => None,
+            .filter_map(|i| {
+                if let RawOp::Kind(OpKind::Parameter { number }) = i.op {
+                    Some((number, i))
+                } else {
+                    None
+                }
             })
             .collect();
         params.sort_by_key(|(n, _)| *n);

@@ -118,7 +118,22 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         OpKind::Constant { literal } => {
             let _ = write!(s, "{})", literal.values_text());
         }
-        _ => {
+        OpKind::Iota { .. }
+        | OpKind::Unary(_)
+        | OpKind::Binary { .. }
+        | OpKind::Convert
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::Broadcast { .. }
+        | OpKind::Reshape
+        | OpKind::Transpose { .. }
+        | OpKind::Slice { .. }
+        | OpKind::Concatenate { .. }
+        | OpKind::Reverse { .. }
+        | OpKind::Pad { .. }
+        | OpKind::Reduce { .. }
+        | OpKind::DotGeneral { .. }
+        | OpKind::Tuple => {
             s.push_str(&operands.join(", "));
             s.push(')');
         }

@@ -26,14 +26,15 @@
 //! | `f32[2,3]` | `f32[2,3]`   | `{1,0}`              | error        | equal ranks take `{}` or the identity only  |
 //! | `f32[2]`   | `s32[2]`     | `{}`                 | error        | no implicit type promotion                  |
 
-use crate::ir::{BinaryOp, DotDimensionNumbers, PadDim, UnaryOp};
+use crate::ir::{BinaryOp, ComputationId, DotDimensionNumbers, OpKind, PadDim, UnaryOp};
+use crate::opcode::{OpClass, Opcode, TypeSet};
 use crate::shape::dims_text;
-use crate::{ElementType, Error, Result, Shape};
+use crate::{ElementType, Error, OpProblem, Result, Shape};
 
-fn invalid(op: &str, message: String) -> Error {
+fn invalid(op: &str, problem: OpProblem) -> Error {
     Error::InvalidOp {
         op: op.to_string(),
-        message,
+        problem,
     }
 }
 
@@ -43,30 +44,52 @@ fn require_array(op: &str, what: &str, shape: &Shape) -> Result<()> {
     } else {
         Err(invalid(
             op,
-            format!("expected an array for {what}, but got the tuple {shape}."),
+            OpProblem::NotAnArray {
+                what: what.to_string(),
+                shape: shape.clone(),
+            },
         ))
     }
 }
 
-fn type_error(op: &str, shape: &Shape, expected: &str) -> Error {
+/// Validates a result shape `out` computed from `operands`; an invalid one
+/// (a negative size, too many elements) is reported with the operands.
+fn validate_result(op: &str, out: Shape, operands: &[&Shape]) -> Result<Shape> {
+    match out.validate() {
+        Ok(()) => Ok(out),
+        Err(Error::InvalidShape { shape, reason }) => Err(invalid(
+            op,
+            OpProblem::InvalidResult {
+                result: shape,
+                reason,
+                operands: operands.iter().map(|s| (*s).clone()).collect(),
+            },
+        )),
+        Err(other) => Err(other),
+    }
+}
+
+fn type_error(op: &str, shape: &Shape, expected: TypeSet) -> Error {
     let ty = shape.element_type();
-    let help = if ty.is_pred() {
-        format!(
+    let help = match expected {
+        _ if ty.is_pred() => format!(
             "convert the {shape} operand to an integer type (e.g. s32) first, or use and/or/xor/not for logic on pred."
-        )
-    } else if expected.starts_with("a floating-point") {
-        format!("convert the {shape} operand to f32 or f64 first.")
-    } else if ty.is_float() {
-        format!(
+        ),
+        TypeSet::Float => format!("convert the {shape} operand to f32 or f64 first."),
+        _ if ty.is_float() => format!(
             "{op} works on bits; it needs integers (or pred), and {shape} holds floats. Use compare for tests on floats, or convert first."
-        )
-    } else {
-        format!("convert the {shape} operand to {expected} first.")
+        ),
+        TypeSet::Any | TypeSet::Arithmetic | TypeSet::Integer | TypeSet::IntegerOrPred => {
+            format!(
+                "convert the {shape} operand to {} first.",
+                expected.describe()
+            )
+        }
     };
     Error::UnsupportedElementType {
         op: op.to_string(),
         shape: shape.to_string(),
-        expected: expected.to_string(),
+        expected: expected.describe().to_string(),
         help,
     }
 }
@@ -94,25 +117,30 @@ fn promotion_help(lhs: &Shape, rhs: &Shape) -> String {
 }
 
 /// Checks that every entry of `dims` is in `0..rank` and appears once.
-fn check_dimension_list(op: &str, what: &str, dims: &[i64], rank: usize, of: &Shape) -> Result<()> {
+fn check_dimension_list(op: &str, what: &str, dims: &[i64], of: &Shape) -> Result<()> {
+    let rank = of.rank();
     let mut seen = vec![false; rank];
     for &d in dims {
-        if d < 0 || d as usize >= rank {
+        let out_of_range = d < 0 || d as usize >= rank;
+        if out_of_range || std::mem::replace(&mut seen[d as usize], true) {
+            let (what, dims, dimension, operand) = (what.to_string(), dims.to_vec(), d, of.clone());
             return Err(invalid(
                 op,
-                format!(
-                    "{what} {} names dimension {d}, but {of} has rank {rank} (valid: 0..{rank}).",
-                    dims_text(dims)
-                ),
-            ));
-        }
-        if std::mem::replace(&mut seen[d as usize], true) {
-            return Err(invalid(
-                op,
-                format!(
-                    "{what} {} names dimension {d} twice (operand {of}).",
-                    dims_text(dims)
-                ),
+                if out_of_range {
+                    OpProblem::DimensionOutOfRange {
+                        what,
+                        dims,
+                        dimension,
+                        operand,
+                    }
+                } else {
+                    OpProblem::DimensionRepeated {
+                        what,
+                        dims,
+                        dimension,
+                        operand,
+                    }
+                },
             ));
         }
     }
@@ -120,26 +148,85 @@ fn check_dimension_list(op: &str, what: &str, dims: &[i64], rank: usize, of: &Sh
 }
 
 // ---------------------------------------------------------------------------
-// Elementwise ops
+// Dispatch
 // ---------------------------------------------------------------------------
 
-/// The element types a unary op accepts, in words, or `None` if it accepts
-/// `ty`.
-fn unary_type_gate(op: UnaryOp, ty: ElementType) -> Option<&'static str> {
-    let ok = match op {
-        UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign => ty.is_arithmetic(),
-        crate::float_only_unary_ops!() => ty.is_float(),
-        UnaryOp::Not => ty.is_pred() || ty.is_integer(),
-    };
-    if ok {
-        return None;
+/// The shape an instruction must have, given its operands' shapes: the
+/// dispatch from an [`OpKind`] to its inference function, after the operand
+/// count is checked against the op table's [`Arity`](crate::Arity). The
+/// verifier and the parser call it on every instruction. `shape`
+/// is the instruction's declared shape, which supplies what the op does not
+/// determine by itself (a parameter's shape, a reshape's or broadcast's
+/// target dims, a convert's element type, an iota's shape).
+/// `called(id)` gives a called body's (parameter shapes, result shape).
+pub fn infer_instruction_shape(
+    kind: &OpKind,
+    operands: &[&Shape],
+    shape: &Shape,
+    called: &dyn Fn(ComputationId) -> Option<(Vec<Shape>, Shape)>,
+) -> Result<Shape> {
+    let opcode = kind.opcode();
+    let arity = opcode.arity();
+    if !arity.allows(operands.len()) {
+        return Err(invalid(
+            opcode.name(),
+            OpProblem::OperandCount {
+                expected: arity.to_string(),
+                operands: operands.iter().map(|s| (*s).clone()).collect(),
+            },
+        ));
     }
-    Some(match op {
-        UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign => "an integer or floating-point type",
-        UnaryOp::Not => "pred or an integer type",
-        _ => "a floating-point type (f32 or f64)",
-    })
+    match kind {
+        OpKind::Parameter { .. } => {
+            shape.validate()?;
+            Ok(shape.clone())
+        }
+        OpKind::Constant { literal } => Ok(literal.shape().clone()),
+        OpKind::Iota { dimension } => infer_iota_shape(shape, *dimension),
+        OpKind::Unary(op) => infer_unary_op_shape(*op, operands[0]),
+        OpKind::Binary {
+            op,
+            broadcast_dimensions,
+        } => infer_binary_op_shape(*op, operands[0], operands[1], broadcast_dimensions),
+        OpKind::Convert => infer_convert_shape(operands[0], shape.element_type()),
+        OpKind::Select => infer_select_shape(operands[0], operands[1], operands[2]),
+        OpKind::Clamp => infer_clamp_shape(operands[0], operands[1], operands[2]),
+        OpKind::Broadcast { dimensions } => {
+            infer_broadcast_in_dim_shape(operands[0], shape.dims(), dimensions)
+        }
+        OpKind::Reshape => infer_reshape_shape(operands[0], shape.dims()),
+        OpKind::Transpose { permutation } => infer_transpose_shape(operands[0], permutation),
+        OpKind::Slice {
+            starts,
+            limits,
+            strides,
+        } => infer_slice_shape(operands[0], starts, limits, strides),
+        OpKind::Concatenate { dimension } => infer_concatenate_shape(operands, *dimension),
+        OpKind::Reverse { dimensions } => infer_reverse_shape(operands[0], dimensions),
+        OpKind::Pad { config } => infer_pad_shape(operands[0], operands[1], config),
+        OpKind::Reduce {
+            dimensions,
+            to_apply,
+        } => {
+            let (params, result) = called(*to_apply).ok_or_else(|| {
+                invalid(
+                    "reduce",
+                    OpProblem::MissingComputation {
+                        attribute: "to_apply".into(),
+                        id: to_apply.0,
+                    },
+                )
+            })?;
+            infer_reduce_shape(operands[0], operands[1], dimensions, &params, &result)
+        }
+        OpKind::DotGeneral { dims } => infer_dot_general_shape(operands[0], operands[1], dims),
+        OpKind::Tuple => Ok(infer_tuple_shape(operands)),
+    }
 }
+
+// ---------------------------------------------------------------------------
+// Elementwise ops
+// ---------------------------------------------------------------------------
 
 /// The shape of a unary elementwise op: the operand's dims; `pred` for
 /// `is-finite`, the operand's element type otherwise.
@@ -154,40 +241,21 @@ fn unary_type_gate(op: UnaryOp, ty: ElementType) -> Option<&'static str> {
 /// ```
 pub fn infer_unary_op_shape(op: UnaryOp, operand: &Shape) -> Result<Shape> {
     require_array(op.name(), "the operand", operand)?;
-    if let Some(expected) = unary_type_gate(op, operand.element_type()) {
-        return Err(type_error(op.name(), operand, expected));
+    let types = op.info().types;
+    if !types.contains(operand.element_type()) {
+        return Err(type_error(op.name(), operand, types));
     }
-    Ok(match op {
-        UnaryOp::IsFinite => operand.with_element_type(ElementType::Pred),
-        _ => operand.clone(),
-    })
+    Ok(elementwise_result(op.class(), operand))
 }
 
-/// XLA's opcode-specific type gate for binary ops (checked on the left
-/// operand, before element types are compared).
-fn binary_type_gate(op: BinaryOp, ty: ElementType) -> Option<&'static str> {
-    let ok = match op {
-        BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min | BinaryOp::Compare(_) => {
-            true
-        }
-        BinaryOp::Sub | BinaryOp::Div | BinaryOp::Rem | BinaryOp::Pow => ty.is_arithmetic(),
-        BinaryOp::Atan2 => ty.is_float(),
-        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => ty.is_pred() || ty.is_integer(),
-        BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical => {
-            ty.is_integer()
-        }
-    };
-    if ok {
-        return None;
+/// The result of an elementwise op of class `class` whose (first) operand
+/// is `operand`: `pred` for comparisons and tests, else the operand's type.
+fn elementwise_result(class: OpClass, operand: &Shape) -> Shape {
+    if class == OpClass::Comparison {
+        operand.with_element_type(ElementType::Pred)
+    } else {
+        operand.clone()
     }
-    Some(match op {
-        BinaryOp::Atan2 => "a floating-point type (f32 or f64)",
-        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => "pred or an integer type",
-        BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical => {
-            "an integer type"
-        }
-        _ => "an arithmetic type (integer or floating point, not pred)",
-    })
 }
 
 /// The shape of a binary elementwise op with XLA's broadcasting: scalars,
@@ -211,8 +279,11 @@ pub fn infer_binary_op_shape(
     let name = op.name();
     require_array(name, &format!("lhs of binary operation {name}"), lhs)?;
     require_array(name, &format!("rhs of binary operation {name}"), rhs)?;
-    if let Some(expected) = binary_type_gate(op, lhs.element_type()) {
-        return Err(type_error(name, lhs, expected));
+    // XLA's opcode-specific type gate, on the left operand, before the
+    // element types are compared.
+    let types = op.info().types;
+    if !types.contains(lhs.element_type()) {
+        return Err(type_error(name, lhs, types));
     }
     if lhs.element_type() != rhs.element_type() {
         return Err(Error::ElementTypeMismatch {
@@ -223,12 +294,10 @@ pub fn infer_binary_op_shape(
         });
     }
     let dims = infer_broadcast_dims(name, lhs, rhs, broadcast_dimensions)?;
-    let element_type = if op.is_compare() {
-        ElementType::Pred
-    } else {
-        lhs.element_type()
-    };
-    Ok(Shape::new(element_type, &dims))
+    Ok(elementwise_result(
+        op.class(),
+        &Shape::new(lhs.element_type(), &dims),
+    ))
 }
 
 /// The result dims of broadcasting `lhs` with `rhs` under XLA's rules
@@ -545,7 +614,9 @@ pub fn infer_convert_shape(operand: &Shape, element_type: ElementType) -> Result
     if element_type.is_tuple() {
         return Err(invalid(
             "convert",
-            format!("cannot convert {operand} to a tuple type."),
+            OpProblem::ConvertToTuple {
+                operand: operand.clone(),
+            },
         ));
     }
     Ok(operand.with_element_type(element_type))
@@ -561,17 +632,20 @@ pub fn infer_select_shape(pred: &Shape, on_true: &Shape, on_false: &Shape) -> Re
     if !pred.element_type().is_pred() {
         return Err(invalid(
             "select",
-            format!(
-                "the predicate must have element type pred, but is {pred} (operands {pred}, {on_true}, {on_false})."
-            ),
+            OpProblem::SelectPredicateType {
+                pred: pred.clone(),
+                on_true: on_true.clone(),
+                on_false: on_false.clone(),
+            },
         ));
     }
     if on_true.element_type() != on_false.element_type() {
         return Err(invalid(
             "select",
-            format!(
-                "on_true {on_true} and on_false {on_false} must have the same element type; convert one first."
-            ),
+            OpProblem::SelectBranchTypes {
+                on_true: on_true.clone(),
+                on_false: on_false.clone(),
+            },
         ));
     }
     let dims = common_ternary_dims("select", &[pred, on_true, on_false])?;
@@ -588,15 +662,15 @@ pub fn infer_clamp_shape(min: &Shape, operand: &Shape, max: &Shape) -> Result<Sh
     {
         return Err(invalid(
             "clamp",
-            format!("min {min}, operand {operand} and max {max} must have the same element type."),
+            OpProblem::ClampTypes {
+                min: min.clone(),
+                operand: operand.clone(),
+                max: max.clone(),
+            },
         ));
     }
-    if operand.element_type().is_pred() {
-        return Err(type_error(
-            "clamp",
-            operand,
-            "an integer or floating-point type",
-        ));
+    if !Opcode::Clamp.accepts(operand.element_type()) {
+        return Err(type_error("clamp", operand, Opcode::Clamp.types()));
     }
     let dims = common_ternary_dims("clamp", &[min, operand, max])?;
     Ok(Shape::new(operand.element_type(), &dims))
@@ -609,14 +683,11 @@ fn common_ternary_dims(op: &str, shapes: &[&Shape]) -> Result<Vec<i64>> {
             None => dims = Some(s.dims()),
             Some(d) if d == s.dims() => {}
             Some(_) => {
-                let all: Vec<String> = shapes.iter().map(|s| s.to_string()).collect();
                 return Err(invalid(
                     op,
-                    format!(
-                        "operands {} must have the same dims, except that scalars broadcast; \
-                         use broadcast_in_dim to give them one shape.",
-                        all.join(", ")
-                    ),
+                    OpProblem::TernaryDims {
+                        operands: shapes.iter().map(|s| (*s).clone()).collect(),
+                    },
                 ));
             }
         }
@@ -642,69 +713,70 @@ pub fn infer_broadcast_in_dim_shape(
 ) -> Result<Shape> {
     const OP: &str = "broadcast";
     require_array(OP, "the operand", operand)?;
-    let out = Shape::new(operand.element_type(), out_dims);
-    out.validate()?;
+    let out = validate_result(OP, Shape::new(operand.element_type(), out_dims), &[operand])?;
+    let (o_, out_) = (operand.clone(), out.clone());
+    let bd = broadcast_dimensions.to_vec();
     if operand.rank() > out.rank() {
         return Err(invalid(
             OP,
-            format!(
-                "InDim style broadcast must be to an equal or higher ranked shape; operand rank: \
-                 {}; output rank: {} ({operand} to {out}).",
-                operand.rank(),
-                out.rank()
-            ),
+            OpProblem::BroadcastToLowerRank {
+                operand: o_,
+                output: out_,
+            },
         ));
     }
+    let help = || in_dim_help_strict(operand, &out);
     if broadcast_dimensions.len() != operand.rank() {
         return Err(invalid(
             OP,
-            format!(
-                "Size of broadcast_dimensions has to match operand's rank; operand rank: {}, size \
-                 of broadcast_dimensions {} ({operand} to {out}, broadcast_dimensions={}).\nhelp: {}",
-                operand.rank(),
-                broadcast_dimensions.len(),
-                dims_text(broadcast_dimensions),
-                in_dim_help_strict(operand, &out)
-            ),
+            OpProblem::BroadcastDimensionsCount {
+                operand: o_,
+                output: out_,
+                broadcast_dimensions: bd,
+                help: help(),
+            },
         ));
     }
     for (i, &d) in broadcast_dimensions.iter().enumerate() {
         if d < 0 || d as usize >= out.rank() {
             return Err(invalid(
                 OP,
-                format!(
-                    "Broadcast dimension {d} is out of bound: {out} has rank {} ({operand} to \
-                     {out}, broadcast_dimensions={}).\nhelp: {}",
-                    out.rank(),
-                    dims_text(broadcast_dimensions),
-                    in_dim_help_strict(operand, &out)
-                ),
+                OpProblem::BroadcastDimensionOutOfBounds {
+                    operand: o_,
+                    output: out_,
+                    dimension: d,
+                    broadcast_dimensions: bd,
+                    help: help(),
+                },
             ));
         }
         let (s, o) = (operand.dims()[i], out_dims[d as usize]);
         if s != o && s != 1 {
             return Err(invalid(
                 OP,
-                format!(
-                    "Input dimension should be either 1 or equal to the output dimension it is \
-                     broadcasting into; the {i}th operand dimension is {s}, the {d}th output \
-                     dimension is {o} ({operand} to {out}, broadcast_dimensions={}): size {s} \
-                     cannot stretch to {o}; only size 1 stretches.\nhelp: {}",
-                    dims_text(broadcast_dimensions),
-                    in_dim_help_strict(operand, &out)
-                ),
+                OpProblem::BroadcastSizeMismatch {
+                    operand: o_,
+                    output: out_,
+                    operand_dimension: i,
+                    operand_size: s,
+                    output_dimension: d,
+                    output_size: o,
+                    broadcast_dimensions: bd,
+                    help: help(),
+                },
             ));
         }
         if i > 0 && broadcast_dimensions[i - 1] >= d {
             return Err(invalid(
                 OP,
-                format!(
-                    "Broadcast dimensions order is wrong: {d} comes after {} ({operand} to {out}, \
-                     broadcast_dimensions={}); the list must be strictly increasing.\nhelp: {}",
-                    broadcast_dimensions[i - 1],
-                    dims_text(broadcast_dimensions),
-                    in_dim_help_strict(operand, &out)
-                ),
+                OpProblem::BroadcastDimensionsOrder {
+                    operand: o_,
+                    output: out_,
+                    dimension: d,
+                    previous: broadcast_dimensions[i - 1],
+                    broadcast_dimensions: bd,
+                    help: help(),
+                },
             ));
         }
     }
@@ -734,34 +806,39 @@ fn in_dim_help_strict(operand: &Shape, out: &Shape) -> String {
 /// XLA's client `Broadcast`: `sizes` are prepended as the major dims.
 pub fn infer_broadcast_shape(operand: &Shape, sizes: &[i64]) -> Result<Shape> {
     require_array("broadcast", "the operand", operand)?;
-    if let Some(&d) = sizes.iter().find(|&&d| d < 0) {
+    if let Some(&size) = sizes.iter().find(|&&d| d < 0) {
         return Err(invalid(
             "broadcast",
-            format!(
-                "Broadcast with negative dimension size {d} (operand {operand}, sizes {}).",
-                dims_text(sizes)
-            ),
+            OpProblem::NegativeBroadcastSize {
+                operand: operand.clone(),
+                sizes: sizes.to_vec(),
+                size,
+            },
         ));
     }
     let dims: Vec<i64> = sizes.iter().chain(operand.dims()).copied().collect();
-    let out = Shape::new(operand.element_type(), &dims);
-    out.validate()?;
-    Ok(out)
+    validate_result(
+        "broadcast",
+        Shape::new(operand.element_type(), &dims),
+        &[operand],
+    )
 }
 
 /// `reshape`: same element count, any dims.
 pub fn infer_reshape_shape(operand: &Shape, new_dims: &[i64]) -> Result<Shape> {
     require_array("reshape", "the operand", operand)?;
-    let out = Shape::new(operand.element_type(), new_dims);
-    out.validate()?;
+    let out = validate_result(
+        "reshape",
+        Shape::new(operand.element_type(), new_dims),
+        &[operand],
+    )?;
     if out.element_count() != operand.element_count() {
         return Err(invalid(
             "reshape",
-            format!(
-                "{operand} has {} elements but {out} has {}; a reshape keeps the element count.",
-                operand.element_count(),
-                out.element_count()
-            ),
+            OpProblem::ReshapeElementCount {
+                operand: operand.clone(),
+                result: out,
+            },
         ));
     }
     Ok(out)
@@ -774,21 +851,13 @@ pub fn infer_transpose_shape(operand: &Shape, permutation: &[i64]) -> Result<Sha
     if permutation.len() != operand.rank() {
         return Err(invalid(
             "transpose",
-            format!(
-                "the permutation {} has {} entries but {operand} has rank {}.",
-                dims_text(permutation),
-                permutation.len(),
-                operand.rank()
-            ),
+            OpProblem::PermutationLength {
+                operand: operand.clone(),
+                permutation: permutation.to_vec(),
+            },
         ));
     }
-    check_dimension_list(
-        "transpose",
-        "the permutation",
-        permutation,
-        operand.rank(),
-        operand,
-    )?;
+    check_dimension_list("transpose", "the permutation", permutation, operand)?;
     let dims: Vec<i64> = permutation
         .iter()
         .map(|&p| operand.dims()[p as usize])
@@ -809,12 +878,12 @@ pub fn infer_slice_shape(
     if starts.len() != r || limits.len() != r || strides.len() != r {
         return Err(invalid(
             "slice",
-            format!(
-                "starts {}, limits {} and strides {} must each have one entry per dimension of {operand} (rank {r}).",
-                dims_text(starts),
-                dims_text(limits),
-                dims_text(strides)
-            ),
+            OpProblem::SliceRank {
+                operand: operand.clone(),
+                starts: starts.to_vec(),
+                limits: limits.to_vec(),
+                strides: strides.to_vec(),
+            },
         ));
     }
     let mut dims = Vec::with_capacity(r);
@@ -823,15 +892,22 @@ pub fn infer_slice_shape(
         if st < 1 {
             return Err(invalid(
                 "slice",
-                format!("stride {st} of dimension {i} must be at least 1 (operand {operand})."),
+                OpProblem::SliceStride {
+                    operand: operand.clone(),
+                    dimension: i,
+                    stride: st,
+                },
             ));
         }
         if s < 0 || s > l || l > n {
             return Err(invalid(
                 "slice",
-                format!(
-                    "dimension {i} of {operand} has size {n}, so its slice needs 0 <= start <= limit <= {n}; got start {s}, limit {l}."
-                ),
+                OpProblem::SliceBounds {
+                    operand: operand.clone(),
+                    dimension: i,
+                    start: s,
+                    limit: l,
+                },
             ));
         }
         // (l - s) >= 0 and st >= 1 here; written without `+ st - 1` so a
@@ -844,51 +920,52 @@ pub fn infer_slice_shape(
 /// `concatenate`: at least one operand; equal ranks and element types; every
 /// dim but `dimension` equal; the result adds up `dimension`.
 pub fn infer_concatenate_shape(operands: &[&Shape], dimension: i64) -> Result<Shape> {
+    const OP: &str = "concatenate";
     let Some(first) = operands.first() else {
-        return Err(invalid("concatenate", "needs at least one operand.".into()));
+        return Err(invalid(OP, OpProblem::ConcatenateNothing));
     };
     for s in operands {
-        require_array("concatenate", "every operand", s)?;
+        require_array(OP, "every operand", s)?;
     }
-    let all: Vec<String> = operands.iter().map(|s| s.to_string()).collect();
-    let all = all.join(", ");
+    let all = || {
+        operands
+            .iter()
+            .map(|s| (*s).clone())
+            .collect::<Vec<Shape>>()
+    };
     if first.rank() == 0 {
         return Err(invalid(
-            "concatenate",
-            format!("scalars cannot be concatenated ({all}); reshape them to [1] first."),
+            OP,
+            OpProblem::ConcatenateScalars { operands: all() },
         ));
     }
     if dimension < 0 || dimension as usize >= first.rank() {
         return Err(invalid(
-            "concatenate",
-            format!(
-                "dimension {dimension} is out of range for rank {} ({all}).",
-                first.rank()
-            ),
+            OP,
+            OpProblem::ConcatenateDimension {
+                operands: all(),
+                dimension,
+            },
         ));
     }
     let d = dimension as usize;
     let mut dims = first.dims().to_vec();
     for s in &operands[1..] {
         if s.element_type() != first.element_type() {
-            return Err(invalid(
-                "concatenate",
-                format!("operands must have one element type ({all})."),
-            ));
+            return Err(invalid(OP, OpProblem::ConcatenateTypes { operands: all() }));
         }
         if s.rank() != first.rank() {
-            return Err(invalid(
-                "concatenate",
-                format!("operands must have the same rank ({all})."),
-            ));
+            return Err(invalid(OP, OpProblem::ConcatenateRanks { operands: all() }));
         }
         for (i, (&a, &b)) in first.dims().iter().zip(s.dims()).enumerate() {
             if i != d && a != b {
                 return Err(invalid(
-                    "concatenate",
-                    format!(
-                        "operands must agree on every dimension except {d}, but differ at dimension {i} ({all})."
-                    ),
+                    OP,
+                    OpProblem::ConcatenateDims {
+                        operands: all(),
+                        dimension: d,
+                        at: i,
+                    },
                 ));
             }
         }
@@ -900,7 +977,7 @@ pub fn infer_concatenate_shape(operands: &[&Shape], dimension: i64) -> Result<Sh
 /// `reverse`: the listed dims exist and appear once; the shape is kept.
 pub fn infer_reverse_shape(operand: &Shape, dimensions: &[i64]) -> Result<Shape> {
     require_array("reverse", "the operand", operand)?;
-    check_dimension_list("reverse", "dimensions", dimensions, operand.rank(), operand)?;
+    check_dimension_list("reverse", "dimensions", dimensions, operand)?;
     Ok(operand.clone())
 }
 
@@ -913,20 +990,19 @@ pub fn infer_pad_shape(operand: &Shape, padding_value: &Shape, config: &[PadDim]
     if !padding_value.is_scalar() || padding_value.element_type() != operand.element_type() {
         return Err(invalid(
             "pad",
-            format!(
-                "the padding value must be a scalar of the operand's element type, {}[], but is {padding_value} (operand {operand}).",
-                operand.element_type()
-            ),
+            OpProblem::PadValue {
+                operand: operand.clone(),
+                padding_value: padding_value.clone(),
+            },
         ));
     }
     if config.len() != operand.rank() {
         return Err(invalid(
             "pad",
-            format!(
-                "the padding config has {} entries but {operand} has rank {}.",
-                config.len(),
-                operand.rank()
-            ),
+            OpProblem::PadConfigLength {
+                operand: operand.clone(),
+                entries: config.len(),
+            },
         ));
     }
     let mut dims = Vec::with_capacity(config.len());
@@ -934,10 +1010,11 @@ pub fn infer_pad_shape(operand: &Shape, padding_value: &Shape, config: &[PadDim]
         if p.interior < 0 {
             return Err(invalid(
                 "pad",
-                format!(
-                    "interior padding {} of dimension {i} is negative (operand {operand}).",
-                    p.interior
-                ),
+                OpProblem::PadInteriorNegative {
+                    operand: operand.clone(),
+                    dimension: i,
+                    interior: p.interior,
+                },
             ));
         }
         let size = (|| {
@@ -951,17 +1028,22 @@ pub fn infer_pad_shape(operand: &Shape, padding_value: &Shape, config: &[PadDim]
             _ => {
                 return Err(invalid(
                     "pad",
-                    format!(
-                        "dimension {i} of {operand} (size {n}) padded by lo={}, hi={}, interior={} would have a negative or overflowing size.",
-                        p.lo, p.hi, p.interior
-                    ),
+                    OpProblem::PadSize {
+                        operand: operand.clone(),
+                        dimension: i,
+                        lo: p.lo,
+                        hi: p.hi,
+                        interior: p.interior,
+                    },
                 ));
             }
         }
     }
-    let out = Shape::new(operand.element_type(), &dims);
-    out.validate()?;
-    Ok(out)
+    validate_result(
+        "pad",
+        Shape::new(operand.element_type(), &dims),
+        &[operand, padding_value],
+    )
 }
 
 /// `reduce`: `init` is a scalar of the operand's element type, `dimensions`
@@ -980,22 +1062,23 @@ pub fn infer_reduce_shape(
     if *init != scalar {
         return Err(invalid(
             "reduce",
-            format!(
-                "the init value must be {scalar} (a scalar of the operand's element type), but is {init} (operand {operand})."
-            ),
+            OpProblem::ReduceInit {
+                operand: operand.clone(),
+                init: init.clone(),
+            },
         ));
     }
-    check_dimension_list("reduce", "dimensions", dimensions, operand.rank(), operand)?;
+    check_dimension_list("reduce", "dimensions", dimensions, operand)?;
     let params_ok =
         reducer_parameters.len() == 2 && reducer_parameters.iter().all(|p| *p == scalar);
     if !params_ok || *reducer_result != scalar {
-        let params: Vec<String> = reducer_parameters.iter().map(|p| p.to_string()).collect();
         return Err(invalid(
             "reduce",
-            format!(
-                "the reducer must have signature ({scalar}, {scalar}) -> {scalar} to reduce {operand}, but has ({}) -> {reducer_result}.",
-                params.join(", ")
-            ),
+            OpProblem::ReducerSignature {
+                operand: operand.clone(),
+                parameters: reducer_parameters.to_vec(),
+                result: reducer_result.clone(),
+            },
         ));
     }
     let dims: Vec<i64> = operand
@@ -1027,31 +1110,25 @@ pub fn infer_dot_general_shape(
             help: promotion_help(lhs, rhs),
         });
     }
-    if lhs.element_type().is_pred() {
-        return Err(type_error(OP, lhs, "an integer or floating-point type"));
+    if !Opcode::Dot.accepts(lhs.element_type()) {
+        return Err(type_error(OP, lhs, Opcode::Dot.types()));
     }
-    let ctx = || format!("(lhs {lhs}, rhs {rhs})");
-    if dims.lhs_batch.len() != dims.rhs_batch.len() {
-        return Err(invalid(
-            OP,
-            format!(
-                "lhs_batch_dims {} and rhs_batch_dims {} must have the same length {}.",
-                dims_text(&dims.lhs_batch),
-                dims_text(&dims.rhs_batch),
-                ctx()
-            ),
-        ));
-    }
-    if dims.lhs_contracting.len() != dims.rhs_contracting.len() {
-        return Err(invalid(
-            OP,
-            format!(
-                "lhs_contracting_dims {} and rhs_contracting_dims {} must have the same length {}.",
-                dims_text(&dims.lhs_contracting),
-                dims_text(&dims.rhs_contracting),
-                ctx()
-            ),
-        ));
+    for (kind, l, r) in [
+        ("batch", &dims.lhs_batch, &dims.rhs_batch),
+        ("contracting", &dims.lhs_contracting, &dims.rhs_contracting),
+    ] {
+        if l.len() != r.len() {
+            return Err(invalid(
+                OP,
+                OpProblem::DotDimensionsLength {
+                    kind: kind.to_string(),
+                    lhs: lhs.clone(),
+                    rhs: rhs.clone(),
+                    lhs_dims: l.clone(),
+                    rhs_dims: r.clone(),
+                },
+            ));
+        }
     }
     let lhs_all: Vec<i64> = dims
         .lhs_batch
@@ -1065,33 +1142,23 @@ pub fn infer_dot_general_shape(
         .chain(&dims.rhs_contracting)
         .copied()
         .collect();
-    check_dimension_list(
-        OP,
-        "lhs batch and contracting dims",
-        &lhs_all,
-        lhs.rank(),
-        lhs,
-    )?;
-    check_dimension_list(
-        OP,
-        "rhs batch and contracting dims",
-        &rhs_all,
-        rhs.rank(),
-        rhs,
-    )?;
+    check_dimension_list(OP, "lhs batch and contracting dims", &lhs_all, lhs)?;
+    check_dimension_list(OP, "rhs batch and contracting dims", &rhs_all, rhs)?;
     for (kind, l, r) in [
         ("batch", &dims.lhs_batch, &dims.rhs_batch),
         ("contracting", &dims.lhs_contracting, &dims.rhs_contracting),
     ] {
         for (&a, &b) in l.iter().zip(r.iter()) {
-            let (sa, sb) = (lhs.dims()[a as usize], rhs.dims()[b as usize]);
-            if sa != sb {
+            if lhs.dims()[a as usize] != rhs.dims()[b as usize] {
                 return Err(invalid(
                     OP,
-                    format!(
-                        "{kind} dimension {a} of lhs has size {sa} but its partner, dimension {b} of rhs, has size {sb} {}.",
-                        ctx()
-                    ),
+                    OpProblem::DotSizeMismatch {
+                        kind: kind.to_string(),
+                        lhs: lhs.clone(),
+                        rhs: rhs.clone(),
+                        lhs_dimension: a,
+                        rhs_dimension: b,
+                    },
                 ));
             }
         }
@@ -1120,9 +1187,10 @@ pub fn dot_dimension_numbers(lhs: &Shape, rhs: &Shape) -> Result<DotDimensionNum
     if !(1..=2).contains(&lhs.rank()) || !(1..=2).contains(&rhs.rank()) {
         return Err(invalid(
             "dot",
-            format!(
-                "dot takes vectors or matrices, but got {lhs} and {rhs}; use dot_general for other ranks."
-            ),
+            OpProblem::DotRank {
+                lhs: lhs.clone(),
+                rhs: rhs.clone(),
+            },
         ));
     }
     Ok(DotDimensionNumbers {
@@ -1136,20 +1204,16 @@ pub fn dot_dimension_numbers(lhs: &Shape, rhs: &Shape) -> Result<DotDimensionNum
 pub fn infer_iota_shape(shape: &Shape, dimension: i64) -> Result<Shape> {
     require_array("iota", "the shape", shape)?;
     shape.validate()?;
-    if shape.element_type().is_pred() {
-        return Err(type_error(
-            "iota",
-            shape,
-            "an integer or floating-point type",
-        ));
+    if !Opcode::Iota.accepts(shape.element_type()) {
+        return Err(type_error("iota", shape, Opcode::Iota.types()));
     }
     if dimension < 0 || dimension as usize >= shape.rank() {
         return Err(invalid(
             "iota",
-            format!(
-                "iota_dimension {dimension} is out of range for {shape} (rank {}).",
-                shape.rank()
-            ),
+            OpProblem::IotaDimension {
+                shape: shape.clone(),
+                dimension,
+            },
         ));
     }
     Ok(shape.clone())

@@ -397,7 +397,7 @@ fn param(name: &str, number: i64, shape: Shape) -> Instruction {
 }
 
 #[test]
-fn an_input_that_does_not_verify_is_reported_with_the_pass_named() {
+fn an_input_that_does_not_verify_is_refused_with_the_verifiers_report() {
     let body = Body {
         name: "broken".into(),
         instructions: vec![
@@ -417,7 +417,7 @@ fn an_input_that_does_not_verify_is_reported_with_the_pass_named() {
     };
     let comp = Computation::from_bodies_unverified("broken", vec![body]);
     let err = expand_broadcasts(&comp).unwrap_err();
-    assert!(matches!(&err, Error::InvalidOp { op, .. } if op == PASS_NAME));
+    assert!(matches!(&err, Error::Verification { computation, .. } if computation == "broken"));
     insta::assert_snapshot!(err.to_string());
 }
 

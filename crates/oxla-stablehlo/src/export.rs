@@ -25,7 +25,9 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use oxla_ir::ir::{Body, ComputationId, InstId, OpKind, PadDim};
-use oxla_ir::{ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Shape};
+use oxla_ir::{
+    ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Opcode, Shape,
+};
 
 /// How deeply reducer regions may nest (each level recurses once).
 const MAX_REGION_DEPTH: usize = 200;
@@ -154,6 +156,8 @@ fn emit_body(
                     broadcast_dimensions,
                     ..
                 } if s.rank() < shape.rank() => broadcast_dimensions.clone(),
+                // Everything else widens a scalar, or stretches size-1 dims
+                // of an operand of the result's rank.
                 _ if s.is_scalar() => vec![],
                 _ => (0..s.rank() as i64).collect(),
             };
@@ -197,11 +201,11 @@ fn emit_body(
                 let x = widen(0, false, &mut state, &mut lines);
                 let (_, xs) = operand(0);
                 if xs.element_type() == shape.element_type() {
-                    format!("stablehlo.{} {x} : {ty}", stablehlo_name(op.name()))
+                    format!("stablehlo.{} {x} : {ty}", stablehlo_name(op.opcode()))
                 } else {
                     format!(
                         "stablehlo.{} {x} : ({}) -> {ty}",
-                        stablehlo_name(op.name()),
+                        stablehlo_name(op.opcode()),
                         tensor_type(&xs.with_dims_of(shape))
                     )
                 }
@@ -209,17 +213,16 @@ fn emit_body(
             OpKind::Binary { op, .. } => {
                 let a = widen(0, false, &mut state, &mut lines);
                 let b = widen(1, false, &mut state, &mut lines);
-                match op {
-                    BinaryOp::Compare(dir) => {
-                        let (_, ls) = operand(0);
-                        let ot = tensor_type(&ls.with_dims_of(shape));
-                        format!(
-                            "stablehlo.compare  {}, {a}, {b},  {} : ({ot}, {ot}) -> {ty}",
-                            direction(*dir),
-                            comparison_type(ls.element_type())
-                        )
-                    }
-                    _ => format!("stablehlo.{} {a}, {b} : {ty}", stablehlo_name(op.name())),
+                if let BinaryOp::Compare(dir) = op {
+                    let (_, ls) = operand(0);
+                    let ot = tensor_type(&ls.with_dims_of(shape));
+                    format!(
+                        "stablehlo.compare  {}, {a}, {b},  {} : ({ot}, {ot}) -> {ty}",
+                        direction(*dir),
+                        comparison_type(ls.element_type())
+                    )
+                } else {
+                    format!("stablehlo.{} {a}, {b} : {ty}", stablehlo_name(op.opcode()))
                 }
             }
             OpKind::Convert => {
@@ -479,42 +482,13 @@ fn flush(
 }
 
 /// The op of a reducer that is one commutative binary op of its two
-/// parameters, in order (MLIR's condition for the compact form).
+/// parameters, in order, and nothing else (MLIR's condition for the
+/// compact form).
 fn compact_reducer(comp: &Computation, id: ComputationId) -> Option<String> {
     let body = comp.bodies().get(id.index())?;
-    if body.instructions.len() != 3 {
-        return None;
-    }
-    let root = body.root_inst();
-    let OpKind::Binary { op, .. } = root.kind else {
-        return None;
-    };
-    let params = body.parameters();
-    if params.len() != 2 || root.operands != params {
-        return None;
-    }
-    let p0 = &body.inst(params[0]).shape;
-    if !p0.is_scalar() || body.inst(params[1]).shape != *p0 || root.shape != *p0 {
-        return None;
-    }
-    match op {
-        BinaryOp::Add
-        | BinaryOp::Mul
-        | BinaryOp::Max
-        | BinaryOp::Min
-        | BinaryOp::And
-        | BinaryOp::Or
-        | BinaryOp::Xor => Some(stablehlo_name(op.name())),
-        BinaryOp::Sub
-        | BinaryOp::Div
-        | BinaryOp::Rem
-        | BinaryOp::Pow
-        | BinaryOp::Atan2
-        | BinaryOp::ShiftLeft
-        | BinaryOp::ShiftRightArithmetic
-        | BinaryOp::ShiftRightLogical
-        | BinaryOp::Compare(_) => None,
-    }
+    let reducer = body.binary_reducer()?;
+    (body.instructions.len() == 3 && !reducer.swapped && reducer.op.is_commutative_associative())
+        .then(|| stablehlo_name(reducer.op.opcode()))
 }
 
 trait WithDims {
@@ -580,10 +554,11 @@ fn tensor_type(shape: &Shape) -> String {
     s
 }
 
-/// StableHLO's name of an op: HLO's opcode with `_` for `-`
-/// (`log-plus-one` is `log_plus_one`, `shift-left` is `shift_left`).
-fn stablehlo_name(hlo_opcode: &str) -> String {
-    hlo_opcode.replace('-', "_")
+/// StableHLO's name of an op without the `stablehlo.` prefix, from the op
+/// table (`log-plus-one` is `log_plus_one`).
+fn stablehlo_name(opcode: Opcode) -> String {
+    let name = opcode.stablehlo_name().unwrap_or(opcode.name());
+    name.strip_prefix("stablehlo.").unwrap_or(name).to_string()
 }
 
 fn direction(dir: ComparisonDirection) -> &'static str {

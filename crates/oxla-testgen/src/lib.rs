@@ -26,7 +26,9 @@
 //! ```
 
 use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
-use oxla_ir::{ArrayData, Builder, Computation, ElementType, Literal, Op, OpKind, Result, Shape};
+use oxla_ir::{
+    ArrayData, Builder, Computation, ElementType, Literal, Op, OpClass, OpKind, Result, Shape,
+};
 
 /// A small, fast, seedable PRNG (xorshift64*). Not for cryptography.
 #[derive(Debug, Clone)]
@@ -380,8 +382,8 @@ impl Gen<'_> {
                     (p, a, &pshape, &ashape)
                 };
                 let Some(model) = model_broadcast(ls.dims(), rs.dims(), &bdims) else {
-                    return Err(oxla_ir::Error::InvalidOp {
-                        op: "generator".into(),
+                    return Err(oxla_ir::Error::Internal {
+                        stage: "generator".into(),
                         message: format!("produced an invalid pattern {ls} {rs} {bdims:?}"),
                     });
                 };
@@ -543,8 +545,8 @@ impl Gen<'_> {
         };
         let got = self.b.shape(op)?;
         if got != shape {
-            return Err(oxla_ir::Error::InvalidOp {
-                op: "generator".into(),
+            return Err(oxla_ir::Error::Internal {
+                stage: "generator".into(),
                 message: format!(
                     "{name}: builder inferred {got}, the generator's model says {shape}"
                 ),
@@ -556,42 +558,17 @@ impl Gen<'_> {
     }
 }
 
-/// The generator's own model of which unary ops accept which types.
+/// Which unary ops the generator may apply to `ty`: what the op table
+/// accepts, without the transcendentals unless `transcendentals` (their
+/// results are compared within an ulp bound, not bit for bit).
 pub fn unary_accepts(op: UnaryOp, ty: ElementType, transcendentals: bool) -> bool {
-    match op {
-        UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign => !ty.is_pred(),
-        UnaryOp::Not => !ty.is_float(),
-        UnaryOp::Exp
-        | UnaryOp::Expm1
-        | UnaryOp::Log
-        | UnaryOp::Log1p
-        | UnaryOp::Tanh
-        | UnaryOp::Logistic
-        | UnaryOp::Sin
-        | UnaryOp::Cos => ty.is_float() && transcendentals,
-        UnaryOp::Sqrt
-        | UnaryOp::Rsqrt
-        | UnaryOp::Floor
-        | UnaryOp::Ceil
-        | UnaryOp::RoundNearestEven
-        | UnaryOp::IsFinite => ty.is_float(),
-    }
+    op.accepts(ty) && (transcendentals || op.class() != OpClass::Transcendental)
 }
 
-/// The generator's own model of which binary ops accept which types.
+/// Which binary ops the generator may apply to `ty`, as for
+/// [`unary_accepts`]; `power` on integers is exact, so it stays in.
 pub fn binary_accepts(op: BinaryOp, ty: ElementType, transcendentals: bool) -> bool {
-    match op {
-        BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min | BinaryOp::Compare(_) => {
-            true
-        }
-        BinaryOp::Sub | BinaryOp::Div | BinaryOp::Rem => !ty.is_pred(),
-        BinaryOp::Pow => !ty.is_pred() && (transcendentals || !ty.is_float()),
-        BinaryOp::Atan2 => ty.is_float() && transcendentals,
-        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => !ty.is_float(),
-        BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical => {
-            !ty.is_float() && !ty.is_pred()
-        }
-    }
+    op.accepts(ty) && (transcendentals || op.class() != OpClass::Transcendental || !ty.is_float())
 }
 
 /// A reducer `(T[], T[]) -> T[]`: add (0), max (1) or min (2).
@@ -710,8 +687,8 @@ impl BodyGen<'_> {
         let want = Shape::new(ty, dims);
         let got = self.r.shape(op)?;
         if got != want {
-            return Err(oxla_ir::Error::InvalidOp {
-                op: "generator".into(),
+            return Err(oxla_ir::Error::Internal {
+                stage: "generator".into(),
                 message: format!(
                     "{what} in a reducer body: builder inferred {got}, the generator's model says {want}"
                 ),
@@ -818,8 +795,8 @@ impl BodyGen<'_> {
         let op = self.binary_op(ty);
         let (ls, rs) = (self.r.shape(l)?, self.r.shape(r)?);
         let Some(model) = model_broadcast(ls.dims(), rs.dims(), &[]) else {
-            return Err(oxla_ir::Error::InvalidOp {
-                op: "generator".into(),
+            return Err(oxla_ir::Error::Internal {
+                stage: "generator".into(),
                 message: format!("combined {ls} and {rs} in a reducer body"),
             });
         };

@@ -27,8 +27,8 @@ pub use oxla_client::{numpy, tml};
 pub use oxla_interp::evaluate;
 pub use oxla_ir::{
     ArrayData, BinaryOp, Builder, ComparisonDirection, Computation, DotDimensionNumbers,
-    ElementType, Error, Literal, NativeType, Op, PadDim, Result, Shape, StorageSink, UnaryOp,
-    VerifierProblem,
+    ElementType, Error, Literal, NativeType, Op, OpProblem, Opcode, PadDim, Result, Shape,
+    StorageSink, UnaryOp, VerifierProblem,
 };
 pub use oxla_ir::{
     composite, diagnostic, ir, parse_hlo_module, parser, passes, printer, shape_inference, verifier,

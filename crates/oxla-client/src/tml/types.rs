@@ -291,7 +291,8 @@ impl fmt::Display for TmlType {
 }
 
 pub(crate) fn invalid(op: &str, message: String) -> Error {
-    Error::InvalidOp {
+    Error::FrontEnd {
+        world: "tml".into(),
         op: format!("tml.{op}"),
         message,
     }

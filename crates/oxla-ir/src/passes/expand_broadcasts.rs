@@ -80,9 +80,9 @@
 //!   their positions, so `to_apply` ids stay valid.
 //! - The output is built with [`Computation::from_bodies`] (which verifies)
 //!   and checked with [`verify_strict_hlo`]; a failure of either is a bug in
-//!   this pass and is reported as [`Error::InvalidOp`] with `op` =
+//!   this pass and is reported as [`Error::Internal`] with `stage` =
 //!   `"expand_broadcasts pass"`. The input is verified first; an input that
-//!   does not verify is reported the same way and not rewritten.
+//!   does not verify is not rewritten, and the verifier's error is returned.
 //! - The pass is idempotent: its output needs no change, so a second run
 //!   copies it and prints the same text.
 
@@ -126,11 +126,7 @@ pub const PASS_NAME: &str = "expand_broadcasts pass";
 /// # Ok::<(), oxla_ir::Error>(())
 /// ```
 pub fn expand_broadcasts(comp: &Computation) -> Result<Computation> {
-    verify(comp).map_err(|e| {
-        pass_error(format!(
-            "its input does not verify, so it was not rewritten:\n{e}"
-        ))
-    })?;
+    verify(comp)?;
     let mut names = NameGen::new(comp);
     let mut bodies = Vec::with_capacity(comp.bodies().len());
     for body in comp.bodies() {
@@ -150,8 +146,8 @@ pub fn expand_broadcasts(comp: &Computation) -> Result<Computation> {
 }
 
 fn pass_error(message: String) -> Error {
-    Error::InvalidOp {
-        op: PASS_NAME.into(),
+    Error::Internal {
+        stage: PASS_NAME.into(),
         message,
     }
 }
@@ -318,7 +314,7 @@ impl BodyWriter<'_> {
 }
 
 fn internal(message: String) -> Error {
-    pass_error(format!("internal error: {message}"))
+    pass_error(message)
 }
 
 /// Rewrites one body; `to_apply` ids stay valid because bodies keep their

@@ -1,0 +1,528 @@
+//! What is wrong with an op's operands or attributes, as data.
+//!
+//! [`Error::InvalidOp`](crate::Error::InvalidOp) carries the op's name and
+//! one [`OpProblem`]: a variant per check of shape inference (and of the
+//! builder and verifier around it), each holding the shapes and numbers
+//! involved, so a test matches the variant (`OpProblem::ReshapeElementCount
+//! { .. }`) and a user reads a message that names every operand shape in
+//! XLA notation. Broadcasting errors of binary ops have variants of their
+//! own on [`Error`](crate::Error), with drawn diagnostics.
+//!
+//! ```
+//! use oxla_ir::{Builder, ElementType::F32, Error, OpProblem, Shape};
+//! let mut b = Builder::new("r");
+//! let x = b.parameter(0, Shape::new(F32, &[2, 3]), "x")?;
+//! let err = b.reshape(x, &[4]).unwrap_err();
+//! assert!(matches!(
+//!     &err,
+//!     Error::InvalidOp { problem: OpProblem::ReshapeElementCount { .. }, .. }
+//! ));
+//! assert_eq!(
+//!     err.to_string(),
+//!     "Invalid reshape: f32[2,3] has 6 elements but f32[4] has 4; a reshape keeps the element count."
+//! );
+//! # Ok::<(), Error>(())
+//! ```
+
+use crate::Shape;
+use crate::shape::dims_text;
+
+/// Shapes joined by `, ` for messages.
+fn list(shapes: &[Shape]) -> String {
+    shapes
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One failed check of an op; see the module docs.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpProblem {
+    // -- every op -----------------------------------------------------------
+    /// An operand that must be an array is a tuple.
+    #[error("expected an array for {what}, but got the tuple {shape}.")]
+    NotAnArray {
+        /// Which operand, in words.
+        what: String,
+        /// Its (tuple) shape.
+        shape: Shape,
+    },
+    /// The op has the wrong number of operands.
+    #[error("takes {expected} operand(s) but has {}{}.", .operands.len(), operand_list(.operands))]
+    OperandCount {
+        /// How many it takes, in words (`2`, `at least 1`).
+        expected: String,
+        /// The operands it has.
+        operands: Vec<Shape>,
+    },
+    /// A called computation does not exist, or comes after its caller.
+    #[error(
+        "{attribute} refers to computation #{id}, which does not exist or is not called before its caller."
+    )]
+    MissingComputation {
+        /// The attribute naming it (`to_apply`).
+        attribute: String,
+        /// Its index in the computation.
+        id: u32,
+    },
+    /// A dimension list names a dimension the operand does not have.
+    #[error(
+        "{what} {} names dimension {dimension}, but {operand} has rank {} (valid: 0..{}).",
+        dims_text(.dims), .operand.rank(), .operand.rank()
+    )]
+    DimensionOutOfRange {
+        /// Which list, in words.
+        what: String,
+        /// The list.
+        dims: Vec<i64>,
+        /// The offending entry.
+        dimension: i64,
+        /// The operand it indexes.
+        operand: Shape,
+    },
+    /// A dimension list names a dimension twice.
+    #[error("{what} {} names dimension {dimension} twice (operand {operand}).", dims_text(.dims))]
+    DimensionRepeated {
+        /// Which list, in words.
+        what: String,
+        /// The list.
+        dims: Vec<i64>,
+        /// The repeated entry.
+        dimension: i64,
+        /// The operand it indexes.
+        operand: Shape,
+    },
+    /// The result the op would produce is not a valid shape.
+    #[error("the result {result} is not a valid shape: {reason} (operand {}).", list(.operands))]
+    InvalidResult {
+        /// The result, in XLA notation (it may hold negative sizes).
+        result: String,
+        /// Why it is invalid.
+        reason: String,
+        /// The operands.
+        operands: Vec<Shape>,
+    },
+
+    // -- constants, convert, select, clamp -----------------------------------
+    /// A constant of tuple shape (build a tuple of constants instead).
+    #[error("tuple constants ({shape}) are not supported; build a tuple of constants.")]
+    TupleConstant {
+        /// The literal's shape.
+        shape: Shape,
+    },
+    /// `convert` to the tuple "element type".
+    #[error("cannot convert {operand} to a tuple type.")]
+    ConvertToTuple {
+        /// The operand.
+        operand: Shape,
+    },
+    /// `select`'s predicate is not `pred`.
+    #[error(
+        "the predicate must have element type pred, but is {pred} (operands {pred}, {on_true}, {on_false})."
+    )]
+    SelectPredicateType {
+        /// The predicate.
+        pred: Shape,
+        /// The value where it is true.
+        on_true: Shape,
+        /// The value where it is false.
+        on_false: Shape,
+    },
+    /// `select`'s branches have different element types.
+    #[error(
+        "on_true {on_true} and on_false {on_false} must have the same element type; convert one first."
+    )]
+    SelectBranchTypes {
+        /// The value where the predicate is true.
+        on_true: Shape,
+        /// The value where it is false.
+        on_false: Shape,
+    },
+    /// `clamp`'s operands have different element types.
+    #[error("min {min}, operand {operand} and max {max} must have the same element type.")]
+    ClampTypes {
+        /// The lower bound.
+        min: Shape,
+        /// The clamped operand.
+        operand: Shape,
+        /// The upper bound.
+        max: Shape,
+    },
+    /// A ternary op's non-scalar operands have different dims.
+    #[error(
+        "operands {} must have the same dims, except that scalars broadcast; use broadcast_in_dim to give them one shape.",
+        list(.operands)
+    )]
+    TernaryDims {
+        /// The operands.
+        operands: Vec<Shape>,
+    },
+
+    // -- broadcast ------------------------------------------------------------
+    /// `broadcast_in_dim` to a lower rank.
+    #[error(
+        "InDim style broadcast must be to an equal or higher ranked shape; operand rank: {}; output rank: {} ({operand} to {output}).",
+        .operand.rank(), .output.rank()
+    )]
+    BroadcastToLowerRank {
+        /// The operand.
+        operand: Shape,
+        /// The requested result.
+        output: Shape,
+    },
+    /// `broadcast_dimensions` has not one entry per operand dimension.
+    #[error(
+        "Size of broadcast_dimensions has to match operand's rank; operand rank: {}, size of broadcast_dimensions {} ({operand} to {output}, broadcast_dimensions={}).\nhelp: {help}",
+        .operand.rank(), .broadcast_dimensions.len(), dims_text(.broadcast_dimensions)
+    )]
+    BroadcastDimensionsCount {
+        /// The operand.
+        operand: Shape,
+        /// The requested result.
+        output: Shape,
+        /// The mapping.
+        broadcast_dimensions: Vec<i64>,
+        /// Which mapping would be valid.
+        help: String,
+    },
+    /// A `broadcast_dimensions` entry is not a dimension of the result.
+    #[error(
+        "Broadcast dimension {dimension} is out of bound: {output} has rank {} ({operand} to {output}, broadcast_dimensions={}).\nhelp: {help}",
+        .output.rank(), dims_text(.broadcast_dimensions)
+    )]
+    BroadcastDimensionOutOfBounds {
+        /// The operand.
+        operand: Shape,
+        /// The requested result.
+        output: Shape,
+        /// The offending entry.
+        dimension: i64,
+        /// The mapping.
+        broadcast_dimensions: Vec<i64>,
+        /// Which mapping would be valid.
+        help: String,
+    },
+    /// An operand dimension maps to a result dimension of another size (and
+    /// is not 1).
+    #[error(
+        "Input dimension should be either 1 or equal to the output dimension it is broadcasting into; the {operand_dimension}th operand dimension is {operand_size}, the {output_dimension}th output dimension is {output_size} ({operand} to {output}, broadcast_dimensions={}): size {operand_size} cannot stretch to {output_size}; only size 1 stretches.\nhelp: {help}",
+        dims_text(.broadcast_dimensions)
+    )]
+    BroadcastSizeMismatch {
+        /// The operand.
+        operand: Shape,
+        /// The requested result.
+        output: Shape,
+        /// The operand dimension.
+        operand_dimension: usize,
+        /// Its size.
+        operand_size: i64,
+        /// The result dimension it maps to.
+        output_dimension: i64,
+        /// That dimension's size.
+        output_size: i64,
+        /// The mapping.
+        broadcast_dimensions: Vec<i64>,
+        /// Which mapping would be valid.
+        help: String,
+    },
+    /// `broadcast_dimensions` is not strictly increasing.
+    #[error(
+        "Broadcast dimensions order is wrong: {dimension} comes after {previous} ({operand} to {output}, broadcast_dimensions={}); the list must be strictly increasing.\nhelp: {help}",
+        dims_text(.broadcast_dimensions)
+    )]
+    BroadcastDimensionsOrder {
+        /// The operand.
+        operand: Shape,
+        /// The requested result.
+        output: Shape,
+        /// The entry out of order.
+        dimension: i64,
+        /// The entry before it.
+        previous: i64,
+        /// The mapping.
+        broadcast_dimensions: Vec<i64>,
+        /// Which mapping would be valid.
+        help: String,
+    },
+    /// XLA's client `Broadcast` with a negative size.
+    #[error(
+        "Broadcast with negative dimension size {size} (operand {operand}, sizes {}).",
+        dims_text(.sizes)
+    )]
+    NegativeBroadcastSize {
+        /// The operand.
+        operand: Shape,
+        /// The sizes prepended.
+        sizes: Vec<i64>,
+        /// The negative one.
+        size: i64,
+    },
+
+    // -- reshape, transpose, slice, concatenate, pad --------------------------
+    /// `reshape` to another element count.
+    #[error(
+        "{operand} has {} elements but {result} has {}; a reshape keeps the element count.",
+        .operand.element_count(), .result.element_count()
+    )]
+    ReshapeElementCount {
+        /// The operand.
+        operand: Shape,
+        /// The requested result.
+        result: Shape,
+    },
+    /// `transpose`'s permutation has not one entry per dimension.
+    #[error(
+        "the permutation {} has {} entries but {operand} has rank {}.",
+        dims_text(.permutation), .permutation.len(), .operand.rank()
+    )]
+    PermutationLength {
+        /// The operand.
+        operand: Shape,
+        /// The permutation.
+        permutation: Vec<i64>,
+    },
+    /// `slice`'s lists have not one entry per dimension.
+    #[error(
+        "starts {}, limits {} and strides {} must each have one entry per dimension of {operand} (rank {}).",
+        dims_text(.starts), dims_text(.limits), dims_text(.strides), .operand.rank()
+    )]
+    SliceRank {
+        /// The operand.
+        operand: Shape,
+        /// Start per dimension.
+        starts: Vec<i64>,
+        /// Limit per dimension.
+        limits: Vec<i64>,
+        /// Stride per dimension.
+        strides: Vec<i64>,
+    },
+    /// A `slice` stride below 1.
+    #[error("stride {stride} of dimension {dimension} must be at least 1 (operand {operand}).")]
+    SliceStride {
+        /// The operand.
+        operand: Shape,
+        /// The dimension.
+        dimension: usize,
+        /// Its stride.
+        stride: i64,
+    },
+    /// A `slice` start or limit outside `0 <= start <= limit <= size`.
+    #[error(
+        "dimension {dimension} of {operand} has size {size}, so its slice needs 0 <= start <= limit <= {size}; got start {start}, limit {limit}.",
+        size = .operand.dims()[*.dimension]
+    )]
+    SliceBounds {
+        /// The operand.
+        operand: Shape,
+        /// The dimension.
+        dimension: usize,
+        /// Its start.
+        start: i64,
+        /// Its limit.
+        limit: i64,
+    },
+    /// `concatenate` with no operand.
+    #[error("needs at least one operand.")]
+    ConcatenateNothing,
+    /// `concatenate` of scalars.
+    #[error("scalars cannot be concatenated ({}); reshape them to [1] first.", list(.operands))]
+    ConcatenateScalars {
+        /// The operands.
+        operands: Vec<Shape>,
+    },
+    /// `concatenate` along a dimension the operands do not have.
+    #[error(
+        "dimension {dimension} is out of range for rank {} ({}).",
+        .operands[0].rank(), list(.operands)
+    )]
+    ConcatenateDimension {
+        /// The operands (at least one).
+        operands: Vec<Shape>,
+        /// The dimension.
+        dimension: i64,
+    },
+    /// `concatenate` of different element types.
+    #[error("operands must have one element type ({}).", list(.operands))]
+    ConcatenateTypes {
+        /// The operands.
+        operands: Vec<Shape>,
+    },
+    /// `concatenate` of different ranks.
+    #[error("operands must have the same rank ({}).", list(.operands))]
+    ConcatenateRanks {
+        /// The operands.
+        operands: Vec<Shape>,
+    },
+    /// `concatenate` operands that differ in a dimension other than the
+    /// joined one.
+    #[error(
+        "operands must agree on every dimension except {dimension}, but differ at dimension {at} ({}).",
+        list(.operands)
+    )]
+    ConcatenateDims {
+        /// The operands.
+        operands: Vec<Shape>,
+        /// The joined dimension.
+        dimension: usize,
+        /// Where they differ.
+        at: usize,
+    },
+    /// `pad`'s padding value is not a scalar of the operand's type.
+    #[error(
+        "the padding value must be a scalar of the operand's element type, {}[], but is {padding_value} (operand {operand}).",
+        .operand.element_type()
+    )]
+    PadValue {
+        /// The operand.
+        operand: Shape,
+        /// The padding value.
+        padding_value: Shape,
+    },
+    /// `pad`'s config has not one entry per dimension.
+    #[error(
+        "the padding config has {entries} entries but {operand} has rank {}.",
+        .operand.rank()
+    )]
+    PadConfigLength {
+        /// The operand.
+        operand: Shape,
+        /// How many entries the config has.
+        entries: usize,
+    },
+    /// Negative interior padding.
+    #[error(
+        "interior padding {interior} of dimension {dimension} is negative (operand {operand})."
+    )]
+    PadInteriorNegative {
+        /// The operand.
+        operand: Shape,
+        /// The dimension.
+        dimension: usize,
+        /// Its interior padding.
+        interior: i64,
+    },
+    /// Padding that would give a negative or overflowing size.
+    #[error(
+        "dimension {dimension} of {operand} (size {}) padded by lo={lo}, hi={hi}, interior={interior} would have a negative or overflowing size.",
+        .operand.dims()[*.dimension]
+    )]
+    PadSize {
+        /// The operand.
+        operand: Shape,
+        /// The dimension.
+        dimension: usize,
+        /// Padding before.
+        lo: i64,
+        /// Padding after.
+        hi: i64,
+        /// Padding between.
+        interior: i64,
+    },
+
+    // -- reduce, dot, iota ----------------------------------------------------
+    /// `reduce`'s init is not a scalar of the operand's type.
+    #[error(
+        "the init value must be {}[] (a scalar of the operand's element type), but is {init} (operand {operand}).",
+        .operand.element_type()
+    )]
+    ReduceInit {
+        /// The operand.
+        operand: Shape,
+        /// The init value.
+        init: Shape,
+    },
+    /// The reducer's signature does not fit the operand.
+    #[error(
+        "the reducer must have signature ({t}[], {t}[]) -> {t}[] to reduce {operand}, but has ({}) -> {result}.",
+        list(.parameters), t = .operand.element_type()
+    )]
+    ReducerSignature {
+        /// The operand.
+        operand: Shape,
+        /// The reducer's parameters.
+        parameters: Vec<Shape>,
+        /// The reducer's result.
+        result: Shape,
+    },
+    /// A reducer computation without an entry body.
+    #[error("the reducer `{reducer}` has no entry body.")]
+    ReducerWithoutEntry {
+        /// The reducer's name.
+        reducer: String,
+    },
+    /// `dot`'s batch (or contracting) lists differ in length.
+    #[error(
+        "lhs_{kind}_dims {} and rhs_{kind}_dims {} must have the same length (lhs {lhs}, rhs {rhs}).",
+        dims_text(.lhs_dims), dims_text(.rhs_dims)
+    )]
+    DotDimensionsLength {
+        /// `batch` or `contracting`.
+        kind: String,
+        /// The left operand.
+        lhs: Shape,
+        /// The right operand.
+        rhs: Shape,
+        /// The left list.
+        lhs_dims: Vec<i64>,
+        /// The right list.
+        rhs_dims: Vec<i64>,
+    },
+    /// Paired `dot` dimensions of different sizes.
+    #[error(
+        "{kind} dimension {lhs_dimension} of lhs has size {} but its partner, dimension {rhs_dimension} of rhs, has size {} (lhs {lhs}, rhs {rhs}).",
+        .lhs.dims()[*.lhs_dimension as usize], .rhs.dims()[*.rhs_dimension as usize]
+    )]
+    DotSizeMismatch {
+        /// `batch` or `contracting`.
+        kind: String,
+        /// The left operand.
+        lhs: Shape,
+        /// The right operand.
+        rhs: Shape,
+        /// The left dimension.
+        lhs_dimension: i64,
+        /// The right dimension.
+        rhs_dimension: i64,
+    },
+    /// XLA's `Dot` of operands that are not vectors or matrices.
+    #[error(
+        "dot takes vectors or matrices, but got {lhs} and {rhs}; use dot_general for other ranks."
+    )]
+    DotRank {
+        /// The left operand.
+        lhs: Shape,
+        /// The right operand.
+        rhs: Shape,
+    },
+    /// `iota` along a dimension its shape does not have.
+    #[error(
+        "iota_dimension {dimension} is out of range for {shape} (rank {}).",
+        .shape.rank()
+    )]
+    IotaDimension {
+        /// The shape.
+        shape: Shape,
+        /// The dimension.
+        dimension: i64,
+    },
+    /// An axis argument of a composite op outside the operand's rank.
+    #[error("axis {axis} is out of range for {shape} (rank {}).", .shape.rank())]
+    AxisOutOfRange {
+        /// The operand.
+        shape: Shape,
+        /// The axis.
+        axis: i64,
+    },
+}
+
+/// `: (f32[2], s32[])` after an operand count, or nothing for none.
+fn operand_list(operands: &[Shape]) -> String {
+    if operands.is_empty() {
+        String::new()
+    } else {
+        format!(": ({})", list(operands))
+    }
+}
