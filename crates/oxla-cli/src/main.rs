@@ -386,7 +386,7 @@ fn located(path: &str, e: &Error) -> String {
 /// Reads, parses and verifies the module at `path`.
 fn load(path: &str) -> Result<Computation, CliError> {
     let text = read_text(path)?;
-    oxla_ir::parse_hlo_module(&text).map_err(|e| CliError::Failure(located(path, &e)))
+    oxla::hlo::parse(&text).map_err(|e| CliError::Failure(located(path, &e)))
 }
 
 fn backend_of(p: &Parsed) -> Result<Backend, CliError> {
@@ -500,7 +500,7 @@ fn output_files<'l>(out: &Path, result: &'l Literal) -> Vec<(PathBuf, &'l Litera
 fn cmd_check(p: &Parsed) -> Result<(), CliError> {
     let path = &p.positionals[0];
     let text = read_text(path)?;
-    match oxla_ir::parser::parse_hlo_module_diagnostics(&text) {
+    match oxla::hlo::parse_diagnostics(&text) {
         Ok(comp) => Out::print(&comp.to_hlo_text()),
         Err(errors) => {
             for e in &errors {
@@ -528,7 +528,7 @@ fn cmd_dump(p: &Parsed) -> Result<(), CliError> {
     }
     let comp = load(&p.positionals[0])?;
     match stage {
-        "expanded" => Out::print(&oxla::passes::expand_broadcasts(&comp)?.to_hlo_text()),
+        "expanded" => Out::print(&oxla::hlo::print(&oxla::hlo::to_strict(&comp)?)),
         "fused" => Out::print(oxla::compile(&comp)?.fusion_text()),
         "clif" => Out::print(oxla::compile(&comp)?.clif_text()),
         _ => Out::print(&comp.to_hlo_text()),
@@ -549,22 +549,11 @@ fn cmd_convert(p: &Parsed) -> Result<(), CliError> {
     let path = &p.positionals[0];
     let comp = load(path)?;
     let text = match to {
-        "oxla" => comp.to_hlo_text(),
-        _ => {
-            let strict = oxla::passes::expand_broadcasts(&comp)?;
-            oxla::verifier::verify_strict_hlo(&strict).map_err(|e| {
-                CliError::Failure(format!(
-                    "{path}: expand_broadcasts did not produce strict HLO:\n{e}"
-                ))
-            })?;
-            if to == "hlo" {
-                strict.to_hlo_text()
-            } else {
-                oxla_stablehlo::to_stablehlo(&strict)
-                    .map_err(|e| CliError::Failure(format!("{path}: {e}")))?
-            }
-        }
-    };
+        "oxla" => Ok(oxla::hlo::print(&comp)),
+        "hlo" => oxla::hlo::to_strict(&comp).map(|strict| oxla::hlo::print(&strict)),
+        _ => oxla::stablehlo::print(&comp),
+    }
+    .map_err(|e| CliError::Failure(format!("{path}: {e}")))?;
     match p.value("output") {
         Some(out) => std::fs::write(out, text)
             .map_err(|e| CliError::Failure(format!("{out}: cannot write the file: {e}"))),

@@ -56,7 +56,7 @@ fn temp_dir() -> PathBuf {
 }
 
 fn parse(path: &Path) -> Computation {
-    oxla_ir::parse_hlo_module(&std::fs::read_to_string(path).unwrap()).unwrap()
+    oxla::hlo::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// Deterministic f32 arguments for `comp`, written as .npy files in `dir`.
@@ -351,8 +351,8 @@ fn dump_stages() {
     expect_status(&expanded, 0);
     let text = stdout(&expanded);
     assert!(!text.contains("broadcast_dimensions"), "{text}");
-    let strict = oxla_ir::parse_hlo_module(&text).unwrap();
-    oxla::verifier::verify_strict_hlo(&strict).unwrap();
+    let strict = oxla::hlo::parse(&text).unwrap();
+    oxla::hlo::verify_strict(&strict).unwrap();
     let fused = oxla(&["dump", m, "--stage", "fused"]);
     expect_status(&fused, 0);
     assert!(stdout(&fused).contains("kernel 0:"), "{}", stdout(&fused));
@@ -376,8 +376,8 @@ fn convert_to_hlo_reparses_and_evaluates_to_the_same_values() {
         let comp = parse(&module);
         let o = oxla(&["convert", module.to_str().unwrap(), "--to", "hlo"]);
         expect_status(&o, 0);
-        let strict = oxla_ir::parse_hlo_module(&stdout(&o)).unwrap();
-        oxla::verifier::verify_strict_hlo(&strict).unwrap();
+        let strict = oxla::hlo::parse(&stdout(&o)).unwrap();
+        oxla::hlo::verify_strict(&strict).unwrap();
         let dir = temp_dir();
         let (lits, _) = write_inputs(&comp, &dir);
         let refs: Vec<&Literal> = lits.iter().collect();

@@ -116,7 +116,7 @@ const RUN_BUDGET: &str = "268435456";
 /// generate up to 8 GiB of random input for them.
 fn run_problem(path: &Path) -> Option<String> {
     let text = String::from_utf8_lossy(&std::fs::read(path).ok()?).into_owned();
-    let comp = oxla_ir::parse_hlo_module(&text).ok()?;
+    let comp = oxla::hlo::parse(&text).ok()?;
     let input_bytes: i64 = comp
         .parameter_shapes()
         .iter()
