@@ -39,8 +39,35 @@ pub use oxla_stablehlo::{ExportError, MAX_REGION_DEPTH};
 /// `stablehlo`, so `?` works in a function returning [`oxla::Result`](crate::Result).
 pub fn print(comp: &Computation) -> Result<String> {
     let strict = crate::hlo::to_strict(comp)?;
-    oxla_stablehlo::to_stablehlo(&strict).map_err(|e| Error::Backend {
+    oxla_stablehlo::to_stablehlo(&strict).map_err(into_error)
+}
+
+/// The writer's refusal as an [`Error`], its message whole.
+fn into_error(e: ExportError) -> Error {
+    Error::Backend {
         backend: "stablehlo".into(),
         message: e.to_string(),
-    })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ExportError, into_error};
+    use crate::Error;
+
+    #[test]
+    fn refusals_are_backend_errors_naming_the_writer() {
+        let err = into_error(ExportError::RegionsTooDeep {
+            computation: "deep".into(),
+            reducer: "r1".into(),
+            limit: 200,
+        });
+        assert_eq!(err.code(), "OX0801");
+        assert_eq!(
+            err.to_string(),
+            "Backend error in stablehlo: cannot write `deep` as StableHLO: reducer regions nest \
+             more than 200 levels deep (at `r1`)"
+        );
+        assert!(matches!(err, Error::Backend { backend, .. } if backend == "stablehlo"));
+    }
 }
