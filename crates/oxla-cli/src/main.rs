@@ -3,11 +3,12 @@
 //! Every subcommand reads its module through [`parse_module`] (HLO text in
 //! XLA's short and long forms, JAX's dumps, our dialect), which verifies it;
 //! `run` and `bench` use the JIT unless `--backend interp` asks for the
-//! reference interpreter. The command uses the `oxla` facade only. Errors go to stderr:
-//! exit status 2 for usage errors (and for features not built yet), 1 for
-//! failures (a module that does not parse, a run that fails). No input makes
-//! the command panic: output goes through [`Out`], which turns a closed pipe
-//! into a quiet exit.
+//! reference interpreter. The command uses the `oxla` facade only.
+//!
+//! Errors go to stderr: exit status 2 for usage errors (and for features
+//! not built yet), 1 for failures (a module that does not parse, a run that
+//! fails). No input makes the command panic: output goes through [`Out`],
+//! which turns a closed pipe into a quiet exit.
 
 // `oxla::Error` is large by design (it carries shapes and messages as data).
 #![allow(clippy::result_large_err)]
@@ -417,9 +418,10 @@ fn load(path: &str) -> Result<Computation, CliError> {
     })
 }
 
-/// `--backend`: the JIT unless the interpreter is asked for.
+/// `--backend`, or the default (the JIT).
 fn backend_of(p: &Parsed) -> Result<Backend, CliError> {
-    p.value("backend").unwrap_or("jit").parse()
+    p.value("backend")
+        .map_or(Ok(Backend::default()), str::parse)
 }
 
 fn seed_of(p: &Parsed) -> Result<u64, CliError> {
