@@ -984,45 +984,39 @@ def run_strict_hlo_parse(oxla, work):
     rows = []
     for label, files in sources.items():
         accepted, failures = 0, []
+        # (name shown in failures, file to convert) for every module.
+        modules = []
         for f in files:
             if f.suffix == ".hlo":
-                # A .hlo test file (docs/testing.md): one entry per module
-                # that verifies (no `// error` directive).
+                # A .hlo test file (docs/testing.md): every module that
+                # verifies (no `// error` directive).
                 for name, body in hlo_test_modules(f):
                     src = out_dir / f"{f.stem}__{name}.hlo"
                     src.write_text(body)
-                    r = oxla("convert", src, "--to", "hlo")
-                    if r.returncode != 0:
-                        failures.append(f"{f.name}/{name}: oxla convert failed: {first_lines(r.stderr, 2)}")
-                        continue
-                    try:
-                        xc.hlo.hlo_module_from_text(r.stdout)
-                        accepted += 1
-                    except Exception as e:  # XLA's parser says why
-                        failures.append(f"{f.name}/{name}: {str(e).splitlines()[0][:200]}")
-                continue
-            text = f.read_text()
-            if f.suffix == ".snap":
+                    modules.append((f"{f.name}/{name}", src))
+            elif f.suffix == ".snap":
                 # An insta snapshot: header between `---` lines, then the value;
                 # only HLO modules are of interest (not error messages).
-                body = text.split("---\n", 2)[-1]
+                body = f.read_text().split("---\n", 2)[-1]
                 if not body.startswith("HloModule"):
                     continue
                 # Snapshots holding several modules (before/after) keep the first.
                 body = "HloModule" + body.split("HloModule")[1]
                 src = out_dir / (f.stem + ".hlo")
                 src.write_text(body)
+                modules.append((f.name, src))
             else:
-                src = f
+                modules.append((f.name, f))
+        for name, src in modules:
             r = oxla("convert", src, "--to", "hlo")
             if r.returncode != 0:
-                failures.append(f"{f.name}: oxla convert failed: {first_lines(r.stderr, 2)}")
+                failures.append(f"{name}: oxla convert failed: {first_lines(r.stderr, 2)}")
                 continue
             try:
                 xc.hlo.hlo_module_from_text(r.stdout)
                 accepted += 1
             except Exception as e:  # XLA's parser says why
-                failures.append(f"{f.name}: {str(e).splitlines()[0][:200]}")
+                failures.append(f"{name}: {str(e).splitlines()[0][:200]}")
         note = f"{accepted} module(s) accepted by XLA's HLO parser"
         if failures:
             note += "; rejected: " + "; ".join(failures[:5])

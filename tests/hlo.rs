@@ -671,22 +671,21 @@ fn check_module(
         );
         return;
     }
-    let expected_errors: Vec<(usize, Option<&str>, &str)> = m
-        .directives
-        .iter()
-        .filter_map(|d| match &d.directive {
-            Directive::Error { at, text } => Some((d.line, at.as_deref(), text.as_str())),
-            _ => None,
-        })
-        .collect();
-    let strict_errors: Vec<(usize, Option<&str>, &str)> = m
-        .directives
-        .iter()
-        .filter_map(|d| match &d.directive {
-            Directive::StrictError { at, text } => Some((d.line, at.as_deref(), text.as_str())),
-            _ => None,
-        })
-        .collect();
+    // The `error:` and `strict-hlo: error:` lines, as (line, at, substring).
+    let listed = |strict: bool| -> Vec<(usize, Option<&str>, &str)> {
+        m.directives
+            .iter()
+            .filter_map(|d| match (&d.directive, strict) {
+                (Directive::Error { at, text }, false)
+                | (Directive::StrictError { at, text }, true) => {
+                    Some((d.line, at.as_deref(), text.as_str()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let expected_errors = listed(false);
+    let strict_errors = listed(true);
 
     // The unverified parse, then the verifier's report.
     let unverified = oxla::parser::parse_hlo_module_unverified(&m.parse_text);
