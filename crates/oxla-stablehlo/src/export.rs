@@ -32,9 +32,11 @@ use oxla_ir::{
 /// How deeply reducer regions may nest (each level recurses once).
 const MAX_REGION_DEPTH: usize = 200;
 
-/// The module as StableHLO text (ends with a newline); an error only for
-/// reducers nested more than [`MAX_REGION_DEPTH`] deep.
+/// The module as StableHLO text (ends with a newline); an error for
+/// reducers nested more than [`MAX_REGION_DEPTH`] deep, and for a constant
+/// whose values were elided (`{...}`), which has no dense form.
 pub fn to_stablehlo(comp: &Computation) -> Result<String, String> {
+    comp.check_values_known().map_err(|e| e.to_string())?;
     let entry = comp.entry();
     let mut state = NameState::default();
     let params = entry.parameters();
