@@ -124,8 +124,9 @@ const MIN_FILL_BUDGET: usize = 1 << 20;
 /// of the column.
 const SNIPPET_CONTEXT: usize = 60;
 
-/// The most errors [`parse_hlo_module_diagnostics`] reports.
-const MAX_ERRORS: usize = 50;
+/// The most errors [`parse_hlo_module_diagnostics`] reports; past it,
+/// parsing stops.
+pub const MAX_DIAGNOSTICS: usize = 50;
 
 /// Parses HLO text into a verified [`Computation`]; the first error found is
 /// returned (see [`parse_hlo_module_diagnostics`] for all of them).
@@ -1248,7 +1249,7 @@ impl<'s, 'a> Cursor<'s, 'a> {
             let before = insts.len();
             if let Err(e) = self.instruction(&mut insts) {
                 insts.truncate(before);
-                if errors.len() + 1 >= MAX_ERRORS {
+                if errors.len() + 1 >= MAX_DIAGNOSTICS {
                     return Err(e);
                 }
                 errors.push(e);
@@ -3331,9 +3332,9 @@ impl<'s, 'a> Lowering<'s, 'a> {
     }
 
     /// Whether another error would still be reported (at most
-    /// [`MAX_ERRORS`] are).
+    /// [`MAX_DIAGNOSTICS`] are).
     fn reporting(&self) -> bool {
-        self.errors.len() < MAX_ERRORS
+        self.errors.len() < MAX_DIAGNOSTICS
     }
 
     fn error(&mut self, pos: usize, message: impl Into<String>, expected: impl Into<String>) {
@@ -3348,7 +3349,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
             Error::Parse { line, column, .. } => (*line, *column),
             _ => (usize::MAX, 0),
         });
-        self.errors.truncate(MAX_ERRORS);
+        self.errors.truncate(MAX_DIAGNOSTICS);
         Err(self.errors)
     }
 

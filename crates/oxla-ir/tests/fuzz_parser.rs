@@ -604,6 +604,29 @@ const NASTY: &[(&str, &str)] = &[
         "nasty_reduce_dims_bad.hlo",
         "names dimension 9223372036854775807, but f32[4] has rank 1",
     ),
+    // The syntax XLA accepts beyond the printer's: bounded or recovered
+    // from.
+    (
+        "nasty_bare_scalar_huge.hlo",
+        "expanding it needs 4398046511104 bytes",
+    ),
+    (
+        "nasty_deep_nested_operands.hlo",
+        "nested instructions nest deeper than 64 levels",
+    ),
+    (
+        "nasty_deep_tuple_literal.hlo",
+        "expected a value of type f32, found `(`",
+    ),
+    ("nasty_layout_parts.hlo", ""),
+    (
+        "nasty_many_unsupported_ops.hlo",
+        "5:15: unsupported op `gather`",
+    ),
+    (
+        "nasty_unclosed_multiline_attribute.hlo",
+        "expected `,` or `}` in the frontend attributes",
+    ),
 ];
 
 /// Every corpus file: the valid ones parse and round-trip, the nasty ones
