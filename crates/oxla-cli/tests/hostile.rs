@@ -299,3 +299,31 @@ fn elided_constants_check_but_never_run() {
         );
     }
 }
+
+/// A constant written as one value for an array is what XLA makes of it,
+/// the value at index 0 and zeros elsewhere, on both backends: as a dense
+/// literal when small, as a pad when large.
+#[test]
+fn one_value_constants_run_as_xla_reads_them() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-cli-one-value");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("one_value.hlo");
+    std::fs::write(
+        &path,
+        "HloModule m\n\nENTRY e {\n  a = f32[5000] constant(15)\n  s = f32[3] slice(a), slice={[0:3]}\n  b = s32[2,2] constant(-7)\n  ROOT t = (f32[3], s32[2,2]) tuple(s, b)\n}\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    for backend in ["interp", "jit"] {
+        let run = oxla(&["run", p, "--backend", backend], &[]);
+        assert_eq!(run.code, Some(0), "{backend}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("f32[3] {15, 0, 0}")
+                && run.stdout.contains("{ -7, 0 }")
+                && run.stdout.contains("{ 0, 0 }"),
+            "{backend}: {}",
+            run.stdout
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -19,9 +19,9 @@
 //!
 //! Every attribute is honoured, refused, or accepted because it carries no
 //! semantics on one CPU device; none is skipped unread. An instruction's
-//! attributes are read by its op's arm of [`Attrs::op`]; the attributes
+//! attributes are read by its op's arm of `Attrs::op`; the attributes
 //! every instruction may carry (`metadata=`, `sharding=`, `backend_config=`,
-//! ...) are validated by [`Attrs::finish`], which refuses any other as
+//! ...) are validated by `Attrs::finish`, which refuses any other as
 //! `unexpected attribute`. Module attributes are read by
 //! `Cursor::module_attributes`. What oxla cannot honour is refused with a
 //! message saying why: non-default comparison types, dot algorithms other
@@ -53,8 +53,8 @@
 //! - no input panics, recurses without bound or allocates more than a small
 //!   multiple of its own length: literals are read value by value and
 //!   counted against their declared shape, never allocated from it (elided
-//!   constants allocate nothing; a constant written as one value for a whole
-//!   array is expanded within a budget tied to the text's length); nesting
+//!   constants allocate nothing, and a large array written as one value
+//!   becomes a `pad` of it); nesting
 //!   (tuple shapes, literals, nested operands, fusion inlining) is capped,
 //!   and so is the number of instructions fusion inlining may copy.
 //!
@@ -115,10 +115,10 @@ const MAX_NESTING: usize = 64;
 /// so calls that double at each level would otherwise make 2^depth copies.
 const MIN_INLINE_BUDGET: usize = 1 << 14;
 
-/// The fewest bytes that constants written as one value for a whole array
-/// (`f32[40] constant(15)`) may expand to in a module; the budget grows by
-/// 16 bytes per byte of text.
-const MIN_FILL_BUDGET: usize = 1 << 20;
+/// The most elements a constant written as one value for a whole array
+/// (`f32[40] constant(15)`) is expanded to as a dense literal; a larger one
+/// becomes a `pad` of that value with zeros, which allocates nothing.
+const MAX_DENSE_SINGLE_VALUE: i64 = 4096;
 
 /// How many characters of a long source line an error shows on each side
 /// of the column.
@@ -274,6 +274,10 @@ enum RawOp {
     Copy,
     /// A constant of tuple shape: lowered to a `tuple` of constants.
     TupleConstant(Literal),
+    /// A large array constant written as one (scalar) value, which XLA
+    /// stores at index 0 with zeros elsewhere: lowered to a `pad` of that
+    /// value with zeros, allocating nothing.
+    FirstOnlyConstant(Literal),
     /// An instruction whose text did not parse (its error is reported);
     /// instructions that use it are not reported again.
     Poisoned,
@@ -287,6 +291,14 @@ struct RawOperand {
     /// The operand is the instruction at this index of the computation,
     /// written in place (`add(f32[] multiply(a, b), c)`).
     nested: Option<usize>,
+}
+
+/// What a `constant(...)` holds.
+#[derive(Debug, Clone)]
+enum ConstantValue {
+    Literal(Literal),
+    /// The value at index 0 of a large array whose other elements are zero.
+    FirstOnly(Literal),
 }
 
 /// A check an attribute needs that waits for the operands' shapes.
@@ -546,9 +558,6 @@ struct Cursor<'s, 'a> {
     bytes: &'a [u8],
     pos: usize,
     end: usize,
-    /// Bytes that constants written as one value for a whole array may
-    /// still expand to (see [`MIN_FILL_BUDGET`]).
-    fill_budget: usize,
 }
 
 impl<'s, 'a> Cursor<'s, 'a> {
@@ -558,7 +567,6 @@ impl<'s, 'a> Cursor<'s, 'a> {
             bytes: src.text.as_bytes(),
             pos: 0,
             end: src.text.len(),
-            fill_budget: src.text.len().saturating_mul(16).max(MIN_FILL_BUDGET),
         }
     }
 
@@ -569,7 +577,6 @@ impl<'s, 'a> Cursor<'s, 'a> {
             bytes: self.bytes,
             pos: start,
             end,
-            fill_budget: 0,
         }
     }
 
@@ -1461,7 +1468,7 @@ impl<'s, 'a> Cursor<'s, 'a> {
             }
             OperandSyntax::Literal => {
                 if let Some(shape) = &shape {
-                    literal = Some(self.literal(shape, 0)?);
+                    literal = Some(self.constant_value(shape)?);
                 }
                 self.expect(")", "after the constant's value")?;
             }
@@ -2364,9 +2371,42 @@ impl<'s, 'a> Cursor<'s, 'a> {
         (c.peek() == Some(b'}')).then_some(c.pos + 1)
     }
 
+    /// The value of a top-level `constant(...)`: a literal, or, for a large
+    /// array written as one value, that value alone (see
+    /// [`MAX_DENSE_SINGLE_VALUE`]).
+    fn constant_value(&mut self, shape: &Shape) -> Result<ConstantValue> {
+        self.skip_ws()?;
+        let pos = self.pos;
+        if shape.is_array()
+            && shape.rank() > 0
+            && self.peek() != Some(b'{')
+            && shape.element_count() > MAX_DENSE_SINGLE_VALUE
+        {
+            let mut one = ArrayData::zeros(shape.element_type(), 0).ok_or_else(|| {
+                self.err(
+                    pos,
+                    format!("a literal cannot have shape {shape}"),
+                    "an array shape",
+                )
+            })?;
+            self.value(&mut one, shape)?;
+            let value = Literal::from_array_data(&[], one).map_err(|e| {
+                self.err(
+                    pos,
+                    e.to_string(),
+                    format!("a value of type {}", shape.element_type()),
+                )
+            })?;
+            return Ok(ConstantValue::FirstOnly(value));
+        }
+        self.literal(shape, 0).map(ConstantValue::Literal)
+    }
+
     /// `f32[4] constant(7)`: XLA's parser stores the one value at index 0
-    /// and leaves the other elements zero. The zeros are counted against
-    /// the module's fill budget before they are allocated.
+    /// and leaves the other elements zero. Arrays of up to
+    /// [`MAX_DENSE_SINGLE_VALUE`] elements become dense literals here (a
+    /// larger one at the top of a constant is a pad, see
+    /// [`Cursor::constant_value`]).
     fn single_value_array(&mut self, shape: &Shape) -> Result<Literal> {
         let pos = self.pos;
         let mut one = ArrayData::zeros(shape.element_type(), 0).ok_or_else(|| {
@@ -2389,23 +2429,17 @@ impl<'s, 'a> Cursor<'s, 'a> {
                 "`{}` for an empty array",
             ));
         }
-        let bytes = usize::try_from(count)
-            .ok()
-            .and_then(|n| n.checked_mul(shape.element_type().byte_size()))
-            .unwrap_or(usize::MAX);
-        if bytes > self.fill_budget {
+        if count > MAX_DENSE_SINGLE_VALUE {
             return Err(self.err(
                 pos,
                 format!(
-                    "the {shape} constant is written as the single value {token}, which XLA \
-                     stores at index 0 with zeros elsewhere; expanding it needs {bytes} bytes, \
-                     more than the {} bytes oxla allows such constants in a module of this size",
-                    self.fill_budget
+                    "the {shape} element of a tuple constant is written as the single value \
+                     {token} (XLA stores it at index 0 with zeros elsewhere); oxla expands that \
+                     inside a tuple for at most {MAX_DENSE_SINGLE_VALUE} elements"
                 ),
-                format!("every value of the {shape} constant, in braces"),
+                format!("every value of the {shape} element, in braces"),
             ));
         }
-        self.fill_budget -= bytes;
         let mut literal = Literal::zeros(shape)
             .map_err(|e| self.err(pos, e.to_string(), format!("a literal of shape {shape}")))?;
         literal
@@ -2885,7 +2919,7 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
         &self,
         template: Template,
         number: i64,
-        literal: Option<Literal>,
+        literal: Option<ConstantValue>,
         operand_count: usize,
     ) -> Result<(RawOp, Vec<Check>)> {
         let mut checks = Vec::new();
@@ -2933,10 +2967,13 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
         let kind = match opcode {
             Opcode::Parameter => OpKind::Parameter { number },
             Opcode::Constant => match literal {
-                Some(literal) if literal.shape().is_tuple() => {
+                Some(ConstantValue::Literal(literal)) if literal.shape().is_tuple() => {
                     return Ok((RawOp::TupleConstant(literal), checks));
                 }
-                Some(literal) => OpKind::Constant { literal },
+                Some(ConstantValue::Literal(literal)) => OpKind::Constant { literal },
+                Some(ConstantValue::FirstOnly(value)) => {
+                    return Ok((RawOp::FirstOnlyConstant(value), checks));
+                }
                 None => {
                     return Err(self.cursor.err(
                         self.opcode_pos,
@@ -3260,6 +3297,58 @@ impl Target {
         id
     }
 
+    /// Appends an array of `shape` holding `value` at index 0 and zeros
+    /// elsewhere, as XLA reads `f32[1000000] constant(7)`: the value
+    /// broadcast to a shape of ones and padded with zeros at the high end of
+    /// each dimension (`name.value`, `name.zero`, `name.first`, then `name`).
+    fn add_first_only(
+        &mut self,
+        name: String,
+        value: &Literal,
+        zero: &Literal,
+        shape: &Shape,
+    ) -> InstId {
+        self.used.insert(name.clone());
+        let ty = shape.element_type();
+        let scalar = Shape::scalar(ty);
+        let value_name = self.fresh_name(&format!("{name}.value"));
+        let v = self.add(
+            value_name,
+            OpKind::Constant {
+                literal: value.clone(),
+            },
+            vec![],
+            scalar.clone(),
+        );
+        let zero_name = self.fresh_name(&format!("{name}.zero"));
+        let z = self.add(
+            zero_name,
+            OpKind::Constant {
+                literal: zero.clone(),
+            },
+            vec![],
+            scalar,
+        );
+        let ones = vec![1; shape.rank()];
+        let first_name = self.fresh_name(&format!("{name}.first"));
+        let first = self.add(
+            first_name,
+            OpKind::Broadcast { dimensions: vec![] },
+            vec![v],
+            Shape::new(ty, &ones),
+        );
+        let config = shape
+            .dims()
+            .iter()
+            .map(|&d| PadDim {
+                lo: 0,
+                hi: d - 1,
+                interior: 0,
+            })
+            .collect();
+        self.add(name, OpKind::Pad { config }, vec![first, z], shape.clone())
+    }
+
     /// Appends `literal` as a constant, or a tuple literal as a `tuple` of
     /// constants (elements named `name.0`, `name.1`, ...).
     fn add_literal(&mut self, name: String, literal: &Literal) -> InstId {
@@ -3386,7 +3475,11 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 let (r, is_fusion) = match &inst.op {
                     RawOp::Reduce { to_apply, .. } => (to_apply, false),
                     RawOp::Fusion { calls, .. } => (calls, true),
-                    RawOp::Kind(_) | RawOp::Copy | RawOp::TupleConstant(_) | RawOp::Poisoned => {
+                    RawOp::Kind(_)
+                    | RawOp::Copy
+                    | RawOp::TupleConstant(_)
+                    | RawOp::FirstOnlyConstant(_)
+                    | RawOp::Poisoned => {
                         continue;
                     }
                 };
@@ -4067,6 +4160,25 @@ impl<'s, 'a> Lowering<'s, 'a> {
                         t.fresh_name(&inst.name.name)
                     };
                     Some(t.add_literal(name, literal))
+                }
+                (RawOp::FirstOnlyConstant(value), _) => {
+                    let Some(shape) = &inst.shape else {
+                        self.cannot_infer(inst);
+                        continue;
+                    };
+                    let zero = match Literal::zeros(value.shape()) {
+                        Ok(zero) => zero,
+                        Err(e) => {
+                            self.error(inst.opcode_pos, e.to_string(), "a constant");
+                            continue;
+                        }
+                    };
+                    let name = if depth == 0 {
+                        inst.name.name.clone()
+                    } else {
+                        t.fresh_name(&inst.name.name)
+                    };
+                    Some(t.add_first_only(name, value, &zero, shape))
                 }
                 (RawOp::Kind(kind), _) => self.push(t, inst, kind.clone(), ops, depth),
             };

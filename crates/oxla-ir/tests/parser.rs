@@ -1012,9 +1012,19 @@ fn cases() -> Vec<Case> {
             Errors(&["tries to set value 15 to a literal in shape f32[0] at linear index 0"]),
         ),
         case(
-            "one value for a huge array is not expanded",
-            &entry("  ROOT a = f32[100000000] constant(15)"),
-            Errors(&["expanding it needs 400000000 bytes, more than the 1048576 bytes"]),
+            "one value for a large array: the same array, as a pad, allocating nothing",
+            &entry("  ROOT a = f32[2,5000] constant(15)"),
+            Prints(&[
+                "a.value = f32[] constant(15)",
+                "a.zero = f32[] constant(0)",
+                "a.first = f32[1,1]{1,0} broadcast(a.value), dimensions={}",
+                "ROOT a = f32[2,5000]{1,0} pad(a.first, a.zero), padding=0_1x0_4999",
+            ]),
+        ),
+        case(
+            "one value for a large array inside a tuple constant",
+            &entry("  ROOT a = (f32[5000], s32[]) constant((15, 1))"),
+            Errors(&["oxla expands that inside a tuple for at most 4096 elements"]),
         ),
         case(
             "tuple constants become tuples of constants (XLA's TupleConstant)",
