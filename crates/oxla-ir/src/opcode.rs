@@ -94,6 +94,9 @@ pub enum OpClass {
     Contraction,
     /// Builds or takes apart tuples.
     Tuple,
+    /// Runs called computations as control flow (`while`, `conditional`),
+    /// per element (`map`), or fences optimizations (`opt-barrier`).
+    Control,
 }
 
 impl OpClass {
@@ -113,7 +116,8 @@ impl OpClass {
             | OpClass::IndexMap
             | OpClass::Reduction
             | OpClass::Contraction
-            | OpClass::Tuple => false,
+            | OpClass::Tuple
+            | OpClass::Control => false,
         }
     }
 }
@@ -472,14 +476,31 @@ op_table! {
         Reverse => "reverse", Arity::Fixed(1), IndexMap, Any, Cheap, Some("stablehlo.reverse");
         /// Edge and interior padding.
         Pad => "pad", Arity::Fixed(2), IndexMap, Any, Cheap, Some("stablehlo.pad");
-        /// Folds a reducer computation over dimensions.
-        Reduce => "reduce", Arity::Fixed(2), Reduction, Any, Materialised,
+        /// Folds a reducer computation over dimensions: N inputs, then N
+        /// init values (N >= 1).
+        Reduce => "reduce", Arity::AtLeast(2), Reduction, Any, Materialised,
             Some("stablehlo.reduce");
         /// General matrix product with batch and contracting dimensions.
         Dot => "dot", Arity::Fixed(2), Contraction, Arithmetic, Materialised,
             Some("stablehlo.dot_general");
         /// Groups values into a tuple.
         Tuple => "tuple", Arity::AtLeast(0), Tuple, Any, Cheap, Some("stablehlo.tuple");
+        // -- tuples and control flow (the ctrl family) --
+        /// One element of a tuple.
+        GetTupleElement => "get-tuple-element", Arity::Fixed(1), Tuple, Any, Cheap,
+            Some("stablehlo.get_tuple_element");
+        /// A loop: a body computation applied while a condition computation
+        /// holds.
+        While => "while", Arity::Fixed(1), Control, Any, Materialised, Some("stablehlo.while");
+        /// Runs one of several branch computations, chosen by a `pred` or an
+        /// `s32` index.
+        Conditional => "conditional", Arity::AtLeast(2), Control, Any, Materialised,
+            Some("stablehlo.case");
+        /// The identity, as a fence that optimizations do not cross.
+        OptimizationBarrier => "opt-barrier", Arity::Fixed(1), Control, Any, Materialised,
+            Some("stablehlo.optimization_barrier");
+        /// Applies a scalar computation to the elements of arrays.
+        Map => "map", Arity::AtLeast(1), Control, Any, Materialised, Some("stablehlo.map");
     }
 }
 
@@ -648,17 +669,12 @@ impl fmt::Display for Opcode {
 /// Opcodes of XLA's HLO that oxla does not have (yet): the parser calls
 /// them unsupported rather than unknown.
 pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
-    "get-tuple-element",
     "dynamic-slice",
     "dynamic-update-slice",
     "dynamic-reshape",
     "custom-call",
     "bitcast",
     "bitcast-convert",
-    "call",
-    "map",
-    "while",
-    "conditional",
     "gather",
     "scatter",
     "sort",
@@ -682,7 +698,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "send-done",
     "recv-done",
     "domain",
-    "optimization-barrier",
     "cbrt",
     "tan",
     "erf",

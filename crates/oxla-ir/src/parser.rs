@@ -15,14 +15,24 @@
 //! skipped as balanced brackets and strings, and must end on their line.
 //!
 //! Two XLA constructs are rewritten into oxla's IR as they are read:
-//! - `fusion(...)`, calls=%f: the fused computation is inlined at the call
-//!   site, its parameters replaced by the fusion's operands; its root takes
-//!   the fusion's name. This runs XLA's optimized dumps.
+//! - `fusion(...)`, calls=%f, and `call(...), to_apply=%f`: the called
+//!   computation is inlined at the call site, its parameters replaced by
+//!   the operands; its root takes the instruction's name. This runs XLA's
+//!   optimized dumps and JAX's nested `jit`s (whose `call`s may return
+//!   tuples, read with `get-tuple-element`). Inlining is what XLA's own
+//!   `CallInliner` does first; it keeps one op fewer in every backend, at
+//!   the cost of printing the inlined form rather than the `call`.
 //! - `copy(x)` is the identity once layouts are ignored: uses of the copy
 //!   become uses of `x`.
 //!
-//! Every other XLA op oxla lacks (`get-tuple-element`, `dynamic-slice`, ...)
-//! is a parse error at the opcode.
+//! Ops that call computations by name (`reduce`'s and `map`'s `to_apply=`,
+//! `while`'s `condition=`/`body=`, `conditional`'s `branch_computations=`
+//! or `true_computation=`/`false_computation=`) keep their computations as
+//! bodies of their own. A `backend_config` (such as a loop's
+//! `known_trip_count`) is a hint and is not read.
+//!
+//! Every other XLA op oxla lacks (`dynamic-slice`, `gather`, ...) is a parse
+//! error at the opcode.
 //!
 //! Invariants:
 //! - every computation the parser returns went through the same per-instruction
@@ -226,14 +236,32 @@ struct NameRef {
 #[derive(Debug, Clone)]
 enum RawOp {
     Kind(OpKind),
-    Reduce {
-        dimensions: Vec<i64>,
-        to_apply: NameRef,
+    /// An op that calls computations: `kind` with placeholder ids, and the
+    /// names that replace them, in the order of
+    /// [`OpKind::called_computations_mut`].
+    Calls {
+        kind: OpKind,
+        callees: Vec<NameRef>,
+        fixup: CallsFixup,
     },
     Fusion {
         calls: NameRef,
     },
     Copy,
+}
+
+/// What an op that calls computations still needs from its operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CallsFixup {
+    None,
+    /// A conditional written with `true_computation=`/`false_computation=`
+    /// (`true`) or `branch_computations=` (`false`): the selector's type
+    /// must call for that form.
+    ConditionalForm {
+        pred: bool,
+    },
+    /// A `map` without `dimensions=`: every dimension of its operands.
+    MapAllDimensions,
 }
 
 #[derive(Debug, Clone)]
@@ -1410,7 +1438,12 @@ impl Template {
             | Opcode::Pad
             | Opcode::Reduce
             | Opcode::Dot
-            | Opcode::Tuple => OperandSyntax::Operands,
+            | Opcode::Tuple
+            | Opcode::GetTupleElement
+            | Opcode::While
+            | Opcode::Conditional
+            | Opcode::OptimizationBarrier
+            | Opcode::Map => OperandSyntax::Operands,
         }
     }
 }
@@ -1484,6 +1517,78 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
         let name = c.name(&format!("a computation name for `{key}`"))?;
         c.expect_done(&format!("the `{key}` computation name"))?;
         Ok(name)
+    }
+
+    /// `{%a, %b}`: a list of computation names.
+    fn names(&self, key: &str) -> Result<Vec<NameRef>> {
+        let mut c = self.get(key).ok_or_else(|| self.missing(key, "{%a, %b}"))?;
+        c.expect("{", &format!("opening the `{key}` list"))?;
+        let mut names = Vec::new();
+        if !c.eat("}")? {
+            loop {
+                c.skip_ws()?;
+                names.push(c.name(&format!("a computation name in `{key}`"))?);
+                if c.eat("}")? {
+                    break;
+                }
+                c.expect(",", &format!("or `}}` in the `{key}` list"))?;
+            }
+        }
+        c.expect_done(&format!("the `{key}` list"))?;
+        Ok(names)
+    }
+
+    /// An integer attribute.
+    fn int(&self, key: &str, example: &str) -> Result<i64> {
+        let mut c = self.get(key).ok_or_else(|| self.missing(key, example))?;
+        let value = c.int(&format!("the value of `{key}`"))?.0;
+        c.expect_done(&format!("the value of `{key}`"))?;
+        Ok(value)
+    }
+
+    /// The op of a `conditional`: `true_computation=`/`false_computation=`
+    /// or `branch_computations=`, never both.
+    fn conditional(&self) -> Result<RawOp> {
+        let branch_list = self
+            .attrs
+            .iter()
+            .find(|a| a.key.name == "branch_computations");
+        let pair = self
+            .attrs
+            .iter()
+            .find(|a| a.key.name == "true_computation" || a.key.name == "false_computation");
+        let (callees, pred) = match (branch_list, pair) {
+            (Some(_), Some(p)) => {
+                return Err(self.cursor.err(
+                    p.key.pos,
+                    format!(
+                        "`conditional` takes `branch_computations=` (an s32 selector) or \
+                         `true_computation=` and `false_computation=` (a pred selector), not both; \
+                         `{}` is given with `branch_computations`",
+                        p.key.name
+                    ),
+                    "one of the two forms",
+                ));
+            }
+            (Some(_), None) => (self.names("branch_computations")?, false),
+            (None, Some(_)) => (
+                vec![
+                    self.name("true_computation")?,
+                    self.name("false_computation")?,
+                ],
+                true,
+            ),
+            (None, None) => {
+                return Err(self.missing("branch_computations", "{%b0, %b1}"));
+            }
+        };
+        Ok(RawOp::Calls {
+            kind: OpKind::Conditional {
+                branches: vec![ComputationId(0); callees.len()],
+            },
+            callees,
+            fixup: CallsFixup::ConditionalForm { pred },
+        })
     }
 
     /// The op an instruction with these attributes performs.
@@ -1592,9 +1697,13 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 OpKind::Pad { config }
             }
             Opcode::Reduce => {
-                return Ok(RawOp::Reduce {
-                    dimensions: self.required_dims("dimensions")?,
-                    to_apply: self.name("to_apply")?,
+                return Ok(RawOp::Calls {
+                    kind: OpKind::Reduce {
+                        dimensions: self.required_dims("dimensions")?,
+                        to_apply: ComputationId(0),
+                    },
+                    callees: vec![self.name("to_apply")?],
+                    fixup: CallsFixup::None,
                 });
             }
             Opcode::Dot => OpKind::DotGeneral {
@@ -1606,6 +1715,37 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 },
             },
             Opcode::Tuple => OpKind::Tuple,
+            // -- tuples and control flow (the ctrl family) --
+            Opcode::GetTupleElement => OpKind::GetTupleElement {
+                index: self.int("index", "0")?,
+            },
+            Opcode::While => {
+                return Ok(RawOp::Calls {
+                    kind: OpKind::While {
+                        condition: ComputationId(0),
+                        body: ComputationId(0),
+                    },
+                    callees: vec![self.name("condition")?, self.name("body")?],
+                    fixup: CallsFixup::None,
+                });
+            }
+            Opcode::Conditional => return self.conditional(),
+            Opcode::OptimizationBarrier => OpKind::OptimizationBarrier,
+            Opcode::Map => {
+                let dimensions = self.dims("dimensions")?;
+                return Ok(RawOp::Calls {
+                    fixup: if dimensions.is_some() {
+                        CallsFixup::None
+                    } else {
+                        CallsFixup::MapAllDimensions
+                    },
+                    kind: OpKind::Map {
+                        dimensions: dimensions.unwrap_or_default(),
+                        to_apply: ComputationId(0),
+                    },
+                    callees: vec![self.name("to_apply")?],
+                });
+            }
         }))
     }
 }
@@ -1744,12 +1884,14 @@ impl<'s, 'a> Lowering<'s, 'a> {
         let mut fused = vec![false; comps.len()];
         let mut applied = vec![false; comps.len()];
         for (ci, c) in comps.iter().enumerate() {
-            for inst in &c.insts {
-                let (r, is_fusion) = match &inst.op {
-                    RawOp::Reduce { to_apply, .. } => (to_apply, false),
-                    RawOp::Fusion { calls } => (calls, true),
-                    RawOp::Kind(_) | RawOp::Copy => continue,
-                };
+            let references = c.insts.iter().flat_map(|inst| -> Vec<(&NameRef, bool)> {
+                match &inst.op {
+                    RawOp::Calls { callees, .. } => callees.iter().map(|r| (r, false)).collect(),
+                    RawOp::Fusion { calls } => vec![(calls, true)],
+                    RawOp::Kind(_) | RawOp::Copy => vec![],
+                }
+            });
+            for (r, is_fusion) in references {
                 let Some(&target) = self.by_name.get(r.name.as_str()) else {
                     // Listing the computations costs O(module): only for
                     // errors that will be reported.
@@ -1831,8 +1973,8 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 continue;
             };
             for inst in &mut body.instructions {
-                if let OpKind::Reduce { to_apply, .. } = &mut inst.kind {
-                    *to_apply = ComputationId(new_id[to_apply.index()]);
+                for id in inst.kind.called_computations_mut() {
+                    *id = ComputationId(new_id[id.index()]);
                 }
             }
             bodies.push(body);
@@ -2239,22 +2381,30 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     Some(root)
                 }
                 (
-                    RawOp::Reduce {
-                        dimensions,
-                        to_apply,
+                    RawOp::Calls {
+                        kind,
+                        callees,
+                        fixup,
                     },
                     _,
                 ) => {
-                    let body = self
-                        .by_name
-                        .get(to_apply.name.as_str())
-                        .and_then(|&c| self.body_of[c]);
-                    // A reducer in error has been reported already.
-                    let Some(body) = body else { continue };
-                    let kind = OpKind::Reduce {
-                        dimensions: dimensions.clone(),
-                        to_apply: ComputationId(body as u32),
-                    };
+                    let bodies: Option<Vec<usize>> = callees
+                        .iter()
+                        .map(|r| {
+                            self.by_name
+                                .get(r.name.as_str())
+                                .and_then(|&c| self.body_of[c])
+                        })
+                        .collect();
+                    // A callee in error has been reported already.
+                    let Some(bodies) = bodies else { continue };
+                    let mut kind = kind.clone();
+                    for (id, body) in kind.called_computations_mut().into_iter().zip(bodies) {
+                        *id = ComputationId(body as u32);
+                    }
+                    if !self.fix_calls(t, inst, &mut kind, *fixup, &ops) {
+                        continue;
+                    }
                     self.push(t, inst, kind, ops, depth)
                 }
                 (RawOp::Kind(kind), _) => self.push(t, inst, kind.clone(), ops, depth),
@@ -2262,6 +2412,63 @@ impl<'s, 'a> Lowering<'s, 'a> {
         }
         // An empty computation (reported) has no root.
         map.get(root_index).copied().flatten()
+    }
+
+    /// Completes what an op that calls computations needs from its
+    /// operands; `false` after an error (reported).
+    fn fix_calls(
+        &mut self,
+        t: &Target,
+        inst: &RawInst,
+        kind: &mut OpKind,
+        fixup: CallsFixup,
+        ops: &[InstId],
+    ) -> bool {
+        match (fixup, kind) {
+            (CallsFixup::None, _) => true,
+            (CallsFixup::MapAllDimensions, OpKind::Map { dimensions, .. }) => {
+                let rank = ops.first().map_or(0, |&o| t.shape(o).rank());
+                *dimensions = (0..rank as i64).collect();
+                true
+            }
+            (CallsFixup::ConditionalForm { pred }, OpKind::Conditional { .. }) => {
+                let Some(&selector) = ops.first() else {
+                    return true;
+                };
+                let ty = t.shape(selector).element_type();
+                // Any other selector is refused by shape inference.
+                let wrong = if pred {
+                    ty == ElementType::S32
+                } else {
+                    ty == ElementType::Pred
+                };
+                if wrong {
+                    let (given, wanted) = if pred {
+                        (
+                            "`true_computation=`/`false_computation=`",
+                            "`branch_computations={...}`",
+                        )
+                    } else {
+                        (
+                            "`branch_computations=`",
+                            "`true_computation=` and `false_computation=`",
+                        )
+                    };
+                    self.error(
+                        inst.opcode_pos,
+                        format!(
+                            "`{}` selects its branch with {}, which takes {wanted}, not {given}",
+                            inst.name.name,
+                            t.shape(selector)
+                        ),
+                        wanted,
+                    );
+                    return false;
+                }
+                true
+            }
+            (CallsFixup::MapAllDimensions | CallsFixup::ConditionalForm { .. }, _) => true,
+        }
     }
 
     /// Adds one instruction after checking its declared shape against

@@ -504,9 +504,7 @@ fn error_messages() {
         ),
         (
             "unsupported op",
-            module(
-                "  x = (f32[2], s32[]) parameter(0)\n  ROOT y = f32[2] get-tuple-element(x), index=0\n",
-            ),
+            module("  x = f32[2] parameter(0)\n  ROOT y = f32[4] all-gather(x), dimensions={0}\n"),
         ),
         (
             "missing close paren",

@@ -370,9 +370,15 @@ fn called_body_returning_a_tuple() {
         ],
         2,
     );
-    let comp =
-        Computation::from_bodies_unverified("tuple_callee", vec![tuple_body, sum_body("sum")]);
-    insta::assert_snapshot!("called_body_returning_a_tuple", report(&comp, &["t"]));
+    // What a called body returns is its caller's business: uncalled, or as
+    // a loop body, a tuple is fine; as the reducer of one input it is not.
+    let comp = Computation::from_bodies_unverified(
+        "tuple_callee",
+        vec![tuple_body.clone(), sum_body("sum")],
+    );
+    verifier::verify(&comp).unwrap();
+    let comp = Computation::from_bodies_unverified("tuple_callee", vec![tuple_body, reduce_of(0)]);
+    insta::assert_snapshot!("called_body_returning_a_tuple", report(&comp, &["r"]));
 }
 
 #[test]
