@@ -12,7 +12,7 @@ For each program NAME it writes NAME.hlo (`jax.jit(f).lower(*args)
 every NAME.hlo in oxla's interpreter on those inputs and compares the result
 with the outputs, so the tests need no Python.
 
-With --check OXLA it also runs each program with `oxla run` (interpreter) and
+With --check OXLA it also runs each program with `oxla run --backend interp` and
 converts it with `oxla convert --to stablehlo`, then has XLA parse, compile
 and run that MLIR text (as scripts/jax_interop.py does), comparing both with
 JAX's outputs; it prints one line per program and exits 1 on a mismatch.
@@ -158,7 +158,7 @@ def check(jax, oxla):
         outputs = [np.load(p) for p in sorted(OUT.glob(f"{name}.out*.npy"))]
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "out.npy"
-            cmd = [oxla, "run", str(hlo), "--output", str(out)]
+            cmd = [oxla, "run", str(hlo), "--backend", "interp", "--output", str(out)]
             for p in inputs:
                 cmd += ["--input", str(p)]
             r = subprocess.run(cmd, capture_output=True, text=True)

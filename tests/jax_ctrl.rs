@@ -73,7 +73,7 @@ fn jax_control_flow_programs_match_jax() {
     let mut failures = Vec::new();
     for name in &names {
         let text = std::fs::read_to_string(dir.join(format!("{name}.hlo"))).unwrap_or_default();
-        let comp = match oxla::parse_hlo_module(&text) {
+        let comp = match oxla::hlo::parse(&text) {
             Ok(c) => c,
             Err(e) => {
                 failures.push(format!("{name}: does not parse: {e}"));
@@ -81,7 +81,7 @@ fn jax_control_flow_programs_match_jax() {
             }
         };
         let printed = comp.to_hlo_text();
-        match oxla::parse_hlo_module(&printed) {
+        match oxla::hlo::parse(&printed) {
             Ok(again) if again.to_hlo_text() == printed => {}
             Ok(_) => failures.push(format!("{name}: prints differently after a round trip")),
             Err(e) => failures.push(format!("{name}: its printed text does not parse: {e}")),
