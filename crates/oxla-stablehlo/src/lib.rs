@@ -98,8 +98,8 @@ mod tests {
         );
         assert_eq!(
             err.to_string(),
-            "cannot write `deep` as StableHLO: reducer regions nest more than 200 levels deep \
-             (at `r1`)"
+            "cannot write `deep` as StableHLO: regions (reducers, loops, branches) nest more \
+             than 200 levels deep (at `r1`)"
         );
     }
 }
