@@ -134,9 +134,11 @@ use crate::ops::{OpResult, array};
 use crate::value::Value;
 
 /// How deeply called computations may nest while evaluating (a loop in a
-/// loop in a branch ...): deeper calls are an error rather than a stack
-/// overflow.
-pub const MAX_CALL_DEPTH: usize = 64;
+/// loop in a branch, a reducer in a loop body ...): deeper calls are an
+/// [`Error::Evaluation`] rather than a stack overflow. Each level costs
+/// about 10 KiB of stack in a debug build (much less optimised), so 32
+/// levels fit well inside a 2 MiB thread; JAX programs nest a few.
+pub const MAX_CALL_DEPTH: usize = 32;
 
 /// Evaluates `comp` on `args` (one literal per parameter, in parameter
 /// order) and returns the root's value: an array, or a tuple for a tuple
@@ -320,12 +322,6 @@ impl<'a> Eval<'a> {
     where
         'a: 'b,
     {
-        let operand = |k: usize| -> OpResult<&Literal> {
-            args.get(k)
-                .ok_or_else(|| format!("operand {k} is missing"))?
-                .array()
-        };
-        let dims = inst.shape.dims();
         let data: ArrayData = match &inst.kind {
             OpKind::Parameter { number } => {
                 return usize::try_from(*number)
@@ -336,31 +332,20 @@ impl<'a> Eval<'a> {
             }
             OpKind::Constant { literal } => return Ok(Value::Borrowed(literal)),
             OpKind::Tuple => return Ok(Value::tuple(args)),
-            OpKind::Iota { dimension } => ops::iota(&inst.shape, *dimension)?,
-            OpKind::Unary(op) => ops::unary(*op, operand(0)?)?,
-            OpKind::Binary {
-                op,
-                broadcast_dimensions,
-            } => ops::binary(*op, broadcast_dimensions, operand(0)?, operand(1)?, dims)?,
-            OpKind::Convert => ops::convert(operand(0)?, inst.shape.element_type())?,
-            OpKind::Select => ops::select(operand(0)?, operand(1)?, operand(2)?, dims)?,
-            OpKind::Clamp => ops::clamp(operand(0)?, operand(1)?, operand(2)?, dims)?,
-            OpKind::Broadcast { dimensions } => ops::broadcast(operand(0)?, dimensions, dims)?,
-            OpKind::Reshape => array(operand(0)?)?.clone(),
-            OpKind::Transpose { permutation } => ops::transpose(operand(0)?, permutation, dims)?,
-            OpKind::Slice {
-                starts,
-                limits: _,
-                strides,
-            } => ops::slice(operand(0)?, starts, strides, dims)?,
-            OpKind::Concatenate { dimension } => {
-                let operands = (0..inst.operands.len())
-                    .map(operand)
-                    .collect::<OpResult<Vec<_>>>()?;
-                ops::concatenate(&operands, *dimension, dims)?
-            }
-            OpKind::Reverse { dimensions } => ops::reverse(operand(0)?, dimensions)?,
-            OpKind::Pad { config } => ops::pad(operand(0)?, operand(1)?, config, dims)?,
+            OpKind::Iota { .. }
+            | OpKind::Unary(_)
+            | OpKind::Binary { .. }
+            | OpKind::Convert
+            | OpKind::Select
+            | OpKind::Clamp
+            | OpKind::Broadcast { .. }
+            | OpKind::Reshape
+            | OpKind::Transpose { .. }
+            | OpKind::Slice { .. }
+            | OpKind::Concatenate { .. }
+            | OpKind::Reverse { .. }
+            | OpKind::Pad { .. }
+            | OpKind::DotGeneral { .. } => array_op(inst, &args)?,
             OpKind::Reduce {
                 dimensions,
                 to_apply,
@@ -374,13 +359,7 @@ impl<'a> Eval<'a> {
                 if args.len() != 2 || inst.shape.is_tuple() {
                     return ctrl::reduce_variadic(self, *to_apply, &args, dimensions, inst, depth);
                 }
-                let (x, init) = (operand(0)?, operand(1)?);
-                dispatch_array!(array(x)?, v => {
-                    self.reduce(*to_apply, v, x.shape().dims(), init, dimensions, dims, depth)?.into()
-                })
-            }
-            OpKind::DotGeneral { dims: numbers } => {
-                ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
+                self.reduce_one(*to_apply, &args, dimensions, inst.shape.dims(), depth)?
             }
             // -- tuples and control flow (the ctrl family) --
             OpKind::GetTupleElement { index } => {
@@ -409,9 +388,31 @@ impl<'a> Eval<'a> {
                 to_apply,
             } => ctrl::map(self, *to_apply, &args, &inst.shape, depth)?,
         };
-        Literal::from_array_data(dims, data)
+        Literal::from_array_data(inst.shape.dims(), data)
             .map(|l| Value::Shared(Rc::new(l)))
             .map_err(|e| e.to_string())
+    }
+
+    /// A single-input `reduce` (`args` = `[x, init]`), kept out of
+    /// [`Eval::instruction`] so that the frames of nested calls stay small.
+    #[inline(never)]
+    fn reduce_one(
+        &self,
+        to_apply: ComputationId,
+        args: &[Value<'_>],
+        dimensions: &[i64],
+        out_dims: &[i64],
+        depth: usize,
+    ) -> OpResult<ArrayData> {
+        let operand = |k: usize| -> OpResult<&Literal> {
+            args.get(k)
+                .ok_or_else(|| format!("operand {k} is missing"))?
+                .array()
+        };
+        let (x, init) = (operand(0)?, operand(1)?);
+        Ok(dispatch_array!(array(x)?, v => {
+            self.reduce(to_apply, v, x.shape().dims(), init, dimensions, out_dims, depth)?.into()
+        }))
     }
 
     /// `reduce` of `x` (of dims `x_dims`) with the reducer body `to_apply`.
@@ -483,6 +484,60 @@ impl<'a> Eval<'a> {
             )),
         }
     }
+}
+
+/// The ops that compute an array from array operands and call nothing
+/// (kept out of [`Eval::instruction`], whose frame every nested call
+/// carries).
+#[inline(never)]
+fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
+    let operand = |k: usize| -> OpResult<&Literal> {
+        args.get(k)
+            .ok_or_else(|| format!("operand {k} is missing"))?
+            .array()
+    };
+    let dims = inst.shape.dims();
+    Ok(match &inst.kind {
+        OpKind::Iota { dimension } => ops::iota(&inst.shape, *dimension)?,
+        OpKind::Unary(op) => ops::unary(*op, operand(0)?)?,
+        OpKind::Binary {
+            op,
+            broadcast_dimensions,
+        } => ops::binary(*op, broadcast_dimensions, operand(0)?, operand(1)?, dims)?,
+        OpKind::Convert => ops::convert(operand(0)?, inst.shape.element_type())?,
+        OpKind::Select => ops::select(operand(0)?, operand(1)?, operand(2)?, dims)?,
+        OpKind::Clamp => ops::clamp(operand(0)?, operand(1)?, operand(2)?, dims)?,
+        OpKind::Broadcast { dimensions } => ops::broadcast(operand(0)?, dimensions, dims)?,
+        OpKind::Reshape => array(operand(0)?)?.clone(),
+        OpKind::Transpose { permutation } => ops::transpose(operand(0)?, permutation, dims)?,
+        OpKind::Slice {
+            starts,
+            limits: _,
+            strides,
+        } => ops::slice(operand(0)?, starts, strides, dims)?,
+        OpKind::Concatenate { dimension } => {
+            let operands = (0..inst.operands.len())
+                .map(operand)
+                .collect::<OpResult<Vec<_>>>()?;
+            ops::concatenate(&operands, *dimension, dims)?
+        }
+        OpKind::Reverse { dimensions } => ops::reverse(operand(0)?, dimensions)?,
+        OpKind::Pad { config } => ops::pad(operand(0)?, operand(1)?, config, dims)?,
+        OpKind::DotGeneral { dims: numbers } => {
+            ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
+        }
+        OpKind::Parameter { .. }
+        | OpKind::Constant { .. }
+        | OpKind::Tuple
+        | OpKind::Reduce { .. }
+        | OpKind::GetTupleElement { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. }
+        | OpKind::Map { .. } => {
+            return Err(format!("`{}` is not an array op", inst.kind.opcode_name()));
+        }
+    })
 }
 
 /// The operand values of instruction `i`: an operand read here for the last
