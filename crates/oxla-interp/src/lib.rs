@@ -26,12 +26,19 @@
 //!
 //! [`evaluate`] verifies the computation, checks the arguments, then walks
 //! the entry body's instructions in order (they are topologically ordered),
-//! keeping one value per [`InstId`](oxla_ir::InstId) in a `Vec`. Parameters
-//! and constants are borrowed, not copied. A `reduce` runs its reducer body
-//! through the same evaluator, once per element, on scalar literals; a
-//! reducer that is a single binary op of its two parameters is applied as
-//! that op's element function directly (the same function, minus the
-//! literals).
+//! keeping one value per [`InstId`](oxla_ir::InstId) in a `Vec` until the
+//! last instruction that reads it. Values (the `value` module) are shared,
+//! never copied: parameters and constants are borrowed, computed arrays sit
+//! behind an `Rc`, and a tuple is a list of values, so building one, taking
+//! an element out, or handing a loop's state to the next iteration copies
+//! no array; an operand read for the last time is handed over rather than
+//! shared. A `reduce` runs its reducer body through the same evaluator,
+//! once per element, on scalar literals; a reducer that is a single binary
+//! op of its two parameters is applied as that op's element function
+//! directly (the same function, minus the literals). `while`,
+//! `conditional`, `map` and the variadic `reduce` run their bodies through
+//! the same evaluator too (the `ctrl` module), at most
+//! [`MAX_CALL_DEPTH`] calls deep.
 //!
 //! Elementwise operands that do not have the result's dims are read through
 //! a stride view (see the `index` module): operand dimension `i` lines up with result
@@ -102,7 +109,9 @@
 //!   and checks that every instruction produces exactly its declared shape.
 //!   Anything impossible (a tuple where an array must be, an op the element
 //!   type does not have) is an [`Error::Evaluation`] naming the instruction.
-//! - A called body only calls bodies before it, so evaluation terminates.
+//! - A called body only calls bodies before it, so calls nest boundedly
+//!   (and [`MAX_CALL_DEPTH`] bounds the stack). A `while` whose condition
+//!   never fails runs forever, as in XLA.
 //! - Nothing is reassociated or fused: the order of floating-point
 //!   operations is the one documented above, and is the contract a backend
 //!   must meet to agree bit for bit.
