@@ -354,7 +354,7 @@ fn calls_nest_up_to_the_limit_and_no_further() {
         &[&x],
         MAX_EVAL_BYTES,
         "OX0601",
-        "calls nest more than 32 deep",
+        "calls nest more than 64 deep",
     );
     assert!(matches!(err, Error::Evaluation { .. }));
 }
