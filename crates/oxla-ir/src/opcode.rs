@@ -152,7 +152,7 @@ impl TypeSet {
         }
     }
 
-    /// The set in words, for "Expected element type ... to be <this>".
+    /// The set in words, for "Expected element type ... to be `<this>`".
     pub fn describe(self) -> &'static str {
         match self {
             TypeSet::Any => "an array element type",
