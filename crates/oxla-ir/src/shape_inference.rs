@@ -1113,14 +1113,18 @@ pub fn infer_reduce_shape(
             },
         ));
     }
-    let dims: Vec<i64> = operand
+    Ok(Shape::new(ty, &kept_dims(operand, dimensions)))
+}
+
+/// The dims of `operand` a reduce of `dimensions` keeps, in order.
+pub(crate) fn kept_dims(operand: &Shape, dimensions: &[i64]) -> Vec<i64> {
+    operand
         .dims()
         .iter()
         .enumerate()
         .filter(|(i, _)| !dimensions.contains(&(*i as i64)))
         .map(|(_, &d)| d)
-        .collect();
-    Ok(Shape::new(ty, &dims))
+        .collect()
 }
 
 /// `dot_general`: one element type (not `pred`); batch and contracting lists

@@ -11,7 +11,7 @@
 //! mixed precision in the verifier; oxla has no implicit promotion, so every
 //! comparison here is exact.
 
-use super::{invalid, require_array};
+use super::{invalid, kept_dims, require_array};
 use crate::ir::ComputationId;
 use crate::{ElementType, OpProblem, Result, Shape, Signature};
 
@@ -421,13 +421,7 @@ pub fn infer_variadic_reduce_shape(
             ));
         }
     }
-    let kept: Vec<i64> = first
-        .dims()
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !dimensions.contains(&(*i as i64)))
-        .map(|(_, &d)| d)
-        .collect();
+    let kept = kept_dims(first, dimensions);
     if reducer.result.is_array() {
         return Ok(Shape::new(reducer.result.element_type(), &kept));
     }
