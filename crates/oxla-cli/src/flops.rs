@@ -46,7 +46,13 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::Reverse { .. }
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
-        | OpKind::Tuple => None,
+        | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::Map { .. } => None,
+        // The work of a loop's or a branch's body depends on values known
+        // only at run time (the trip count, the branch taken).
+        OpKind::While { .. } | OpKind::Conditional { .. } => None,
     }
 }
 

@@ -627,3 +627,24 @@ fn failures_exit_1() {
     let o = oxla(&["check", "/nonexistent/model.hlo"]);
     expect_status(&o, 1);
 }
+
+#[test]
+fn control_flow_runs_on_the_interpreter_and_the_jit_says_so() {
+    let module = data("../jax_ctrl/fori_sum.hlo");
+    let input = data("../jax_ctrl/fori_sum.in0.npy");
+    let (module, input) = (module.to_str().unwrap(), input.to_str().unwrap());
+    // The default backend (the JIT) refuses the loop and names the fix.
+    let o = oxla(&["run", module, "--input", input]);
+    expect_status(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("Unsupported by the jit"), "{err}");
+    assert!(err.contains("--backend interp"), "{err}");
+    // The interpreter runs it: sum over i < 10 of i * x = 45 * x.
+    let o = oxla(&["run", module, "--input", input, "--backend", "interp"]);
+    expect_status(&o, 0);
+    let out = stdout(&o);
+    assert!(
+        out.contains("{ 0, 45, 90 }") && out.contains("{ 135, 180, 225 }"),
+        "{out}"
+    );
+}

@@ -549,6 +549,24 @@ impl Literal {
         self.home = Home(Some(sink));
     }
 
+    /// The elements of a tuple literal, moved out (no copy); an array
+    /// literal comes back unchanged as the error.
+    ///
+    /// ```
+    /// use oxla_ir::Literal;
+    /// let t = Literal::tuple(vec![Literal::scalar(1i32), Literal::scalar(2f32)]);
+    /// let parts = t.into_tuple_elements().map_err(|_| "not a tuple")?;
+    /// assert_eq!(parts[1], Literal::scalar(2f32));
+    /// assert!(Literal::scalar(3u8).into_tuple_elements().is_err());
+    /// # Ok::<(), &str>(())
+    /// ```
+    pub fn into_tuple_elements(mut self) -> std::result::Result<Vec<Literal>, Literal> {
+        match &mut self.payload {
+            Payload::Tuple(t) => Ok(std::mem::take(t)),
+            Payload::Array(_) | Payload::Elided => Err(self),
+        }
+    }
+
     /// The elements of a tuple literal; `None` for an array.
     pub fn tuple_elements(&self) -> Option<&[Literal]> {
         match &self.payload {

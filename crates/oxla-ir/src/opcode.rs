@@ -94,6 +94,9 @@ pub enum OpClass {
     Contraction,
     /// Builds or takes apart tuples.
     Tuple,
+    /// Runs called computations as control flow (`while`, `conditional`),
+    /// per element (`map`), or fences optimizations (`opt-barrier`).
+    Control,
 }
 
 impl OpClass {
@@ -113,7 +116,8 @@ impl OpClass {
             | OpClass::IndexMap
             | OpClass::Reduction
             | OpClass::Contraction
-            | OpClass::Tuple => false,
+            | OpClass::Tuple
+            | OpClass::Control => false,
         }
     }
 }
@@ -148,7 +152,7 @@ impl TypeSet {
         }
     }
 
-    /// The set in words, for "Expected element type ... to be <this>".
+    /// The set in words, for "Expected element type ... to be `<this>`".
     pub fn describe(self) -> &'static str {
         match self {
             TypeSet::Any => "an array element type",
@@ -472,14 +476,31 @@ op_table! {
         Reverse => "reverse", Arity::Fixed(1), IndexMap, Any, Cheap, Some("stablehlo.reverse");
         /// Edge and interior padding.
         Pad => "pad", Arity::Fixed(2), IndexMap, Any, Cheap, Some("stablehlo.pad");
-        /// Folds a reducer computation over dimensions.
-        Reduce => "reduce", Arity::Fixed(2), Reduction, Any, Materialised,
+        /// Folds a reducer computation over dimensions: N inputs, then N
+        /// init values (N >= 1).
+        Reduce => "reduce", Arity::AtLeast(2), Reduction, Any, Materialised,
             Some("stablehlo.reduce");
         /// General matrix product with batch and contracting dimensions.
         Dot => "dot", Arity::Fixed(2), Contraction, Arithmetic, Materialised,
             Some("stablehlo.dot_general");
         /// Groups values into a tuple.
         Tuple => "tuple", Arity::AtLeast(0), Tuple, Any, Cheap, Some("stablehlo.tuple");
+        // -- tuples and control flow (the ctrl family) --
+        /// One element of a tuple.
+        GetTupleElement => "get-tuple-element", Arity::Fixed(1), Tuple, Any, Cheap,
+            Some("stablehlo.get_tuple_element");
+        /// A loop: a body computation applied while a condition computation
+        /// holds.
+        While => "while", Arity::Fixed(1), Control, Any, Materialised, Some("stablehlo.while");
+        /// Runs one of several branch computations, chosen by a `pred` or an
+        /// `s32` index.
+        Conditional => "conditional", Arity::AtLeast(2), Control, Any, Materialised,
+            Some("stablehlo.case");
+        /// The identity, as a fence that optimizations do not cross.
+        OptimizationBarrier => "opt-barrier", Arity::Fixed(1), Control, Any, Materialised,
+            Some("stablehlo.optimization_barrier");
+        /// Applies a scalar computation to the elements of arrays.
+        Map => "map", Arity::AtLeast(1), Control, Any, Materialised, Some("stablehlo.map");
     }
 }
 
@@ -664,7 +685,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "cbrt",
     "cholesky",
     "complex",
-    "conditional",
     "convolution",
     "cosh",
     "count-leading-zeros",
@@ -675,11 +695,8 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "erf",
     "fft",
     "gather",
-    "get-tuple-element",
     "imag",
-    "map",
     "mulhi",
-    "opt-barrier",
     "popcnt",
     "ragged-dot",
     "real",
@@ -700,7 +717,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "tan",
     "topk",
     "triangular-solve",
-    "while",
 ];
 
 /// Opcodes of XLA's HLO that are out of oxla's scope, a single-device

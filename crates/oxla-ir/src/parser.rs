@@ -38,8 +38,11 @@
 //!   uses of the copy become uses of `x`.
 //!
 //! A tuple constant becomes a `tuple` of array constants (the IR's constants
-//! are arrays). Every other XLA op oxla lacks (`get-tuple-element`,
-//! `dynamic-slice`, ...) is an error at the opcode.
+//! are arrays). Ops that call computations by name (`reduce`'s and `map`'s
+//! `to_apply=`, `while`'s `condition=`/`body=`, `conditional`'s
+//! `branch_computations=` or `true_computation=`/`false_computation=`) keep
+//! their computations as bodies of their own. Every other XLA op oxla lacks
+//! (`dynamic-slice`, `gather`, ...) is an error at the opcode.
 //!
 //! Invariants:
 //! - every computation the parser returns went through the same per-instruction
@@ -320,9 +323,13 @@ struct NameRef {
 #[derive(Debug, Clone)]
 enum RawOp {
     Kind(OpKind),
-    Reduce {
-        dimensions: Vec<i64>,
-        to_apply: NameRef,
+    /// An op that calls computations: `kind` with placeholder ids, and the
+    /// names that replace them, in the order of
+    /// [`OpKind::called_computations_mut`].
+    Calls {
+        kind: OpKind,
+        callees: Vec<NameRef>,
+        fixup: CallsFixup,
     },
     /// `fusion(...), calls=f` or `call(...), to_apply=f`: inlined.
     Fusion {
@@ -340,6 +347,20 @@ enum RawOp {
     /// An instruction whose text did not parse (its error is reported);
     /// instructions that use it are not reported again.
     Poisoned,
+}
+
+/// What an op that calls computations still needs from its operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CallsFixup {
+    None,
+    /// A conditional written with `true_computation=`/`false_computation=`
+    /// (`true`) or `branch_computations=` (`false`): the selector's type
+    /// must call for that form.
+    ConditionalForm {
+        pred: bool,
+    },
+    /// A `map` without `dimensions=`: every dimension of its operands.
+    MapAllDimensions,
 }
 
 #[derive(Debug, Clone)]
@@ -2900,7 +2921,12 @@ impl Template {
             | Opcode::Pad
             | Opcode::Reduce
             | Opcode::Dot
-            | Opcode::Tuple => OperandSyntax::Operands,
+            | Opcode::Tuple
+            | Opcode::GetTupleElement
+            | Opcode::While
+            | Opcode::Conditional
+            | Opcode::OptimizationBarrier
+            | Opcode::Map => OperandSyntax::Operands,
         }
     }
 }
@@ -3004,6 +3030,71 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
     fn name(&self, key: &'static str) -> Result<NameRef> {
         self.read(key, |c| c.name(&format!("a computation name for `{key}`")))?
             .ok_or_else(|| self.missing(key, "%computation"))
+    }
+
+    /// `{%a, %b}`: a list of computation names.
+    fn names(&self, key: &'static str) -> Result<Vec<NameRef>> {
+        self.read(key, |c| {
+            c.expect("{", &format!("opening the `{key}` list"))?;
+            let mut names = Vec::new();
+            if !c.eat("}")? {
+                loop {
+                    c.skip_ws()?;
+                    names.push(c.name(&format!("a computation name in `{key}`"))?);
+                    if c.eat("}")? {
+                        break;
+                    }
+                    c.expect(",", &format!("or `}}` in the `{key}` list"))?;
+                }
+            }
+            Ok(names)
+        })?
+        .ok_or_else(|| self.missing(key, "{%a, %b}"))
+    }
+
+    /// The op of a `conditional`: `true_computation=`/`false_computation=`
+    /// or `branch_computations=`, never both.
+    fn conditional(&self) -> Result<RawOp> {
+        let branch_list = self
+            .attrs
+            .iter()
+            .find(|a| a.key.name == "branch_computations");
+        let pair = self
+            .attrs
+            .iter()
+            .find(|a| a.key.name == "true_computation" || a.key.name == "false_computation");
+        let (callees, pred) = match (branch_list, pair) {
+            (Some(_), Some(p)) => {
+                return Err(self.cursor.err(
+                    p.key.pos,
+                    format!(
+                        "`conditional` takes `branch_computations=` (an s32 selector) or \
+                         `true_computation=` and `false_computation=` (a pred selector), not both; \
+                         `{}` is given with `branch_computations`",
+                        p.key.name
+                    ),
+                    "one of the two forms",
+                ));
+            }
+            (Some(_), None) => (self.names("branch_computations")?, false),
+            (None, Some(_)) => (
+                vec![
+                    self.name("true_computation")?,
+                    self.name("false_computation")?,
+                ],
+                true,
+            ),
+            (None, None) => {
+                return Err(self.missing("branch_computations", "{%b0, %b1}"));
+            }
+        };
+        Ok(RawOp::Calls {
+            kind: OpKind::Conditional {
+                branches: vec![ComputationId(0); callees.len()],
+            },
+            callees,
+            fixup: CallsFixup::ConditionalForm { pred },
+        })
     }
 
     /// The op an instruction with these attributes performs, and the checks
@@ -3185,9 +3276,13 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
             },
             Opcode::Reduce => {
                 return Ok((
-                    RawOp::Reduce {
-                        dimensions: self.required_dims("dimensions")?,
-                        to_apply: self.name("to_apply")?,
+                    RawOp::Calls {
+                        kind: OpKind::Reduce {
+                            dimensions: self.required_dims("dimensions")?,
+                            to_apply: ComputationId(0),
+                        },
+                        callees: vec![self.name("to_apply")?],
+                        fixup: CallsFixup::None,
                     },
                     checks,
                 ));
@@ -3248,6 +3343,45 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                 }
             }
             Opcode::Tuple => OpKind::Tuple,
+            // -- tuples and control flow (the ctrl family) --
+            Opcode::GetTupleElement => OpKind::GetTupleElement {
+                index: self
+                    .read("index", |c| Ok(c.int("the tuple index")?.0))?
+                    .ok_or_else(|| self.missing("index", "0"))?,
+            },
+            Opcode::While => {
+                return Ok((
+                    RawOp::Calls {
+                        kind: OpKind::While {
+                            condition: ComputationId(0),
+                            body: ComputationId(0),
+                        },
+                        callees: vec![self.name("condition")?, self.name("body")?],
+                        fixup: CallsFixup::None,
+                    },
+                    checks,
+                ));
+            }
+            Opcode::Conditional => return Ok((self.conditional()?, checks)),
+            Opcode::OptimizationBarrier => OpKind::OptimizationBarrier,
+            Opcode::Map => {
+                let dimensions = self.dims("dimensions")?;
+                return Ok((
+                    RawOp::Calls {
+                        fixup: if dimensions.is_some() {
+                            CallsFixup::None
+                        } else {
+                            CallsFixup::MapAllDimensions
+                        },
+                        kind: OpKind::Map {
+                            dimensions: dimensions.unwrap_or_default(),
+                            to_apply: ComputationId(0),
+                        },
+                        callees: vec![self.name("to_apply")?],
+                    },
+                    checks,
+                ));
+            }
         };
         Ok((RawOp::Kind(kind), checks))
     }
@@ -3569,18 +3703,18 @@ impl<'s, 'a> Lowering<'s, 'a> {
         let mut fused = vec![false; comps.len()];
         let mut applied = vec![false; comps.len()];
         for (ci, c) in comps.iter().enumerate() {
-            for inst in &c.insts {
-                let (r, is_fusion) = match &inst.op {
-                    RawOp::Reduce { to_apply, .. } => (to_apply, false),
-                    RawOp::Fusion { calls, .. } => (calls, true),
+            let references = c.insts.iter().flat_map(|inst| -> Vec<(&NameRef, bool)> {
+                match &inst.op {
+                    RawOp::Calls { callees, .. } => callees.iter().map(|r| (r, false)).collect(),
+                    RawOp::Fusion { calls, .. } => vec![(calls, true)],
                     RawOp::Kind(_)
                     | RawOp::Copy
                     | RawOp::TupleConstant(_)
                     | RawOp::FirstOnlyConstant(_)
-                    | RawOp::Poisoned => {
-                        continue;
-                    }
-                };
+                    | RawOp::Poisoned => vec![],
+                }
+            });
+            for (r, is_fusion) in references {
                 let Some(&target) = self.by_name.get(r.name.as_str()) else {
                     // Listing the computations costs O(module): only for
                     // errors that will be reported.
@@ -3662,8 +3796,8 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 continue;
             };
             for inst in &mut body.instructions {
-                if let OpKind::Reduce { to_apply, .. } = &mut inst.kind {
-                    *to_apply = ComputationId(new_id[to_apply.index()]);
+                for id in inst.kind.called_computations_mut() {
+                    *id = ComputationId(new_id[id.index()]);
                 }
             }
             bodies.push(body);
@@ -4239,22 +4373,30 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     Some(root)
                 }
                 (
-                    RawOp::Reduce {
-                        dimensions,
-                        to_apply,
+                    RawOp::Calls {
+                        kind,
+                        callees,
+                        fixup,
                     },
                     _,
                 ) => {
-                    let body = self
-                        .by_name
-                        .get(to_apply.name.as_str())
-                        .and_then(|&c| self.body_of[c]);
-                    // A reducer in error has been reported already.
-                    let Some(body) = body else { continue };
-                    let kind = OpKind::Reduce {
-                        dimensions: dimensions.clone(),
-                        to_apply: ComputationId(body as u32),
-                    };
+                    let bodies: Option<Vec<usize>> = callees
+                        .iter()
+                        .map(|r| {
+                            self.by_name
+                                .get(r.name.as_str())
+                                .and_then(|&c| self.body_of[c])
+                        })
+                        .collect();
+                    // A callee in error has been reported already.
+                    let Some(bodies) = bodies else { continue };
+                    let mut kind = kind.clone();
+                    for (id, body) in kind.called_computations_mut().into_iter().zip(bodies) {
+                        *id = ComputationId(body as u32);
+                    }
+                    if !self.fix_calls(t, inst, &mut kind, *fixup, &ops) {
+                        continue;
+                    }
                     self.push(t, inst, kind, ops, depth)
                 }
                 (RawOp::TupleConstant(literal), _) => {
@@ -4429,6 +4571,63 @@ impl<'s, 'a> Lowering<'s, 'a> {
             }
         }
         true
+    }
+
+    /// Completes what an op that calls computations needs from its
+    /// operands; `false` after an error (reported).
+    fn fix_calls(
+        &mut self,
+        t: &Target,
+        inst: &RawInst,
+        kind: &mut OpKind,
+        fixup: CallsFixup,
+        ops: &[InstId],
+    ) -> bool {
+        match (fixup, kind) {
+            (CallsFixup::None, _) => true,
+            (CallsFixup::MapAllDimensions, OpKind::Map { dimensions, .. }) => {
+                let rank = ops.first().map_or(0, |&o| t.shape(o).rank());
+                *dimensions = (0..rank as i64).collect();
+                true
+            }
+            (CallsFixup::ConditionalForm { pred }, OpKind::Conditional { .. }) => {
+                let Some(&selector) = ops.first() else {
+                    return true;
+                };
+                let ty = t.shape(selector).element_type();
+                // Any other selector is refused by shape inference.
+                let wrong = if pred {
+                    ty == ElementType::S32
+                } else {
+                    ty == ElementType::Pred
+                };
+                if wrong {
+                    let (given, wanted) = if pred {
+                        (
+                            "`true_computation=`/`false_computation=`",
+                            "`branch_computations={...}`",
+                        )
+                    } else {
+                        (
+                            "`branch_computations=`",
+                            "`true_computation=` and `false_computation=`",
+                        )
+                    };
+                    self.error(
+                        inst.opcode_pos,
+                        format!(
+                            "`{}` selects its branch with {}, which takes {wanted}, not {given}",
+                            inst.name.name,
+                            t.shape(selector)
+                        ),
+                        wanted,
+                    );
+                    return false;
+                }
+                true
+            }
+            (CallsFixup::MapAllDimensions | CallsFixup::ConditionalForm { .. }, _) => true,
+        }
     }
 
     /// Adds one instruction after checking its declared shape against

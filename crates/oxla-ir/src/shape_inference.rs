@@ -31,6 +31,9 @@ use crate::opcode::{OpClass, Opcode, TypeSet};
 use crate::shape::dims_text;
 use crate::{ElementType, Error, OpProblem, Result, Shape};
 
+mod ctrl;
+pub use ctrl::*;
+
 fn invalid(op: &str, problem: OpProblem) -> Error {
     Error::InvalidOp {
         op: op.to_string(),
@@ -208,19 +211,48 @@ pub fn infer_instruction_shape(
             dimensions,
             to_apply,
         } => {
-            let (params, result) = called(*to_apply).ok_or_else(|| {
-                invalid(
+            let reducer = called_signature(called, *to_apply, "reduce", "to_apply")?;
+            if !operands.len().is_multiple_of(2) {
+                return Err(invalid(
                     "reduce",
-                    OpProblem::MissingComputation {
-                        attribute: "to_apply".into(),
-                        id: to_apply.0,
+                    OpProblem::ReduceOddOperands {
+                        operands: operands.iter().map(|s| (*s).clone()).collect(),
                     },
-                )
-            })?;
-            infer_reduce_shape(operands[0], operands[1], dimensions, &params, &result)
+                ));
+            }
+            // One input with a scalar reducer: the form every backend has.
+            if operands.len() == 2 && reducer.result.is_array() {
+                let (params, result) = (&reducer.parameters, &reducer.result);
+                return infer_reduce_shape(operands[0], operands[1], dimensions, params, result);
+            }
+            let (inputs, inits) = operands.split_at(operands.len() / 2);
+            infer_variadic_reduce_shape(inputs, inits, dimensions, &reducer)
         }
         OpKind::DotGeneral { dims } => infer_dot_general_shape(operands[0], operands[1], dims),
         OpKind::Tuple => Ok(infer_tuple_shape(operands)),
+        // -- tuples and control flow (the ctrl family) --
+        OpKind::GetTupleElement { index } => infer_get_tuple_element_shape(operands[0], *index),
+        OpKind::While { condition, body } => infer_while_shape(
+            &called_signature(called, *condition, "while", "condition")?,
+            &called_signature(called, *body, "while", "body")?,
+            operands[0],
+        ),
+        OpKind::Conditional { branches } => {
+            let branches = branches
+                .iter()
+                .map(|&b| called_signature(called, b, "conditional", "branch_computations"))
+                .collect::<Result<Vec<_>>>()?;
+            infer_conditional_shape(operands[0], &branches, &operands[1..])
+        }
+        OpKind::OptimizationBarrier => Ok(infer_optimization_barrier_shape(operands[0])),
+        OpKind::Map {
+            dimensions,
+            to_apply,
+        } => infer_map_shape(
+            operands,
+            dimensions,
+            &called_signature(called, *to_apply, "map", "to_apply")?,
+        ),
     }
 }
 
@@ -278,7 +310,12 @@ pub fn infer_undeclared_shape(
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
-        | OpKind::Tuple => infer_instruction_shape(kind, operands, &unused, called).map(Some),
+        | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::Map { .. } => infer_instruction_shape(kind, operands, &unused, called).map(Some),
     }
 }
 
@@ -1139,14 +1176,18 @@ pub fn infer_reduce_shape(
             },
         ));
     }
-    let dims: Vec<i64> = operand
+    Ok(Shape::new(ty, &kept_dims(operand, dimensions)))
+}
+
+/// The dims of `operand` a reduce of `dimensions` keeps, in order.
+pub(crate) fn kept_dims(operand: &Shape, dimensions: &[i64]) -> Vec<i64> {
+    operand
         .dims()
         .iter()
         .enumerate()
         .filter(|(i, _)| !dimensions.contains(&(*i as i64)))
         .map(|(_, &d)| d)
-        .collect();
-    Ok(Shape::new(ty, &dims))
+        .collect()
 }
 
 /// `dot_general`: one element type (not `pred`); batch and contracting lists

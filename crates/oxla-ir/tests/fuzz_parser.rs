@@ -568,6 +568,19 @@ const NASTY: &[(&str, &str)] = &[
         "the entry computation `e` cannot be called",
     ),
     (
+        "nasty_while_cond_is_itself.hlo",
+        "computation `c` calls `c`, which calls back into it",
+    ),
+    (
+        "nasty_conditional_entry_branch.hlo",
+        "the entry computation `e` cannot be called",
+    ),
+    ("nasty_conditional_2000_branches.hlo", ""),
+    (
+        "nasty_gte_deep_index.hlo",
+        "attempt to index out of tuple bounds: 9223372036854775807 >= 2",
+    ),
+    (
         "nasty_fusion_itself.hlo",
         "computation `f` calls `f`, which calls back into it",
     ),

@@ -118,6 +118,7 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     oxla_ir::verifier::verify(comp)?;
     // A constant printed as `{...}` has no values to compile in.
     comp.check_values_known()?;
+    crate::unsupported::check(comp)?;
     let mut plan = Plan::new(comp);
     form_row_groups(comp, &mut plan)?;
     let mut jit = Jit::new()?;

@@ -881,6 +881,14 @@ impl Graph {
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                 return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
             }
+            // Refused before planning (see `unsupported`).
+            OpKind::GetTupleElement { .. }
+            | OpKind::While { .. }
+            | OpKind::Conditional { .. }
+            | OpKind::OptimizationBarrier
+            | OpKind::Map { .. } => {
+                return Err(backend(format!("`{}` is not compiled", inst.name)));
+            }
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(backend(format!(
                     "`{}` ({}) must be materialised before it is read in a fused kernel",
@@ -1168,6 +1176,14 @@ impl Graph {
             },
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                 return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
+            }
+            // Refused before planning (see `unsupported`).
+            OpKind::GetTupleElement { .. }
+            | OpKind::While { .. }
+            | OpKind::Conditional { .. }
+            | OpKind::OptimizationBarrier
+            | OpKind::Map { .. } => {
+                return Err(backend(format!("`{}` is not compiled", inst.name)));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(backend(format!(

@@ -25,6 +25,8 @@
 //! assert_eq!(args.len(), p.comp.parameter_shapes().len());
 //! ```
 
+mod ctrl;
+
 use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
 use oxla_ir::{
     ArrayData, Builder, Computation, ElementType, Literal, Op, OpClass, OpKind, Result, Shape,
@@ -84,6 +86,11 @@ pub struct GenConfig {
     /// of its own (a `reduce` or `dot` inside it, see [`gen_program`])
     /// instead of `add`, `max` or `min`.
     pub nested_bodies: f64,
+    /// Whether control flow and tuples may appear: counted `while` loops,
+    /// both `conditional` forms, `map`, argmax-style variadic `reduce`,
+    /// `opt-barrier` and `get-tuple-element`. Off by default: the JIT does
+    /// not compile them yet, so the differential test cannot use them.
+    pub control_flow: bool,
 }
 
 impl Default for GenConfig {
@@ -96,6 +103,7 @@ impl Default for GenConfig {
             transcendentals: true,
             float_reassociation: true,
             nested_bodies: 0.5,
+            control_flow: false,
         }
     }
 }
@@ -361,7 +369,9 @@ impl Gen<'_> {
     fn step(&mut self) -> Result<()> {
         let ty = self.rng.pick(&self.cfg.element_types);
         let (a, ashape) = self.value_of_type(ty)?;
-        let choice = self.rng.below(18);
+        // Control-flow steps are drawn only when enabled, so that programs
+        // without them are the same as before for every seed.
+        let choice = self.rng.below(if self.cfg.control_flow { 24 } else { 18 });
         let (op, shape, name): (Op, Shape, &'static str) = match choice {
             0..=5 => {
                 let candidates: Vec<BinaryOp> = BinaryOp::ALL
@@ -541,6 +551,10 @@ impl Gen<'_> {
                 let op = self.b.dot_general(a, rhs, &dims)?;
                 (op, Shape::new(ty, &[ashape.dims()[0], n]), "dot")
             }
+            18.. => match self.control_step(a, &ashape)? {
+                Some(step) => step,
+                None => return Ok(()),
+            },
             _ => return Ok(()),
         };
         let got = self.b.shape(op)?;

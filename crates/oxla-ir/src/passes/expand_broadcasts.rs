@@ -415,7 +415,12 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Pad { .. }
             | OpKind::Reduce { .. }
             | OpKind::DotGeneral { .. }
-            | OpKind::Tuple => w.push(
+            | OpKind::Tuple
+            | OpKind::GetTupleElement { .. }
+            | OpKind::While { .. }
+            | OpKind::Conditional { .. }
+            | OpKind::OptimizationBarrier
+            | OpKind::Map { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,
