@@ -117,6 +117,7 @@ mod budget;
 mod element;
 mod index;
 mod ops;
+mod windows;
 
 pub use budget::{MAX_EVAL_BYTES, MAX_EVAL_BYTES_VAR, max_eval_bytes};
 
@@ -308,10 +309,47 @@ fn evaluate_instruction<'a>(
         OpKind::DotGeneral { dims: numbers } => {
             ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
         }
+        // -- the windows family (windows.rs) --
+        OpKind::Convolution { .. } => {
+            windows::convolution(operand(0)?, operand(1)?, &inst.kind, &inst.shape)?
+        }
+        OpKind::ReduceWindow { window, to_apply } => {
+            called_before(&[*to_apply], body)?;
+            if inst.operands.len() != 2 {
+                return Err("a variadic reduce-window is not supported".into());
+            }
+            windows::reduce_window(comp, *to_apply, operand(0)?, operand(1)?, window, dims)?
+        }
+        OpKind::SelectAndScatter {
+            window,
+            select,
+            scatter,
+        } => {
+            called_before(&[*select, *scatter], body)?;
+            windows::select_and_scatter(
+                comp,
+                (*select, *scatter),
+                operand(0)?,
+                operand(1)?,
+                operand(2)?,
+                window,
+            )?
+        }
     };
     Literal::from_array_data(dims, data)
         .map(Cow::Owned)
         .map_err(|e| e.to_string())
+}
+
+/// Refuses called bodies that do not come before their caller `body`.
+fn called_before(ids: &[ComputationId], body: ComputationId) -> OpResult<()> {
+    match ids.iter().find(|id| id.index() >= body.index()) {
+        Some(id) => Err(format!(
+            "the called computation #{} does not come before its caller #{}",
+            id.0, body.0
+        )),
+        None => Ok(()),
+    }
 }
 
 /// `reduce` of `x` (of dims `x_dims`) with the reducer body `to_apply`.
@@ -330,24 +368,32 @@ fn reduce<T: Element>(
     out_dims: &[i64],
 ) -> OpResult<Vec<T>> {
     let init = ops::scalar_value(init)?;
+    ops::reduce(
+        x,
+        x_dims,
+        init,
+        dimensions,
+        out_dims,
+        reducer_fn(comp, to_apply),
+    )
+}
+
+/// The reducer body `to_apply` as a function `(acc, x) -> acc`: a body
+/// whose root is one binary op of its two parameters is that op's element
+/// function; any other body runs through the evaluator, once per call.
+fn reducer_fn<T: Element>(
+    comp: &Computation,
+    to_apply: ComputationId,
+) -> impl FnMut(T, T) -> OpResult<T> + '_ {
     let direct = comp
         .bodies()
         .get(to_apply.index())
         .and_then(Body::binary_reducer)
-        .and_then(|r| {
-            let (first, second) = if r.swapped { (1, 0) } else { (0, 1) };
-            Some((T::binary_fn(r.op)?, first, second))
-        });
-    match direct {
-        Some((f, first, second)) => {
-            ops::reduce(x, x_dims, init, dimensions, out_dims, |acc, elem| {
-                let params = [acc, elem];
-                Ok(f(params[first], params[second]))
-            })
-        }
-        None => ops::reduce(x, x_dims, init, dimensions, out_dims, |acc, elem| {
-            call_reducer(comp, to_apply, acc, elem)
-        }),
+        .and_then(|r| Some((T::binary_fn(r.op)?, r.swapped)));
+    move |acc: T, elem: T| match direct {
+        Some((f, false)) => Ok(f(acc, elem)),
+        Some((f, true)) => Ok(f(elem, acc)),
+        None => call_reducer(comp, to_apply, acc, elem),
     }
 }
 

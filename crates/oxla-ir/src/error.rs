@@ -390,6 +390,19 @@ pub enum Error {
         message: String,
     },
 
+    /// A backend does not compile an op yet; the interpreter runs it.
+    #[error(
+        "the {backend} does not compile `{op}` yet (instruction `{instruction}`); run the computation with the interpreter (oxla_interp::evaluate)."
+    )]
+    UnsupportedOp {
+        /// The backend (`jit`).
+        backend: String,
+        /// The op's HLO name.
+        op: String,
+        /// The first instruction found with it.
+        instruction: String,
+    },
+
     /// Reading or writing a file failed, or its contents are not valid.
     #[error("{path}: {message}")]
     Io {

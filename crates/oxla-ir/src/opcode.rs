@@ -480,6 +480,16 @@ op_table! {
             Some("stablehlo.dot_general");
         /// Groups values into a tuple.
         Tuple => "tuple", Arity::AtLeast(0), Tuple, Any, Cheap, Some("stablehlo.tuple");
+        // -- the windows family --
+        /// Cross-correlation of a kernel over an input's spatial dimensions.
+        Convolution => "convolution", Arity::Fixed(2), Contraction, Arithmetic, Materialised,
+            Some("stablehlo.convolution");
+        /// Folds a reducer computation over each window of its inputs.
+        ReduceWindow => "reduce-window", Arity::AtLeast(2), Reduction, Any, Materialised,
+            Some("stablehlo.reduce_window");
+        /// Scatters source values onto the elements their windows select.
+        SelectAndScatter => "select-and-scatter", Arity::Fixed(3), Reduction, Any, Materialised,
+            Some("stablehlo.select_and_scatter");
     }
 }
 
@@ -662,9 +672,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "gather",
     "scatter",
     "sort",
-    "convolution",
-    "reduce-window",
-    "select-and-scatter",
     "reduce-precision",
     "rng",
     "rng-bit-generator",

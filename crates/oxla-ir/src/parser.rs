@@ -72,6 +72,9 @@
 // `Error` is large by design (it carries shapes and source lines as data).
 #![allow(clippy::result_large_err)]
 
+// The windows family's attributes: window, dim_labels, group counts.
+mod windows;
+
 use std::collections::{HashMap, HashSet};
 
 use crate::Opcode;
@@ -226,9 +229,12 @@ struct NameRef {
 #[derive(Debug, Clone)]
 enum RawOp {
     Kind(OpKind),
-    Reduce {
-        dimensions: Vec<i64>,
-        to_apply: NameRef,
+    /// An op that calls computations: `kind` with placeholder ids, and the
+    /// names that replace them, in the order of
+    /// [`OpKind::called_computations_mut`].
+    Calls {
+        kind: OpKind,
+        callees: Vec<NameRef>,
     },
     Fusion {
         calls: NameRef,
@@ -1410,7 +1416,10 @@ impl Template {
             | Opcode::Pad
             | Opcode::Reduce
             | Opcode::Dot
-            | Opcode::Tuple => OperandSyntax::Operands,
+            | Opcode::Tuple
+            | Opcode::Convolution
+            | Opcode::ReduceWindow
+            | Opcode::SelectAndScatter => OperandSyntax::Operands,
         }
     }
 }
@@ -1592,9 +1601,12 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 OpKind::Pad { config }
             }
             Opcode::Reduce => {
-                return Ok(RawOp::Reduce {
-                    dimensions: self.required_dims("dimensions")?,
-                    to_apply: self.name("to_apply")?,
+                return Ok(RawOp::Calls {
+                    kind: OpKind::Reduce {
+                        dimensions: self.required_dims("dimensions")?,
+                        to_apply: ComputationId(0),
+                    },
+                    callees: vec![self.name("to_apply")?],
                 });
             }
             Opcode::Dot => OpKind::DotGeneral {
@@ -1606,6 +1618,10 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 },
             },
             Opcode::Tuple => OpKind::Tuple,
+            // The windows family (parser/windows.rs).
+            Opcode::Convolution => self.convolution()?,
+            Opcode::ReduceWindow => return self.reduce_window(),
+            Opcode::SelectAndScatter => return self.select_and_scatter(),
         }))
     }
 }
@@ -1745,47 +1761,49 @@ impl<'s, 'a> Lowering<'s, 'a> {
         let mut applied = vec![false; comps.len()];
         for (ci, c) in comps.iter().enumerate() {
             for inst in &c.insts {
-                let (r, is_fusion) = match &inst.op {
-                    RawOp::Reduce { to_apply, .. } => (to_apply, false),
-                    RawOp::Fusion { calls } => (calls, true),
+                let (refs, is_fusion) = match &inst.op {
+                    RawOp::Calls { callees, .. } => (&callees[..], false),
+                    RawOp::Fusion { calls } => (std::slice::from_ref(calls), true),
                     RawOp::Kind(_) | RawOp::Copy => continue,
                 };
-                let Some(&target) = self.by_name.get(r.name.as_str()) else {
-                    // Listing the computations costs O(module): only for
-                    // errors that will be reported.
-                    if !self.reporting() {
+                for r in refs {
+                    let Some(&target) = self.by_name.get(r.name.as_str()) else {
+                        // Listing the computations costs O(module): only for
+                        // errors that will be reported.
+                        if !self.reporting() {
+                            continue;
+                        }
+                        let known: Vec<&str> = comps
+                            .iter()
+                            .filter(|c| !c.is_entry)
+                            .map(|c| c.name.name.as_str())
+                            .collect();
+                        self.error(
+                            r.pos,
+                            format!("no computation named `{}`", r.name),
+                            if known.is_empty() {
+                                "the name of a computation defined in the module".to_string()
+                            } else {
+                                format!("one of: {}", known.join(", "))
+                            },
+                        );
+                        continue;
+                    };
+                    if target == self.module.entry {
+                        self.error(
+                            r.pos,
+                            format!("the entry computation `{}` cannot be called", r.name),
+                            "a computation other than the entry",
+                        );
                         continue;
                     }
-                    let known: Vec<&str> = comps
-                        .iter()
-                        .filter(|c| !c.is_entry)
-                        .map(|c| c.name.name.as_str())
-                        .collect();
-                    self.error(
-                        r.pos,
-                        format!("no computation named `{}`", r.name),
-                        if known.is_empty() {
-                            "the name of a computation defined in the module".to_string()
-                        } else {
-                            format!("one of: {}", known.join(", "))
-                        },
-                    );
-                    continue;
-                };
-                if target == self.module.entry {
-                    self.error(
-                        r.pos,
-                        format!("the entry computation `{}` cannot be called", r.name),
-                        "a computation other than the entry",
-                    );
-                    continue;
+                    if is_fusion {
+                        fused[target] = true;
+                    } else {
+                        applied[target] = true;
+                    }
+                    edges[ci].push((target, r.pos));
                 }
-                if is_fusion {
-                    fused[target] = true;
-                } else {
-                    applied[target] = true;
-                }
-                edges[ci].push((target, r.pos));
             }
         }
         // Errors so far (undefined names) poison what uses them; lowering
@@ -1831,8 +1849,8 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 continue;
             };
             for inst in &mut body.instructions {
-                if let OpKind::Reduce { to_apply, .. } = &mut inst.kind {
-                    *to_apply = ComputationId(new_id[to_apply.index()]);
+                for id in inst.kind.called_computations_mut() {
+                    *id = ComputationId(new_id[id.index()]);
                 }
             }
             bodies.push(body);
@@ -2238,23 +2256,21 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     }
                     Some(root)
                 }
-                (
-                    RawOp::Reduce {
-                        dimensions,
-                        to_apply,
-                    },
-                    _,
-                ) => {
-                    let body = self
-                        .by_name
-                        .get(to_apply.name.as_str())
-                        .and_then(|&c| self.body_of[c]);
-                    // A reducer in error has been reported already.
-                    let Some(body) = body else { continue };
-                    let kind = OpKind::Reduce {
-                        dimensions: dimensions.clone(),
-                        to_apply: ComputationId(body as u32),
-                    };
+                (RawOp::Calls { kind, callees }, _) => {
+                    let bodies: Option<Vec<usize>> = callees
+                        .iter()
+                        .map(|c| {
+                            self.by_name
+                                .get(c.name.as_str())
+                                .and_then(|&c| self.body_of[c])
+                        })
+                        .collect();
+                    // A callee in error has been reported already.
+                    let Some(bodies) = bodies else { continue };
+                    let mut kind = kind.clone();
+                    for (id, body) in kind.called_computations_mut().into_iter().zip(bodies) {
+                        *id = ComputationId(body as u32);
+                    }
                     self.push(t, inst, kind, ops, depth)
                 }
                 (RawOp::Kind(kind), _) => self.push(t, inst, kind.clone(), ops, depth),

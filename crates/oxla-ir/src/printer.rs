@@ -32,7 +32,7 @@
 
 use std::fmt::Write;
 
-use crate::ir::{Body, Instruction, OpKind, PadDim};
+use crate::ir::{Body, ComputationId, Instruction, OpKind, PadDim, Precision, Window};
 use crate::shape::dims_text;
 use crate::{Computation, Shape};
 
@@ -133,7 +133,10 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
-        | OpKind::Tuple => {
+        | OpKind::Tuple
+        | OpKind::Convolution { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. } => {
             s.push_str(&operands.join(", "));
             s.push(')');
         }
@@ -196,14 +199,10 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
         OpKind::Reduce {
             dimensions,
             to_apply,
-        } => {
-            let name = comp
-                .bodies()
-                .get(to_apply.index())
-                .map(|b| b.name.clone())
-                .unwrap_or_else(|| format!("<invalid computation {}>", to_apply.0));
-            vec![("dimensions", dims_text(dimensions)), ("to_apply", name)]
-        }
+        } => vec![
+            ("dimensions", dims_text(dimensions)),
+            ("to_apply", body_name(comp, *to_apply)),
+        ],
         OpKind::DotGeneral { dims } => {
             let mut attrs = vec![];
             if !dims.lhs_batch.is_empty() {
@@ -216,6 +215,62 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
             attrs.push(("rhs_contracting_dims", dims_text(&dims.rhs_contracting)));
             attrs
         }
+        // -- the windows family: XLA's order and defaults --
+        OpKind::Convolution {
+            window,
+            dims,
+            feature_group_count,
+            batch_group_count,
+            precision,
+        } => {
+            let mut attrs = window_attribute(window);
+            attrs.push(("dim_labels", dims.labels()));
+            if *feature_group_count != 1 {
+                attrs.push(("feature_group_count", feature_group_count.to_string()));
+            }
+            if *batch_group_count != 1 {
+                attrs.push(("batch_group_count", batch_group_count.to_string()));
+            }
+            if precision.iter().any(|p| *p != Precision::Default) {
+                let p: Vec<&str> = precision.iter().map(|p| p.name()).collect();
+                attrs.push(("operand_precision", format!("{{{}}}", p.join(","))));
+            }
+            attrs
+        }
+        OpKind::ReduceWindow { window, to_apply } => {
+            let mut attrs = window_attribute(window);
+            attrs.push(("to_apply", body_name(comp, *to_apply)));
+            attrs
+        }
+        OpKind::SelectAndScatter {
+            window,
+            select,
+            scatter,
+        } => {
+            let mut attrs = window_attribute(window);
+            attrs.push(("select", body_name(comp, *select)));
+            attrs.push(("scatter", body_name(comp, *scatter)));
+            attrs
+        }
+    }
+}
+
+/// The name of a called body (or a marker for a broken id, which the
+/// verifier reports).
+fn body_name(comp: &Computation, id: ComputationId) -> String {
+    comp.bodies()
+        .get(id.index())
+        .map(|b| b.name.clone())
+        .unwrap_or_else(|| format!("<invalid computation {}>", id.0))
+}
+
+/// `window={size=3x3 stride=2x2}`, or nothing for a window without
+/// dimensions (as XLA prints it).
+fn window_attribute(window: &Window) -> Vec<(&'static str, String)> {
+    if window.dimensions.is_empty() {
+        vec![]
+    } else {
+        vec![("window", format!("{{{window}}}"))]
     }
 }
 

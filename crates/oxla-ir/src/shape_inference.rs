@@ -27,9 +27,13 @@
 //! | `f32[2]`   | `s32[2]`     | `{}`                 | error        | no implicit type promotion                  |
 
 use crate::ir::{BinaryOp, ComputationId, DotDimensionNumbers, OpKind, PadDim, UnaryOp};
+
+// The windows family: convolution, reduce-window, select-and-scatter.
+mod windows;
 use crate::opcode::{OpClass, Opcode, TypeSet};
 use crate::shape::dims_text;
 use crate::{ElementType, Error, OpProblem, Result, Shape};
+pub use windows::*;
 
 fn invalid(op: &str, problem: OpProblem) -> Error {
     Error::InvalidOp {
@@ -221,7 +225,64 @@ pub fn infer_instruction_shape(
         }
         OpKind::DotGeneral { dims } => infer_dot_general_shape(operands[0], operands[1], dims),
         OpKind::Tuple => Ok(infer_tuple_shape(operands)),
+        // -- the windows family --
+        OpKind::Convolution {
+            window,
+            dims,
+            feature_group_count,
+            batch_group_count,
+            precision: _,
+        } => infer_convolution_shape(
+            operands[0],
+            operands[1],
+            window,
+            dims,
+            *feature_group_count,
+            *batch_group_count,
+            shape.is_array().then(|| shape.element_type()),
+        ),
+        OpKind::ReduceWindow { window, to_apply } => {
+            let (params, result) =
+                called_signature("reduce-window", "to_apply", *to_apply, called)?;
+            infer_reduce_window_shape(operands, window, &params, &result)
+        }
+        OpKind::SelectAndScatter {
+            window,
+            select,
+            scatter,
+        } => {
+            let op = "select-and-scatter";
+            let select = called_signature(op, "select", *select, called)?;
+            let scatter = called_signature(op, "scatter", *scatter, called)?;
+            infer_select_and_scatter_shape(
+                operands[0],
+                (&select.0, &select.1),
+                window,
+                operands[1],
+                operands[2],
+                (&scatter.0, &scatter.1),
+            )
+        }
     }
+}
+
+/// A called body's (parameter shapes, result shape), or the error that it
+/// is missing (`attribute` names it).
+fn called_signature(
+    op: &str,
+    attribute: &str,
+    id: ComputationId,
+    called: &dyn Fn(ComputationId) -> Option<(Vec<Shape>, Shape)>,
+) -> Result<(Vec<Shape>, Shape)> {
+    called(id).ok_or_else(|| {
+        invalid(
+            op,
+            OpProblem::MissingComputation {
+                attribute: attribute.into(),
+                id: id.0,
+            },
+        )
+    })
 }
 
 // ---------------------------------------------------------------------------

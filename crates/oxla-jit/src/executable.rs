@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex, Weak};
 
 use cranelift_jit::JITModule;
 use oxla_ir::{
-    ArrayData, Computation, ElementType, Error, Literal, Result, Shape, StorageSink, dispatch_array,
+    ArrayData, Computation, ElementType, Error, Literal, OpKind, Result, Shape, StorageSink,
+    dispatch_array,
 };
 
 use crate::codegen::Work;
@@ -110,12 +111,55 @@ fn backend(message: impl Into<String>) -> Error {
     }
 }
 
+/// Refuses, before any code is built, a computation with an op the JIT
+/// does not compile yet (issue 14), naming the op and its first
+/// instruction: [`Error::UnsupportedOp`].
+fn refuse_unsupported(comp: &Computation) -> Result<()> {
+    for body in comp.bodies() {
+        for inst in &body.instructions {
+            let supported = match inst.kind {
+                // The windows family: interpreter only for now.
+                OpKind::Convolution { .. }
+                | OpKind::ReduceWindow { .. }
+                | OpKind::SelectAndScatter { .. } => false,
+                OpKind::Parameter { .. }
+                | OpKind::Constant { .. }
+                | OpKind::Iota { .. }
+                | OpKind::Unary(_)
+                | OpKind::Binary { .. }
+                | OpKind::Convert
+                | OpKind::Select
+                | OpKind::Clamp
+                | OpKind::Broadcast { .. }
+                | OpKind::Reshape
+                | OpKind::Transpose { .. }
+                | OpKind::Slice { .. }
+                | OpKind::Concatenate { .. }
+                | OpKind::Reverse { .. }
+                | OpKind::Pad { .. }
+                | OpKind::Reduce { .. }
+                | OpKind::DotGeneral { .. }
+                | OpKind::Tuple => true,
+            };
+            if !supported {
+                return Err(Error::UnsupportedOp {
+                    backend: "jit".into(),
+                    op: inst.kind.opcode_name().into(),
+                    instruction: inst.name.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Compiles `comp` for the host CPU: fuses it (see [`fusion_text`]) and
 /// compiles one Cranelift function per kernel.
 pub fn compile(comp: &Computation) -> Result<Executable> {
     // Like `evaluate`: a computation assembled without verification (an
     // empty one, an operand out of range) is refused before it is read.
     oxla_ir::verifier::verify(comp)?;
+    refuse_unsupported(comp)?;
     let mut plan = Plan::new(comp);
     form_row_groups(comp, &mut plan)?;
     let mut jit = Jit::new()?;

@@ -881,6 +881,16 @@ impl Graph {
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                 return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
             }
+            // Refused by `compile` before planning (issue 14).
+            OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. } => {
+                return Err(backend(format!(
+                    "`{}` ({}) is not compiled by the JIT",
+                    inst.name,
+                    inst.kind.opcode_name()
+                )));
+            }
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(backend(format!(
                     "`{}` ({}) must be materialised before it is read in a fused kernel",
@@ -1169,7 +1179,11 @@ impl Graph {
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                 return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
             }
-            OpKind::Parameter { .. } | OpKind::Tuple => {
+            OpKind::Parameter { .. }
+            | OpKind::Tuple
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. } => {
                 return Err(backend(format!(
                     "`{}` cannot be computed inside a fused kernel",
                     inst.name

@@ -31,6 +31,9 @@ use oxla_ir::{
 
 use crate::ExportError;
 
+// The windows family: convolution, reduce-window, select-and-scatter.
+mod windows;
+
 /// How deeply reducer regions may nest (each level recurses once).
 pub const MAX_REGION_DEPTH: usize = 200;
 
@@ -133,7 +136,22 @@ enum ParamNames {
 /// counters are known.
 enum Line {
     Text(String),
-    Region { body: ComputationId, indent: usize },
+    Region {
+        body: ComputationId,
+        indent: usize,
+    },
+    /// The generic form's regions (`({ ^bb0(...): ... }, { ... })`), each
+    /// numbered from the parent's final counters, then `tail` (the types).
+    Regions {
+        bodies: Vec<ComputationId>,
+        indent: usize,
+        tail: String,
+    },
+    /// An instruction StableHLO cannot express: the export fails.
+    Unsupported {
+        instruction: String,
+        reason: String,
+    },
 }
 
 /// Emits `body`'s instructions; returns the lines, the values the body
@@ -402,6 +420,50 @@ fn emit_body(
                     tensor_type(bt)
                 )
             }
+            // -- the windows family (export/windows.rs) --
+            OpKind::Convolution { .. } => {
+                let (x, w) = (operand(0), operand(1));
+                match windows::convolution(x, w, &inst.kind, &ty) {
+                    Some(text) => text,
+                    None => continue,
+                }
+            }
+            OpKind::ReduceWindow { to_apply, .. } => {
+                let operands: Vec<(&str, &Shape)> = (0..inst.operands.len()).map(operand).collect();
+                let Some((head, tail)) = windows::reduce_window(&operands, &inst.kind, &ty) else {
+                    continue;
+                };
+                names[i] = state.value();
+                lines.push(Line::Text(format!("{pad}{} = {head} ({{", names[i])));
+                lines.push(Line::Regions {
+                    bodies: vec![*to_apply],
+                    indent,
+                    tail,
+                });
+                continue;
+            }
+            OpKind::SelectAndScatter {
+                select, scatter, ..
+            } => {
+                let operands: Vec<(&str, &Shape)> = (0..inst.operands.len()).map(operand).collect();
+                match windows::select_and_scatter(&operands, &inst.kind, &ty) {
+                    Some(Ok((head, tail))) => {
+                        names[i] = state.value();
+                        lines.push(Line::Text(format!("{pad}{} = {head} ({{", names[i])));
+                        lines.push(Line::Regions {
+                            bodies: vec![*select, *scatter],
+                            indent,
+                            tail,
+                        });
+                    }
+                    Some(Err(reason)) => lines.push(Line::Unsupported {
+                        instruction: inst.name.clone(),
+                        reason,
+                    }),
+                    None => {}
+                }
+                continue;
+            }
             OpKind::Tuple => {
                 if root_tuple && InstId(i as u32) == body.root {
                     continue;
@@ -488,6 +550,63 @@ fn flush(
                     types.join(", ")
                 );
                 let _ = writeln!(out, "{pad}}}");
+            }
+            Line::Regions {
+                bodies,
+                indent,
+                tail,
+            } => {
+                let pad = " ".repeat(indent);
+                for (k, &body) in bodies.iter().enumerate() {
+                    let Some(region) = comp.bodies().get(body.index()) else {
+                        continue;
+                    };
+                    if depth >= MAX_REGION_DEPTH {
+                        return Err(ExportError::RegionsTooDeep {
+                            computation: comp.name().to_string(),
+                            reducer: region.name.clone(),
+                            limit: MAX_REGION_DEPTH,
+                        });
+                    }
+                    if k > 0 {
+                        let _ = writeln!(out, "{pad}}}, {{");
+                    }
+                    let mut state = parent.clone();
+                    let params = region.parameters();
+                    let args: Vec<String> = (0..params.len())
+                        .map(|k| format!("%arg{}", state.next_arg + k))
+                        .collect();
+                    state.next_arg += params.len();
+                    let sig: Vec<String> = args
+                        .iter()
+                        .zip(&params)
+                        .map(|(a, &p)| format!("{a}: {}", tensor_type(&region.inst(p).shape)))
+                        .collect();
+                    let _ = writeln!(out, "{pad}^bb0({}):", sig.join(", "));
+                    let (inner, returned, final_state) =
+                        emit_body(comp, region, state, ParamNames::Region(args), indent + 2);
+                    flush(out, comp, inner, &final_state, depth + 1)?;
+                    let names: Vec<&str> = returned.iter().map(|(n, _, _)| n.as_str()).collect();
+                    let types: Vec<String> =
+                        returned.iter().map(|(_, s, _)| tensor_type(s)).collect();
+                    let _ = writeln!(
+                        out,
+                        "{pad}  stablehlo.return {} : {}",
+                        names.join(", "),
+                        types.join(", ")
+                    );
+                }
+                let _ = writeln!(out, "{pad}}}) {tail}");
+            }
+            Line::Unsupported {
+                instruction,
+                reason,
+            } => {
+                return Err(ExportError::Unsupported {
+                    computation: comp.name().to_string(),
+                    instruction,
+                    reason,
+                });
             }
         }
     }

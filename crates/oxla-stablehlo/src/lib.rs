@@ -29,6 +29,16 @@ pub enum ExportError {
         /// The deepest nesting written ([`MAX_REGION_DEPTH`]).
         limit: usize,
     },
+    /// An instruction StableHLO has no way to say (a dilated
+    /// `select-and-scatter`).
+    Unsupported {
+        /// The module being exported.
+        computation: String,
+        /// The instruction.
+        instruction: String,
+        /// What StableHLO lacks.
+        reason: String,
+    },
 }
 
 impl fmt::Display for ExportError {
@@ -42,6 +52,14 @@ impl fmt::Display for ExportError {
                 f,
                 "cannot write `{computation}` as StableHLO: reducer regions nest more than \
                  {limit} levels deep (at `{reducer}`)"
+            ),
+            ExportError::Unsupported {
+                computation,
+                instruction,
+                reason,
+            } => write!(
+                f,
+                "cannot write `{computation}` as StableHLO: `{instruction}`: {reason}"
             ),
         }
     }

@@ -415,7 +415,10 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Pad { .. }
             | OpKind::Reduce { .. }
             | OpKind::DotGeneral { .. }
-            | OpKind::Tuple => w.push(
+            | OpKind::Tuple
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,
