@@ -21,7 +21,11 @@
 //! `(jit-ulp=N)` for the JIT alone), both backends give `<expected>`;
 //! `run: compare`, the JIT gives the interpreter's result on generated
 //! arguments; `strict-hlo: ok` / `strict-hlo: error: ...`;
-//! `canonical`, the module is the printer's own text; `valid`. Every valid
+//! `canonical`, the module is the printer's own text; `valid`;
+//! `jit: unsupported`, the JIT refuses the module with
+//! `Error::UnsupportedOp` (its `run:` lines then check the interpreter
+//! alone, until the JIT compiles the op and the test asks to be updated).
+//! Every valid
 //! module also round-trips (`print(parse(text))` parses and prints
 //! identically), and every `run` also checks that `expand_broadcasts` gives
 //! strict HLO with the same interpreter result.
@@ -61,6 +65,9 @@ enum Directive {
     Canonical,
     /// `valid`.
     Valid,
+    /// `jit: unsupported`: the JIT refuses the module with
+    /// `Error::UnsupportedOp`; `run:` checks the interpreter only.
+    JitUnsupported,
 }
 
 /// A directive and the file line it starts on.
@@ -366,6 +373,12 @@ fn read_directive(lines: &[&str], i: usize) -> Result<(Option<Directive>, usize)
     let directive = match word {
         "canonical" => Directive::Canonical,
         "valid" => Directive::Valid,
+        "jit" if rest == "unsupported" => Directive::JitUnsupported,
+        "jit" => {
+            return Err(at(format!(
+                "expected `jit: unsupported`, found `jit: {rest}`"
+            )));
+        }
         "error" => Directive::Error {
             at: options_at,
             text: non_empty(rest).map_err(at)?,
@@ -449,7 +462,7 @@ fn read_directive(lines: &[&str], i: usize) -> Result<(Option<Directive>, usize)
 }
 
 /// The directive words.
-const DIRECTIVES: [&str; 5] = ["error", "run", "strict-hlo", "canonical", "valid"];
+const DIRECTIVES: [&str; 6] = ["error", "run", "strict-hlo", "canonical", "valid", "jit"];
 
 /// The Levenshtein distance of two short words.
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -769,10 +782,32 @@ fn check_module(
     }
 
     let mut jit: Option<Result<oxla::Executable, String>> = None;
+    // `jit: unsupported`: the JIT must refuse the module with a typed error
+    // before anything runs; the `run:` lines check the interpreter alone.
+    let jit_unsupported = m
+        .directives
+        .iter()
+        .any(|d| matches!(d.directive, Directive::JitUnsupported));
+    if jit_unsupported {
+        jit = Some(Err(String::new()));
+    }
     for d in &m.directives {
         let line = d.line;
         match &d.directive {
             Directive::Error { .. } | Directive::StrictError { .. } | Directive::Valid => {}
+            Directive::JitUnsupported => match oxla::compile(&comp) {
+                Err(Error::UnsupportedOp { .. }) => {}
+                Err(e) => fail(
+                    line,
+                    format!("the JIT refuses the module, but not with UnsupportedOp:\n{e}"),
+                ),
+                Ok(_) => fail(
+                    line,
+                    "the JIT compiles the module now: drop `jit: unsupported` so that `run:` \
+                     checks the JIT too"
+                        .into(),
+                ),
+            },
             Directive::Canonical => {
                 if printed != m.own_text {
                     fail(
@@ -785,7 +820,10 @@ fn check_module(
             }
             // As written (an identity broadcast_dimensions is not dropped).
             Directive::StrictOk => {
-                if let Some(Err(e)) = unverified.as_ref().map(oxla::internals::verifier::verify_strict_hlo) {
+                if let Some(Err(e)) = unverified
+                    .as_ref()
+                    .map(oxla::internals::verifier::verify_strict_hlo)
+                {
                     fail(line, format!("verify_strict_hlo refuses the module:\n{e}"));
                 }
             }
@@ -828,6 +866,15 @@ fn check_module(
             }
             Directive::Compare { jit_ulp } => {
                 *compares += 1;
+                if jit_unsupported {
+                    fail(
+                        line,
+                        "`run: compare` compares the JIT, which `jit: unsupported` says refuses \
+                         the module"
+                            .into(),
+                    );
+                    continue;
+                }
                 let literals = match generated_arguments(&comp) {
                     Ok(l) => l,
                     Err(e) => {
@@ -895,6 +942,8 @@ fn check_run(
     }
     let exe = jit.get_or_insert_with(|| oxla::compile(comp).map_err(|e| e.to_string()));
     match exe {
+        // `jit: unsupported`: checked once, by its own directive.
+        Err(e) if e.is_empty() => {}
         Ok(exe) => match exe.run(&args) {
             Ok(got) => {
                 if let Some(d) = difference(&got, want, jit_ulp) {
@@ -1116,7 +1165,8 @@ fn check_docs_quote_messages(files: &[PathBuf]) -> Result<usize, String> {
             }
             // The one problem's message, or the one parse error's (a shape
             // refused as it is read).
-            let message = match oxla::internals::parser::parse_hlo_module_unverified(&m.parse_text) {
+            let message = match oxla::internals::parser::parse_hlo_module_unverified(&m.parse_text)
+            {
                 Ok(comp) => match oxla::internals::verifier::verify(&comp) {
                     Err(Error::Verification { problems, .. }) if problems.len() == 1 => {
                         Some(problems[0].message.clone())

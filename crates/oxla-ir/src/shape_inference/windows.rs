@@ -526,6 +526,9 @@ pub fn infer_reduce_window_shape(
         return Err(invalid(OP, OpProblem::ReduceWindowVariadic { inputs: n }));
     }
     let (input, init) = (inputs[0], inits[0]);
+    // XLA checks the reducer first, against the input's element type,
+    // which a tuple does not have: oxla says it is a tuple first.
+    require_array(OP, "operand of reduce-window", input)?;
     check_window_reducer(
         OP,
         reducer_parameters,
@@ -533,7 +536,6 @@ pub fn infer_reduce_window_shape(
         init,
         input.element_type(),
     )?;
-    require_array(OP, "operand of reduce-window", input)?;
     let out = infer_window_output_shape(OP, input, window, init.element_type())?;
     check_no_reversal(OP, window)?;
     Ok(out)
