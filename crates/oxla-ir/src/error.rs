@@ -392,7 +392,7 @@ pub enum Error {
 
     /// A backend does not compile an op yet; the interpreter runs it.
     #[error(
-        "the {backend} does not compile `{op}` yet (instruction `{instruction}`); run the computation with the interpreter (oxla_interp::evaluate)."
+        "the {backend} does not compile `{op}` yet (instruction `{instruction}`); the interpreter runs it (`evaluate`, or `--backend interp` on the command line)."
     )]
     UnsupportedOp {
         /// The backend (`jit`).
