@@ -26,9 +26,13 @@
 //! ```
 
 use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
+
+// The windows family: convolution, reduce-window, select-and-scatter.
+mod windows;
 use oxla_ir::{
     ArrayData, Builder, Computation, ElementType, Literal, Op, OpClass, OpKind, Result, Shape,
 };
+pub use windows::{model_convolution, model_window};
 
 /// A small, fast, seedable PRNG (xorshift64*). Not for cryptography.
 #[derive(Debug, Clone)]
@@ -84,6 +88,10 @@ pub struct GenConfig {
     /// of its own (a `reduce` or `dot` inside it, see [`gen_program`])
     /// instead of `add`, `max` or `min`.
     pub nested_bodies: f64,
+    /// Whether `convolution`, `reduce-window` and `select-and-scatter` may
+    /// appear (see the `windows` module). Off by default: the JIT does not
+    /// compile them yet, so the differential tests leave them out.
+    pub windows: bool,
 }
 
 impl Default for GenConfig {
@@ -96,6 +104,7 @@ impl Default for GenConfig {
             transcendentals: true,
             float_reassociation: true,
             nested_bodies: 0.5,
+            windows: false,
         }
     }
 }
@@ -361,7 +370,9 @@ impl Gen<'_> {
     fn step(&mut self) -> Result<()> {
         let ty = self.rng.pick(&self.cfg.element_types);
         let (a, ashape) = self.value_of_type(ty)?;
-        let choice = self.rng.below(18);
+        // The windows family adds three choices when enabled (the draw is
+        // unchanged otherwise, so existing seeds give the same programs).
+        let choice = self.rng.below(if self.cfg.windows { 21 } else { 18 });
         let (op, shape, name): (Op, Shape, &'static str) = match choice {
             0..=5 => {
                 let candidates: Vec<BinaryOp> = BinaryOp::ALL
@@ -541,6 +552,10 @@ impl Gen<'_> {
                 let op = self.b.dot_general(a, rhs, &dims)?;
                 (op, Shape::new(ty, &[ashape.dims()[0], n]), "dot")
             }
+            18..=20 => match self.window_step(a, &ashape)? {
+                Some(step) => step,
+                None => return Ok(()),
+            },
             _ => return Ok(()),
         };
         let got = self.b.shape(op)?;
