@@ -13,7 +13,8 @@
 //!   `lhs * rhs` (one rounding for the product, one for the sum) over the
 //!   window positions in that order, and for each position over the input
 //!   features of its group in increasing order. The kernel is read at
-//!   `size - 1 - k` along a reversed dimension. Integers wrap in the result
+//!   `size - 1 - k` along a reversed dimension. For `pred` the sum is `or`
+//!   and the product `and` (XLA's `acc + l * r` in `bool`). Integers wrap in the result
 //!   type: this is what XLA:CPU computes (checked with JAX); XLA's reference
 //!   evaluator accumulates `s8`..`s32` in 64 bits and then saturates, which
 //!   differs only on overflow. A result type wider than the operands (`s8`

@@ -481,8 +481,9 @@ op_table! {
         /// Groups values into a tuple.
         Tuple => "tuple", Arity::AtLeast(0), Tuple, Any, Cheap, Some("stablehlo.tuple");
         // -- the windows family --
-        /// Cross-correlation of a kernel over an input's spatial dimensions.
-        Convolution => "convolution", Arity::Fixed(2), Contraction, Arithmetic, Materialised,
+        /// Cross-correlation of a kernel over an input's spatial dimensions
+        /// (for `pred`: the `or` of `and`s, as XLA computes it).
+        Convolution => "convolution", Arity::Fixed(2), Contraction, Any, Materialised,
             Some("stablehlo.convolution");
         /// Folds a reducer computation over each window of its inputs.
         ReduceWindow => "reduce-window", Arity::AtLeast(2), Reduction, Any, Materialised,

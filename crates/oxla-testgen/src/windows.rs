@@ -164,10 +164,7 @@ impl Gen<'_> {
     ) -> Result<Option<(Op, Shape, &'static str)>> {
         let ty = ashape.element_type();
         Ok(match self.rng.below(3) {
-            0 if (2..=5).contains(&ashape.rank())
-                && !ty.is_pred()
-                && sums_allowed(self.cfg, ty) =>
-            {
+            0 if (2..=5).contains(&ashape.rank()) && sums_allowed(self.cfg, ty) => {
                 Some(self.convolution(a, ashape)?)
             }
             1 => {
