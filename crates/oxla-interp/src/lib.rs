@@ -90,7 +90,9 @@
 //! zero and adds `lhs * rhs` in increasing contracting-index order
 //! (row-major over the contracting dimensions as listed), rounding after
 //! every multiply and every add. `reduce` folds `acc = reducer(acc, x)`
-//! from `init`, over the reduced elements in row-major order.
+//! from `init`, over the reduced elements in row-major order. The windowed
+//! ops (`convolution`, `reduce-window`, `select-and-scatter`) follow XLA's
+//! evaluator: see the `windows` module and `docs/ops.md`.
 //!
 //! ## Invariants
 //!
