@@ -11,12 +11,12 @@
 //!
 //! How a window places its positions over one base dimension of size `n`
 //! (XLA's semantics, shared by all three ops): the base is first dilated
-//! (`base_dilation - 1` holes between neighbours, so `(n - 1) * base_dilation
-//! + 1` positions), then padded by `padding_low` and `padding_high`
-//! (negative padding removes positions). Output index `o` places the window
-//! at `o * stride`; window element `k` then reads padded position `o * stride
-//! + k * window_dilation`. Positions on padding or on a hole hold no base
-//! element.
+//! (`base_dilation - 1` holes between neighbours, so
+//! `(n - 1) * base_dilation + 1` positions), then padded by `padding_low`
+//! and `padding_high` (negative padding removes positions). Output index `o`
+//! places the window at `o * stride`; window element `k` then reads padded
+//! position `o * stride + k * window_dilation`. Positions on padding or on a
+//! hole hold no base element.
 
 use crate::error::{Error, Result};
 use crate::op_problem::OpProblem;

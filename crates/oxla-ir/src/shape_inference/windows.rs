@@ -500,7 +500,7 @@ pub fn infer_reduce_window_shape(
     reducer_result: &Shape,
 ) -> Result<Shape> {
     const OP: &str = "reduce-window";
-    if operands.is_empty() || operands.len() % 2 != 0 {
+    if operands.is_empty() || !operands.len().is_multiple_of(2) {
         return Err(invalid(
             OP,
             OpProblem::ReduceWindowOddOperands {

@@ -209,6 +209,107 @@ fn types(operands: &[(&str, &Shape)]) -> String {
 mod tests {
     use super::*;
 
+    /// A max-pool and its gradient as JAX prints them (jax 0.10.2), but for
+    /// JAX's no-op pad before the select-and-scatter and MLIR's spacing of
+    /// `compare`, which the exporter prints as it does everywhere: regions
+    /// numbered from the parent's final counters, each sibling region from
+    /// the same counters, block arguments after the function's.
+    #[test]
+    fn pools_print_as_jax_prints_them() {
+        let text = "\
+HloModule pools
+
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY pools {
+  x = f32[1,4,4,2] parameter(0)
+  ninf = f32[] constant(-inf)
+  p = f32[1,2,2,2] reduce-window(x, ninf), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=max
+  zero = f32[] constant(0)
+  g = f32[1,4,4,2] select-and-scatter(x, p, zero), window={size=1x2x2x1 stride=1x2x2x1 pad=0_0x0_1x1_0x0_0}, select=ge, scatter=add
+  ROOT t = (f32[1,2,2,2], f32[1,4,4,2]) tuple(p, g)
+}
+";
+        let comp = match oxla_ir::parse_hlo_module(text) {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        };
+        let mlir = match crate::to_stablehlo(&comp) {
+            Ok(m) => m,
+            Err(e) => panic!("{e}"),
+        };
+        let want = "\
+module @pools attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<1x4x4x2xf32>) -> (tensor<1x2x2x2xf32> {jax.result_info = \"result[0]\"}, tensor<1x4x4x2xf32> {jax.result_info = \"result[1]\"}) {
+    %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %0 = \"stablehlo.reduce_window\"(%arg0, %cst) <{base_dilations = array<i64: 1, 1, 1, 1>, padding = dense<0> : tensor<4x2xi64>, window_dilations = array<i64: 1, 1, 1, 1>, window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %2 = stablehlo.maximum %arg1, %arg2 : tensor<f32>
+      stablehlo.return %2 : tensor<f32>
+    }) : (tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x2x2x2xf32>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %1 = \"stablehlo.select_and_scatter\"(%arg0, %0, %cst_0) <{padding = dense<[[0, 0], [0, 1], [1, 0], [0, 0]]> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %2 = stablehlo.compare  GE, %arg1, %arg2,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %2 : tensor<i1>
+    }, {
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %2 = stablehlo.add %arg1, %arg2 : tensor<f32>
+      stablehlo.return %2 : tensor<f32>
+    }) : (tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32>, tensor<f32>) -> tensor<1x4x4x2xf32>
+    return %0, %1 : tensor<1x2x2x2xf32>, tensor<1x4x4x2xf32>
+  }
+}
+";
+        assert_eq!(mlir, want);
+    }
+
+    #[test]
+    fn a_dilated_select_and_scatter_is_refused() {
+        let text = "HloModule d\n\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
+                    ROOT c = pred[] compare(a, b), direction=GE\n}\n\nENTRY d {\n  \
+                    x = f32[2] parameter(0)\n  g = f32[2] parameter(1)\n  z = f32[] parameter(2)\n  \
+                    ROOT s = f32[2] select-and-scatter(x, g, z), window={size=2 lhs_dilate=2}, \
+                    select=ge, scatter=ge2\n}\n";
+        // `scatter` must be a reducer: build the module with one.
+        let text = text.replace(
+            "\n\nENTRY",
+            "\n\nge2 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
+             ROOT s = f32[] add(a, b)\n}\n\nENTRY",
+        );
+        let comp = match oxla_ir::parse_hlo_module(&text) {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        };
+        match crate::to_stablehlo(&comp) {
+            Err(crate::ExportError::Unsupported {
+                instruction,
+                reason,
+                ..
+            }) => {
+                assert_eq!(instruction, "s");
+                assert!(reason.contains("no dilation"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn dim_numbers_print_as_mlir_does() {
         let d = ConvolutionDimensionNumbers::from_labels("b01f_01io->b01f").unwrap();
