@@ -1163,17 +1163,7 @@ pub fn infer_dot_general_shape(
     const OP: &str = "dot";
     require_array(OP, "lhs", lhs)?;
     require_array(OP, "rhs", rhs)?;
-    if lhs.element_type() != rhs.element_type() {
-        return Err(Error::ElementTypeMismatch {
-            op: OP.into(),
-            lhs: lhs.clone(),
-            rhs: rhs.clone(),
-            help: promotion_help(lhs, rhs),
-        });
-    }
-    if !Opcode::Dot.accepts(lhs.element_type()) {
-        return Err(type_error(OP, lhs, Opcode::Dot.types()));
-    }
+    check_operand_types(Opcode::Dot, lhs, rhs)?;
     for (kind, l, r) in [
         ("batch", &dims.lhs_batch, &dims.rhs_batch),
         ("contracting", &dims.lhs_contracting, &dims.rhs_contracting),
@@ -1240,6 +1230,23 @@ pub fn infer_dot_general_shape(
             .map(|d| rhs.dims()[d as usize]),
     );
     Ok(Shape::new(lhs.element_type(), &out))
+}
+
+/// The two operands of a contraction (`dot`, `convolution`) share one
+/// element type (no implicit promotion), which `opcode` accepts.
+fn check_operand_types(opcode: Opcode, lhs: &Shape, rhs: &Shape) -> Result<()> {
+    if lhs.element_type() != rhs.element_type() {
+        return Err(Error::ElementTypeMismatch {
+            op: opcode.name().into(),
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
+            help: promotion_help(lhs, rhs),
+        });
+    }
+    if !opcode.accepts(lhs.element_type()) {
+        return Err(type_error(opcode.name(), lhs, opcode.types()));
+    }
+    Ok(())
 }
 
 /// The dimension numbers of XLA's `Dot`: vector or matrix operands,

@@ -515,40 +515,10 @@ fn flush(
                 out.push('\n');
             }
             Line::Region { body, indent } => {
-                let Some(reducer) = comp.bodies().get(body.index()) else {
-                    continue;
-                };
-                if depth >= MAX_REGION_DEPTH {
-                    return Err(ExportError::RegionsTooDeep {
-                        computation: comp.name().to_string(),
-                        reducer: reducer.name.clone(),
-                        limit: MAX_REGION_DEPTH,
-                    });
-                }
-                let mut state = parent.clone();
-                let params = reducer.parameters();
-                let args: Vec<String> = (0..params.len())
-                    .map(|k| format!("%arg{}", state.next_arg + k))
-                    .collect();
-                state.next_arg += params.len();
-                let sig: Vec<String> = args
-                    .iter()
-                    .zip(&params)
-                    .map(|(a, &p)| format!("{a}: {}", tensor_type(&reducer.inst(p).shape)))
-                    .collect();
                 let pad = " ".repeat(indent);
-                let _ = writeln!(out, "{pad} reducer({})  {{", sig.join(", "));
-                let (inner, returned, final_state) =
-                    emit_body(comp, reducer, state, ParamNames::Region(args), indent + 2);
-                flush(out, comp, inner, &final_state, depth + 1)?;
-                let names: Vec<&str> = returned.iter().map(|(n, _, _)| n.as_str()).collect();
-                let types: Vec<String> = returned.iter().map(|(_, s, _)| tensor_type(s)).collect();
-                let _ = writeln!(
-                    out,
-                    "{pad}  stablehlo.return {} : {}",
-                    names.join(", "),
-                    types.join(", ")
-                );
+                print_region(out, comp, body, parent, indent, depth, |sig| {
+                    format!("{pad} reducer({sig})  {{")
+                })?;
                 let _ = writeln!(out, "{pad}}}");
             }
             Line::Regions {
@@ -558,43 +528,12 @@ fn flush(
             } => {
                 let pad = " ".repeat(indent);
                 for (k, &body) in bodies.iter().enumerate() {
-                    let Some(region) = comp.bodies().get(body.index()) else {
-                        continue;
-                    };
-                    if depth >= MAX_REGION_DEPTH {
-                        return Err(ExportError::RegionsTooDeep {
-                            computation: comp.name().to_string(),
-                            reducer: region.name.clone(),
-                            limit: MAX_REGION_DEPTH,
-                        });
-                    }
                     if k > 0 {
                         let _ = writeln!(out, "{pad}}}, {{");
                     }
-                    let mut state = parent.clone();
-                    let params = region.parameters();
-                    let args: Vec<String> = (0..params.len())
-                        .map(|k| format!("%arg{}", state.next_arg + k))
-                        .collect();
-                    state.next_arg += params.len();
-                    let sig: Vec<String> = args
-                        .iter()
-                        .zip(&params)
-                        .map(|(a, &p)| format!("{a}: {}", tensor_type(&region.inst(p).shape)))
-                        .collect();
-                    let _ = writeln!(out, "{pad}^bb0({}):", sig.join(", "));
-                    let (inner, returned, final_state) =
-                        emit_body(comp, region, state, ParamNames::Region(args), indent + 2);
-                    flush(out, comp, inner, &final_state, depth + 1)?;
-                    let names: Vec<&str> = returned.iter().map(|(n, _, _)| n.as_str()).collect();
-                    let types: Vec<String> =
-                        returned.iter().map(|(_, s, _)| tensor_type(s)).collect();
-                    let _ = writeln!(
-                        out,
-                        "{pad}  stablehlo.return {} : {}",
-                        names.join(", "),
-                        types.join(", ")
-                    );
+                    print_region(out, comp, body, parent, indent, depth, |sig| {
+                        format!("{pad}^bb0({sig}):")
+                    })?;
                 }
                 let _ = writeln!(out, "{pad}}}) {tail}");
             }
@@ -610,6 +549,57 @@ fn flush(
             }
         }
     }
+    Ok(())
+}
+
+/// Prints the region of body `id`: the line `header` makes of its block
+/// arguments' signature (`%arg1: tensor<f32>, ...`, numbered after
+/// `parent`'s), its instructions numbered from `parent`'s final counters
+/// (as MLIR numbers a region after its whole parent), and its
+/// `stablehlo.return`. Nothing for a missing body (the verifier reports it).
+fn print_region(
+    out: &mut String,
+    comp: &Computation,
+    id: ComputationId,
+    parent: &NameState,
+    indent: usize,
+    depth: usize,
+    header: impl FnOnce(&str) -> String,
+) -> Result<(), ExportError> {
+    let Some(region) = comp.bodies().get(id.index()) else {
+        return Ok(());
+    };
+    if depth >= MAX_REGION_DEPTH {
+        return Err(ExportError::RegionsTooDeep {
+            computation: comp.name().to_string(),
+            reducer: region.name.clone(),
+            limit: MAX_REGION_DEPTH,
+        });
+    }
+    let mut state = parent.clone();
+    let params = region.parameters();
+    let args: Vec<String> = (0..params.len())
+        .map(|k| format!("%arg{}", state.next_arg + k))
+        .collect();
+    state.next_arg += params.len();
+    let sig: Vec<String> = args
+        .iter()
+        .zip(&params)
+        .map(|(a, &p)| format!("{a}: {}", tensor_type(&region.inst(p).shape)))
+        .collect();
+    let _ = writeln!(out, "{}", header(&sig.join(", ")));
+    let (inner, returned, final_state) =
+        emit_body(comp, region, state, ParamNames::Region(args), indent + 2);
+    flush(out, comp, inner, &final_state, depth + 1)?;
+    let names: Vec<&str> = returned.iter().map(|(n, _, _)| n.as_str()).collect();
+    let types: Vec<String> = returned.iter().map(|(_, s, _)| tensor_type(s)).collect();
+    let pad = " ".repeat(indent);
+    let _ = writeln!(
+        out,
+        "{pad}  stablehlo.return {} : {}",
+        names.join(", "),
+        types.join(", ")
+    );
     Ok(())
 }
 

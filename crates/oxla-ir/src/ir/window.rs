@@ -260,44 +260,61 @@ impl ConvolutionDimensionNumbers {
         window_text::parse_dim_labels(text)
     }
 
-    /// XLA's `dim_labels` spelling (`b01f_01io->b01f`); a dimension named by
-    /// no field prints as `?`, and a field out of range is not shown (the
-    /// verifier reports both).
-    pub fn labels(&self) -> String {
-        let part = |a: (i64, char), b: (i64, char), spatial: &[i64]| -> String {
-            let rank = spatial.len() + 2;
-            let mut chars = vec!['?'; rank];
-            let mut put = |d: i64, c: char| {
-                if let Some(slot) = usize::try_from(d).ok().and_then(|d| chars.get_mut(d)) {
-                    *slot = c;
+    /// What each dimension of the input, the kernel and the output is, by
+    /// position: `b`/`f` (`i`/`o` for the kernel), or a spatial
+    /// dimension's index; `?` where no field names the position. Fields
+    /// out of range are left out (the verifier reports them).
+    ///
+    /// ```
+    /// use oxla_ir::ConvolutionDimensionNumbers;
+    /// let d = ConvolutionDimensionNumbers::from_labels("bf01_oi01->b01f").unwrap();
+    /// let [_, _, out] = d.names();
+    /// assert_eq!(out, ["b", "0", "1", "f"]);
+    /// ```
+    pub fn names(&self) -> [Vec<String>; 3] {
+        let side = |a: (i64, &str), b: (i64, &str), spatial: &[i64]| -> Vec<String> {
+            let mut names = vec!["?".to_string(); spatial.len() + 2];
+            let mut put = |d: i64, name: String| {
+                if let Some(slot) = usize::try_from(d).ok().and_then(|d| names.get_mut(d)) {
+                    *slot = name;
                 }
             };
-            put(a.0, a.1);
-            put(b.0, b.1);
+            put(a.0, a.1.to_string());
+            put(b.0, b.1.to_string());
             for (i, &d) in spatial.iter().enumerate() {
-                // More than ten spatial dimensions have no digit; XLA has none.
-                put(d, char::from_digit(i as u32, 10).unwrap_or('?'));
+                put(d, i.to_string());
             }
-            chars.into_iter().collect()
+            names
         };
-        format!(
-            "{}_{}->{}",
-            part(
-                (self.input_batch_dimension, 'b'),
-                (self.input_feature_dimension, 'f'),
-                &self.input_spatial_dimensions
+        [
+            side(
+                (self.input_batch_dimension, "b"),
+                (self.input_feature_dimension, "f"),
+                &self.input_spatial_dimensions,
             ),
-            part(
-                (self.kernel_input_feature_dimension, 'i'),
-                (self.kernel_output_feature_dimension, 'o'),
-                &self.kernel_spatial_dimensions
+            side(
+                (self.kernel_input_feature_dimension, "i"),
+                (self.kernel_output_feature_dimension, "o"),
+                &self.kernel_spatial_dimensions,
             ),
-            part(
-                (self.output_batch_dimension, 'b'),
-                (self.output_feature_dimension, 'f'),
-                &self.output_spatial_dimensions
-            )
-        )
+            side(
+                (self.output_batch_dimension, "b"),
+                (self.output_feature_dimension, "f"),
+                &self.output_spatial_dimensions,
+            ),
+        ]
+    }
+
+    /// XLA's `dim_labels` spelling (`b01f_01io->b01f`), from
+    /// [`ConvolutionDimensionNumbers::names`]; a spatial dimension past the
+    /// tenth has no digit and prints as `?`, as a position no field names.
+    pub fn labels(&self) -> String {
+        let [lhs, rhs, out] = self.names().map(|side| {
+            side.iter()
+                .map(|n| if n.len() == 1 { n.as_str() } else { "?" })
+                .collect::<String>()
+        });
+        format!("{lhs}_{rhs}->{out}")
     }
 
     /// The numbers as lists, for messages about numbers `labels` cannot

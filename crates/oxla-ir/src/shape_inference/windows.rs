@@ -15,10 +15,10 @@
 //! - a variadic `reduce-window` (a tuple-returning reducer) is refused until
 //!   tuple-valued reducers land.
 
-use super::{invalid, promotion_help, require_array, type_error, validate_result};
+use super::{check_operand_types, invalid, require_array, validate_result};
 use crate::ir::{ConvolutionDimensionNumbers, Window};
 use crate::opcode::Opcode;
-use crate::{ElementType, Error, OpProblem, Result, Shape};
+use crate::{ElementType, OpProblem, Result, Shape};
 
 /// XLA's `InferWindowOutputShape`: the dims of the windows of `window` over
 /// `base` (one entry per base dimension), with element type `ty`. Per
@@ -174,17 +174,7 @@ pub fn infer_convolution_shape(
     require_array(OP, "lhs of convolution", lhs)?;
     require_array(OP, "rhs of convolution", rhs)?;
     // oxla's rule (no implicit promotion) and the op table's type gate.
-    if lhs.element_type() != rhs.element_type() {
-        return Err(Error::ElementTypeMismatch {
-            op: OP.into(),
-            lhs: lhs.clone(),
-            rhs: rhs.clone(),
-            help: promotion_help(lhs, rhs),
-        });
-    }
-    if !Opcode::Convolution.accepts(lhs.element_type()) {
-        return Err(type_error(OP, lhs, Opcode::Convolution.types()));
-    }
+    check_operand_types(Opcode::Convolution, lhs, rhs)?;
     for (what, count) in [
         ("feature_group_count", feature_group_count),
         ("batch_group_count", batch_group_count),

@@ -18,38 +18,8 @@ use super::tensor_type;
 
 /// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`.
 fn dim_numbers(d: &ConvolutionDimensionNumbers) -> String {
-    let side = |a: (i64, &str), b: (i64, &str), spatial: &[i64]| -> String {
-        let mut names = vec!["?".to_string(); spatial.len() + 2];
-        let mut put = |d: i64, name: String| {
-            if let Some(slot) = usize::try_from(d).ok().and_then(|d| names.get_mut(d)) {
-                *slot = name;
-            }
-        };
-        put(a.0, a.1.to_string());
-        put(b.0, b.1.to_string());
-        for (i, &d) in spatial.iter().enumerate() {
-            put(d, i.to_string());
-        }
-        format!("[{}]", names.join(", "))
-    };
-    format!(
-        "{}x{}->{}",
-        side(
-            (d.input_batch_dimension, "b"),
-            (d.input_feature_dimension, "f"),
-            &d.input_spatial_dimensions
-        ),
-        side(
-            (d.kernel_input_feature_dimension, "i"),
-            (d.kernel_output_feature_dimension, "o"),
-            &d.kernel_spatial_dimensions
-        ),
-        side(
-            (d.output_batch_dimension, "b"),
-            (d.output_feature_dimension, "f"),
-            &d.output_spatial_dimensions
-        )
-    )
+    let [lhs, rhs, out] = d.names().map(|side| format!("[{}]", side.join(", ")));
+    format!("{lhs}x{rhs}->{out}")
 }
 
 /// `[[1, 0], [0, 2]]`.
