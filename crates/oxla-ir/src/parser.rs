@@ -97,6 +97,9 @@
 #![allow(clippy::result_large_err)]
 
 use std::cell::{Cell, RefCell};
+// The windows family's attributes: window, dim_labels, group counts.
+mod windows;
+
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{
@@ -2926,7 +2929,10 @@ impl Template {
             | Opcode::While
             | Opcode::Conditional
             | Opcode::OptimizationBarrier
-            | Opcode::Map => OperandSyntax::Operands,
+            | Opcode::Map
+            | Opcode::Convolution
+            | Opcode::ReduceWindow
+            | Opcode::SelectAndScatter => OperandSyntax::Operands,
         }
     }
 }
@@ -3382,6 +3388,10 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                     checks,
                 ));
             }
+            // -- the windows family (parser/windows.rs) --
+            Opcode::Convolution => self.convolution()?,
+            Opcode::ReduceWindow => return Ok((self.reduce_window()?, checks)),
+            Opcode::SelectAndScatter => return Ok((self.select_and_scatter()?, checks)),
         };
         Ok((RawOp::Kind(kind), checks))
     }

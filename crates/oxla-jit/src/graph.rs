@@ -886,7 +886,10 @@ impl Graph {
             | OpKind::While { .. }
             | OpKind::Conditional { .. }
             | OpKind::OptimizationBarrier
-            | OpKind::Map { .. } => {
+            | OpKind::Map { .. }
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. } => {
                 return Err(backend(format!("`{}` is not compiled", inst.name)));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {
@@ -1182,7 +1185,10 @@ impl Graph {
             | OpKind::While { .. }
             | OpKind::Conditional { .. }
             | OpKind::OptimizationBarrier
-            | OpKind::Map { .. } => {
+            | OpKind::Map { .. }
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. } => {
                 return Err(backend(format!("`{}` is not compiled", inst.name)));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {

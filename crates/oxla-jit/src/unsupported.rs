@@ -1,7 +1,8 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
-//! control flow (`while`, `conditional`), `opt-barrier`, `map`, and a
-//! `reduce` of several inputs (or with a tuple-returning reducer). Each is
+//! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
+//! of several inputs (or with a tuple-returning reducer), `convolution`,
+//! `reduce-window` and `select-and-scatter`. Each is
 //! an [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -43,6 +44,11 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         }
         OpKind::OptimizationBarrier => Some("the JIT does not compile opt-barrier yet"),
         OpKind::Map { .. } => Some("the JIT does not compile map yet"),
+        OpKind::Convolution { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. } => {
+            Some("the JIT does not compile convolutions and windowed reductions yet")
+        }
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
             Some("the JIT compiles reduces of one input with a scalar reducer only")
         }

@@ -420,7 +420,10 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::While { .. }
             | OpKind::Conditional { .. }
             | OpKind::OptimizationBarrier
-            | OpKind::Map { .. } => w.push(
+            | OpKind::Map { .. }
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,
