@@ -52,8 +52,9 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 use oxla_ir::{BinaryOp, ComparisonDirection, ElementType, Error, Result, UnaryOp};
 
-use crate::graph::{Cond, Fold, FoldId, Graph, Node, NodeId};
-use crate::ix::{Atom, Ix, Var};
+use crate::entity::{BufferId, FoldId, IdVec, LoopVar, NodeId};
+use crate::graph::{Cond, Fold, Graph, Node};
+use crate::ix::{Atom, Ix};
 use crate::math::MathLib;
 
 /// A compiled kernel.
@@ -127,7 +128,7 @@ pub(crate) enum Work {
     /// `out[out_offset] = root`.
     Store {
         root: NodeId,
-        out: usize,
+        out: BufferId,
         out_offset: Ix,
     },
     /// A reduction whose reduced variables are the innermost loops,
@@ -136,7 +137,7 @@ pub(crate) enum Work {
         x: NodeId,
         init: NodeId,
         reducer: Reducer,
-        out: usize,
+        out: BufferId,
         out_offset: Ix,
         first_reduced: usize,
     },
@@ -146,7 +147,7 @@ pub(crate) enum Work {
         x: NodeId,
         init: NodeId,
         reducer: Reducer,
-        out: usize,
+        out: BufferId,
         out_offset: Ix,
         first_reduced: usize,
     },
@@ -158,7 +159,7 @@ pub(crate) enum Work {
 #[derive(Clone, Debug)]
 pub(crate) struct Keep {
     pub(crate) node: NodeId,
-    pub(crate) buf: usize,
+    pub(crate) buf: BufferId,
     pub(crate) offset: Ix,
     pub(crate) ty: ElementType,
 }
@@ -195,7 +196,7 @@ impl Pass {
 pub(crate) struct KernelSpec {
     pub(crate) graph: Graph,
     /// Every loop variable, outermost first.
-    pub(crate) order: Vec<Var>,
+    pub(crate) order: Vec<LoopVar>,
     /// The depth of the loop `start..end` applies to.
     pub(crate) partition: Option<usize>,
     /// What the kernel computes: one pass for an ordinary kernel; several
@@ -210,7 +211,7 @@ impl KernelSpec {
     /// An ordinary one-pass kernel.
     pub(crate) fn single(
         graph: Graph,
-        order: Vec<Var>,
+        order: Vec<LoopVar>,
         partition: Option<usize>,
         work: Work,
         ty: ElementType,
@@ -248,15 +249,15 @@ pub(crate) struct KernelInfo {
     /// Each pass's vector plan.
     pub(crate) vplans: Vec<Option<VecPlan>>,
     /// The pass that touches the next row, and the buffers it touches.
-    pub(crate) touch: Option<(usize, Vec<usize>)>,
+    pub(crate) touch: Option<(usize, Vec<BufferId>)>,
 }
 
 /// A dot kernel.
 pub(crate) struct DotSpec {
     pub(crate) ty: ElementType,
-    pub(crate) lhs: (usize, [i64; 3]),
-    pub(crate) rhs: (usize, [i64; 3]),
-    pub(crate) out: usize,
+    pub(crate) lhs: (BufferId, [i64; 3]),
+    pub(crate) rhs: (BufferId, [i64; 3]),
+    pub(crate) out: BufferId,
     pub(crate) batch: i64,
     pub(crate) m: i64,
     pub(crate) k: i64,
@@ -506,14 +507,14 @@ struct Em<'a, 'f> {
     module: &'a mut JITModule,
     math: &'a MathLib,
     spec: &'a KernelSpec,
-    nodes: &'a [Node],
-    level: Vec<usize>,
+    nodes: &'a IdVec<NodeId, Node>,
+    level: IdVec<NodeId, usize>,
     depth: usize,
-    var_val: Vec<Option<Value>>,
-    scal: Vec<Option<Value>>,
-    splat: Vec<Option<Value>>,
-    rowptr: Vec<Option<Value>>,
-    bases: Vec<Option<Value>>,
+    var_val: IdVec<LoopVar, Option<Value>>,
+    scal: IdVec<NodeId, Option<Value>>,
+    splat: IdVec<NodeId, Option<Value>>,
+    rowptr: IdVec<NodeId, Option<Value>>,
+    bases: IdVec<BufferId, Option<Value>>,
     table: Value,
     start: Value,
     end: Value,
@@ -523,7 +524,7 @@ struct Em<'a, 'f> {
     /// it reads (a mask), and its vector plan.
     passes: Vec<PassNodes>,
     /// Nodes that read a reducer `Var` (emitted per element only).
-    var_dep: Vec<bool>,
+    var_dep: IdVec<NodeId, bool>,
     vplan: Option<VecPlan>,
     /// Level-`depth` nodes each body evaluates, ascending.
     x_nodes: Vec<NodeId>,
@@ -556,13 +557,13 @@ struct Em<'a, 'f> {
 struct PassNodes {
     x_nodes: Vec<NodeId>,
     body_nodes: Vec<NodeId>,
-    reads: Vec<bool>,
+    reads: IdVec<NodeId, bool>,
     vplan: Option<VecPlan>,
 }
 
 /// Nodes reachable from `roots`, ascending.
-pub(crate) fn closure(nodes: &[Node], roots: &[NodeId]) -> Vec<NodeId> {
-    let mut seen = vec![false; nodes.len()];
+pub(crate) fn closure(nodes: &IdVec<NodeId, Node>, roots: &[NodeId]) -> Vec<NodeId> {
+    let mut seen: IdVec<NodeId, bool> = IdVec::filled(nodes.len(), false);
     let mut stack = roots.to_vec();
     while let Some(n) = stack.pop() {
         if seen[n] {
@@ -571,12 +572,12 @@ pub(crate) fn closure(nodes: &[Node], roots: &[NodeId]) -> Vec<NodeId> {
         seen[n] = true;
         stack.extend(nodes[n].operands());
     }
-    (0..nodes.len()).filter(|&n| seen[n]).collect()
+    nodes.keys().filter(|&n| seen[n]).collect()
 }
 
 impl Work {
     /// The buffer the work writes.
-    pub(crate) fn out(&self) -> usize {
+    pub(crate) fn out(&self) -> BufferId {
         match self {
             Work::Store { out, .. } | Work::Row { out, .. } | Work::Col { out, .. } => *out,
         }
@@ -604,22 +605,22 @@ impl<'a, 'f> Em<'a, 'f> {
         math: &'a MathLib,
         spec: &'a KernelSpec,
     ) -> Result<Em<'a, 'f>> {
-        let nodes = &spec.graph.nodes[..];
+        let nodes = &spec.graph.nodes;
         let depth = spec.order.len();
         let nvars = spec.graph.extents.len();
-        let mut depth_of = vec![0usize; nvars];
+        let mut depth_of: IdVec<LoopVar, usize> = IdVec::filled(nvars, 0);
         for (d, &v) in spec.order.iter().enumerate() {
-            depth_of[v as usize] = d;
+            depth_of[v] = d;
         }
-        let mut level = vec![0usize; nodes.len()];
-        for (n, node) in nodes.iter().enumerate() {
+        let mut level: IdVec<NodeId, usize> = IdVec::filled(nodes.len(), 0);
+        for (n, node) in nodes.iter() {
             let mut l = 0;
             let mut vars = Vec::new();
             for ix in node.index_exprs() {
                 ix.collect_vars(&mut vars);
             }
             for v in vars {
-                l = l.max(depth_of.get(v as usize).map_or(depth, |d| d + 1));
+                l = l.max(depth_of.get(v).map_or(depth, |d| d + 1));
             }
             if matches!(node, Node::Var { .. }) {
                 l = depth;
@@ -633,7 +634,7 @@ impl<'a, 'f> Em<'a, 'f> {
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let params = b.block_params(entry).to_vec();
-        let mut var_dep = vec![false; nodes.len()];
+        let mut var_dep = IdVec::filled(nodes.len(), false);
         let mut passes = Vec::new();
         for pass in &spec.passes {
             let (x, body_root) = pass.work.roots();
@@ -652,7 +653,7 @@ impl<'a, 'f> Em<'a, 'f> {
             for &n in &body_nodes {
                 var_dep[n] = true;
             }
-            let mut reads = vec![false; nodes.len()];
+            let mut reads = IdVec::filled(nodes.len(), false);
             for n in closure(nodes, &pass.roots()) {
                 reads[n] = true;
             }
@@ -664,16 +665,16 @@ impl<'a, 'f> Em<'a, 'f> {
             });
         }
         let nbuf = nodes
-            .iter()
+            .values()
             .filter_map(|n| match n {
-                Node::Load { buf, .. } => Some(*buf),
+                Node::Load { buf, .. } => Some(buf.index()),
                 _ => None,
             })
-            .chain(spec.passes.iter().map(|p| p.work.out()))
+            .chain(spec.passes.iter().map(|p| p.work.out().index()))
             .chain(
                 spec.passes
                     .iter()
-                    .flat_map(|p| p.keep.iter().map(|k| k.buf)),
+                    .flat_map(|p| p.keep.iter().map(|k| k.buf.index())),
             )
             .max()
             .unwrap_or(0)
@@ -686,11 +687,11 @@ impl<'a, 'f> Em<'a, 'f> {
             nodes,
             level,
             depth,
-            var_val: vec![None; nvars],
-            scal: vec![None; nodes.len()],
-            splat: vec![None; nodes.len()],
-            rowptr: vec![None; nodes.len()],
-            bases: vec![None; nbuf],
+            var_val: IdVec::filled(nvars, None),
+            scal: IdVec::filled(nodes.len(), None),
+            splat: IdVec::filled(nodes.len(), None),
+            rowptr: IdVec::filled(nodes.len(), None),
+            bases: IdVec::filled(nbuf, None),
             table: params[0],
             start: params[1],
             end: params[2],
@@ -744,7 +745,7 @@ impl<'a, 'f> Em<'a, 'f> {
         }
         let inner = self.spec.order[self.depth - 1];
         let row_var = self.spec.order[rd - 1];
-        let written: Vec<usize> = self
+        let written: Vec<BufferId> = self
             .spec
             .passes
             .iter()
@@ -811,7 +812,7 @@ impl<'a, 'f> Em<'a, 'f> {
         self.b.ins().iconst(types::I64, v)
     }
 
-    fn base(&mut self, buf: usize) -> Value {
+    fn base(&mut self, buf: BufferId) -> Value {
         if let Some(v) = self.bases[buf] {
             return v;
         }
@@ -819,7 +820,7 @@ impl<'a, 'f> Em<'a, 'f> {
         let p = self
             .b
             .ins()
-            .load(types::I64, flags(), self.table, (buf * 8) as i32);
+            .load(types::I64, flags(), self.table, (buf.index() * 8) as i32);
         self.bases[buf] = Some(p);
         p
     }
@@ -900,7 +901,7 @@ impl<'a, 'f> Em<'a, 'f> {
         let mut acc: Option<Value> = None;
         for (atom, c) in e.terms() {
             let a = match atom {
-                Atom::Var(v) => self.var_val[*v as usize].unwrap_or_else(|| {
+                Atom::Var(v) => self.var_val[*v].unwrap_or_else(|| {
                     // Unreachable for a well-formed nest: every variable is
                     // bound before the nodes of its level are emitted.
                     self.b.ins().iconst(types::I64, 0)
@@ -983,7 +984,7 @@ impl<'a, 'f> Em<'a, 'f> {
             return None;
         }
         let inner = self.spec.order[depth - 1];
-        let n_inner = self.spec.graph.extents[inner as usize];
+        let n_inner = self.spec.graph.extents[inner];
         let nodes = self.nodes;
         let mut varying: Vec<NodeId> = self.x_nodes.clone();
         varying.extend(&self.body_nodes);
@@ -1155,9 +1156,9 @@ impl<'a, 'f> Em<'a, 'f> {
     fn kernel(&mut self) -> Result<()> {
         // Every buffer base is loaded in the entry block so that it
         // dominates every use.
-        let mut bufs: Vec<usize> = self
+        let mut bufs: Vec<BufferId> = self
             .nodes
-            .iter()
+            .values()
             .filter_map(|n| match n {
                 Node::Load { buf, .. } => Some(*buf),
                 _ => None,
@@ -1192,8 +1193,8 @@ impl<'a, 'f> Em<'a, 'f> {
         for p in 0..self.spec.passes.len() {
             self.select(p);
             // Splats and row pointers are per pass (lane widths may differ).
-            self.splat.iter_mut().for_each(|v| *v = None);
-            self.rowptr.iter_mut().for_each(|v| *v = None);
+            self.splat.fill(None);
+            self.rowptr.fill(None);
             self.emit_level(d)?;
             if self.spec.passes[p].row_only {
                 let Work::Store {
@@ -1223,7 +1224,7 @@ impl<'a, 'f> Em<'a, 'f> {
             (self.start, self.end)
         } else {
             let v = self.spec.order[depth];
-            let n = self.spec.graph.extents[v as usize];
+            let n = self.spec.graph.extents[v];
             (self.ic(0), self.ic(n))
         }
     }
@@ -1238,7 +1239,7 @@ impl<'a, 'f> Em<'a, 'f> {
             return Ok(());
         }
         let per_pass = self.spec.row_depth.is_some_and(|r| l >= r);
-        for n in 0..self.nodes.len() {
+        for n in self.nodes.keys() {
             if self.level[n] == l
                 && self.scal[n].is_none()
                 && !self.var_dep[n]
@@ -1287,7 +1288,7 @@ impl<'a, 'f> Em<'a, 'f> {
             return self.inner();
         }
         let (lo, hi) = self.bounds(d);
-        let var = self.spec.order[d] as usize;
+        let var = self.spec.order[d];
         let group_below = self.spec.row_depth == Some(d + 1);
         self.counted_loop(lo, hi, &mut |em, i| {
             em.var_val[var] = Some(i);
@@ -1300,7 +1301,7 @@ impl<'a, 'f> Em<'a, 'f> {
                 em.hook_after(d + 1)?;
             }
             // Values of deeper levels do not dominate the next iteration.
-            for n in 0..em.nodes.len() {
+            for n in em.nodes.keys() {
                 if em.level[n] > d {
                     em.scal[n] = None;
                     em.splat[n] = None;
@@ -1328,7 +1329,7 @@ impl<'a, 'f> Em<'a, 'f> {
         Ok(())
     }
 
-    fn reduce_parts(&self) -> Option<(NodeId, ElementType, Reducer, usize, Ix, usize)> {
+    fn reduce_parts(&self) -> Option<(NodeId, ElementType, Reducer, BufferId, Ix, usize)> {
         match self.work() {
             Work::Row {
                 init,
@@ -1751,7 +1752,7 @@ impl<'a, 'f> Em<'a, 'f> {
         self.touch_rows.clear();
         if self.touch_pass == Some(self.cur) && plan.is_some() {
             let row_var = self.spec.order[self.spec.row_depth.unwrap_or(1).max(1) - 1];
-            let n_inner = self.spec.graph.extents[inner as usize];
+            let n_inner = self.spec.graph.extents[inner];
             for n in self.touch_loads.clone() {
                 if let Node::Load {
                     buf,
@@ -1805,17 +1806,17 @@ impl<'a, 'f> Em<'a, 'f> {
                 }
             }
         }
-        let var = inner as usize;
+        let var = inner;
         self.strip(lo, hi, plan, &mut |em, mode, i, u| {
             em.element(mode, var, i, u)
         })
     }
 
     /// One step of the innermost loop.
-    fn element(&mut self, mode: Mode, var: usize, i: Value, u: u32) -> Result<()> {
+    fn element(&mut self, mode: Mode, var: LoopVar, i: Value, u: u32) -> Result<()> {
         self.var_val[var] = Some(i);
         self.cur_i = Some(i);
-        let mut vals: Vec<Option<Value>> = vec![None; self.nodes.len()];
+        let mut vals: IdVec<NodeId, Option<Value>> = IdVec::filled(self.nodes.len(), None);
         let xs = self.x_nodes.clone();
         for n in xs {
             let v = self.node_in(mode, n, u, &vals)?;
@@ -1879,7 +1880,7 @@ impl<'a, 'f> Em<'a, 'f> {
         acc: Value,
         x: Value,
         u: u32,
-        vals: &mut [Option<Value>],
+        vals: &mut IdVec<NodeId, Option<Value>>,
     ) -> Result<Value> {
         match reducer {
             Reducer::Op(op) => self.binop(mode, *op, self.ty(), acc, x, None),
@@ -1896,7 +1897,7 @@ impl<'a, 'f> Em<'a, 'f> {
 
     /// The value of node `n` in `mode` inside a body (`vals` holds the
     /// body's nodes computed so far).
-    fn get(&mut self, mode: Mode, n: NodeId, vals: &[Option<Value>]) -> Result<Value> {
+    fn get(&mut self, mode: Mode, n: NodeId, vals: &IdVec<NodeId, Option<Value>>) -> Result<Value> {
         if let Some(v) = vals[n] {
             return Ok(v);
         }
@@ -1913,7 +1914,13 @@ impl<'a, 'f> Em<'a, 'f> {
         }
     }
 
-    fn node_in(&mut self, mode: Mode, n: NodeId, u: u32, vals: &[Option<Value>]) -> Result<Value> {
+    fn node_in(
+        &mut self,
+        mode: Mode,
+        n: NodeId,
+        u: u32,
+        vals: &IdVec<NodeId, Option<Value>>,
+    ) -> Result<Value> {
         let ops: Vec<Value> = self.nodes[n]
             .operands()
             .into_iter()
@@ -2551,7 +2558,7 @@ struct FoldEmit<'n> {
     fold: &'n Fold,
     /// Values of the nodes that do not vary along the fold, computed
     /// before its loop.
-    fixed: Vec<Option<Value>>,
+    fixed: IdVec<NodeId, Option<Value>>,
     /// Nodes computed per step, ascending: the element's, then the
     /// combiner's.
     element_nodes: Vec<NodeId>,
@@ -2559,7 +2566,7 @@ struct FoldEmit<'n> {
     /// The captured values (the fold node's operands after `init`).
     caps: Vec<Value>,
     /// Base pointers of the buffers the fold's loads read.
-    bases: Vec<(usize, Value)>,
+    bases: Vec<(BufferId, Value)>,
 }
 
 impl<'a, 'f> Em<'a, 'f> {
@@ -2577,39 +2584,37 @@ impl<'a, 'f> Em<'a, 'f> {
             .get(f)
             .ok_or_else(|| backend(format!("fold {f} missing")))?;
         let need = spec.graph.var_count();
-        if self.var_val.len() < need {
-            self.var_val.resize(need, None);
-        }
+        self.var_val.grow_to(need, None);
         let nodes = &fold.nodes;
         let own = |ix: &Ix| fold.vars.iter().any(|&(v, _)| ix.uses(v));
         // Operands come before their users, so one pass classifies.
-        let mut varies = vec![false; nodes.len()];
-        for (n, node) in nodes.iter().enumerate() {
+        let mut varies: IdVec<NodeId, bool> = IdVec::filled(nodes.len(), false);
+        for (n, node) in nodes.iter() {
             varies[n] = matches!(node, Node::Var { .. })
                 || node.index_exprs().into_iter().any(own)
                 || node.operands().iter().any(|&o| varies[o]);
         }
         let element_all = closure(nodes, &[fold.element]);
-        let mut in_element = vec![false; nodes.len()];
+        let mut in_element: IdVec<NodeId, bool> = IdVec::filled(nodes.len(), false);
         for &n in &element_all {
             in_element[n] = true;
         }
         let combine_all = closure(nodes, &[fold.combine]);
-        let mut bases: Vec<(usize, Value)> = Vec::new();
-        for node in nodes {
+        let mut bases: Vec<(BufferId, Value)> = Vec::new();
+        for node in nodes.values() {
             if let Node::Load { buf, .. } = node
                 && !bases.iter().any(|(b, _)| b == buf)
             {
-                let p = self
-                    .b
-                    .ins()
-                    .load(types::I64, flags(), self.table, (*buf * 8) as i32);
+                let p =
+                    self.b
+                        .ins()
+                        .load(types::I64, flags(), self.table, (buf.index() * 8) as i32);
                 bases.push((*buf, p));
             }
         }
         let mut st = FoldEmit {
             fold,
-            fixed: vec![None; nodes.len()],
+            fixed: IdVec::filled(nodes.len(), None),
             element_nodes: element_all.iter().copied().filter(|&n| varies[n]).collect(),
             combine_nodes: combine_all
                 .iter()
@@ -2657,7 +2662,7 @@ impl<'a, 'f> Em<'a, 'f> {
                 let mut rest = step;
                 for &(v, n) in fold.vars.iter().rev() {
                     let i = self.ic(rest % n);
-                    self.var_val[v as usize] = Some(i);
+                    self.var_val[v] = Some(i);
                     rest /= n;
                 }
                 acc = self.fold_step(&st, acc)?;
@@ -2671,7 +2676,7 @@ impl<'a, 'f> Em<'a, 'f> {
             self.b.use_var(acc)
         };
         for &(v, _) in &fold.vars {
-            self.var_val[v as usize] = None;
+            self.var_val[v] = None;
         }
         Ok(result)
     }
@@ -2688,7 +2693,7 @@ impl<'a, 'f> Em<'a, 'f> {
         let lo = self.ic(0);
         let hi = self.ic(n);
         self.counted_loop(lo, hi, &mut |em, i| {
-            em.var_val[v as usize] = Some(i);
+            em.var_val[v] = Some(i);
             em.fold_nest(st, d + 1, acc)
         })
     }
@@ -2715,7 +2720,7 @@ impl<'a, 'f> Em<'a, 'f> {
         &mut self,
         st: &FoldEmit,
         n: NodeId,
-        vals: &[Option<Value>],
+        vals: &IdVec<NodeId, Option<Value>>,
         bind: [Option<Value>; 2],
     ) -> Result<Value> {
         let node = &st.fold.nodes[n];
@@ -2770,8 +2775,9 @@ fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec:
     b.switch_to_block(entry);
     let p = b.block_params(entry).to_vec();
     let (table, start, end) = (p[0], p[1], p[2]);
-    let ld = |b: &mut FunctionBuilder, buf: usize| {
-        b.ins().load(types::I64, flags(), table, (buf * 8) as i32)
+    let ld = |b: &mut FunctionBuilder, buf: BufferId| {
+        b.ins()
+            .load(types::I64, flags(), table, (buf.index() * 8) as i32)
     };
     let a = ld(b, spec.lhs.0);
     let bb = ld(b, spec.rhs.0);

@@ -11,6 +11,7 @@ use oxla_ir::{
 
 use crate::codegen::Work;
 use crate::codegen::{Jit, KernelFn, KernelSpec};
+use crate::entity::{BufferId, IdVec};
 use crate::fusion::{BufferKind, Leaf, OutputTree, Plan};
 use crate::inplace::{StepIo, loop_io};
 use crate::lower::{Lowered, form_row_groups, lower_step, partition_extent, work_per_step};
@@ -57,7 +58,7 @@ pub struct Executable {
     plan: Plan,
     launches: Vec<Launch>,
     /// The constants' data, by buffer.
-    constants: Vec<Option<Literal>>,
+    constants: IdVec<BufferId, Option<Literal>>,
     /// Freed on drop.
     module: Mutex<Option<JITModule>>,
     clif: String,
@@ -240,7 +241,7 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
         .collect();
     let constants = plan
         .buffers
-        .iter()
+        .values()
         .map(|b| match &b.kind {
             BufferKind::Constant(l) => Some(l.clone()),
             _ => None,
@@ -248,11 +249,11 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
         .collect();
     let has_temps = plan
         .buffers
-        .iter()
+        .values()
         .any(|b| matches!(b.kind, BufferKind::Temp));
     let fits = plan
         .buffers
-        .iter()
+        .values()
         .filter(|b| matches!(b.kind, BufferKind::Output(_)))
         .map(|b| (b.shape.element_type(), b.shape.element_count() as usize))
         .collect();
@@ -286,7 +287,9 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
 fn loop_kernel_info(jit: &mut Jit, spec: &KernelSpec) -> Result<(usize, (i64, i64), bool, String)> {
     let (id, kinfo) = jit.loop_kernel(spec)?;
     let vplan = &kinfo.vplans;
-    let mut info = format!("loops={:?} order={:?}", spec.graph.extents, spec.order);
+    let extents: Vec<i64> = spec.graph.extents.values().copied().collect();
+    let order: Vec<usize> = spec.order.iter().map(|v| v.index()).collect();
+    let mut info = format!("loops={extents:?} order={order:?}");
     let vtext = |p: &Option<crate::codegen::VecPlan>| match p {
         Some(p) if p.whole => {
             format!("inner={} x{} (whole row)", p.lane_type, p.unroll)
@@ -307,29 +310,29 @@ fn loop_kernel_info(jit: &mut Jit, spec: &KernelSpec) -> Result<(usize, (i64, i6
         };
         for (k, (pass, vp)) in spec.passes.iter().zip(vplan).enumerate() {
             if pass.row_only {
-                let _ = write!(info, "\npass {k}: row value -> buf{}", pass.work.out());
+                let _ = write!(info, "\npass {k}: row value -> {}", pass.work.out());
                 continue;
             }
             let _ = write!(info, "\npass {k}: {} {}", pass_text(&pass.work), vtext(vp));
             for keep in &pass.keep {
-                let _ = write!(info, " keep=buf{} at {}", keep.buf, keep.offset);
+                let _ = write!(info, " keep={} at {}", keep.buf, keep.offset);
             }
             if let Some((p, bufs)) = &kinfo.touch
                 && *p == k
             {
-                let names: Vec<String> = bufs.iter().map(|b| format!("buf{b}")).collect();
+                let names: Vec<String> = bufs.iter().map(|b| format!("{b}")).collect();
                 let _ = write!(info, " touches the next row of {}", names.join(", "));
             }
         }
     }
-    for n in &spec.graph.nodes {
+    for n in spec.graph.nodes.values() {
         if let crate::graph::Node::Load {
             buf, offset, clamp, ..
         } = n
         {
             let _ = write!(
                 info,
-                "\nread buf{buf} at {offset}{}",
+                "\nread {buf} at {offset}{}",
                 if *clamp { " (guarded)" } else { "" }
             );
         }
@@ -342,8 +345,8 @@ fn loop_kernel_info(jit: &mut Jit, spec: &KernelSpec) -> Result<(usize, (i64, i6
 /// writes or reads, and the buffers every kernel that reads them may
 /// overwrite with the result.
 fn merge_io(parts: Vec<StepIo>) -> StepIo {
-    let mut writes: Vec<usize> = parts.iter().flat_map(|p| p.writes.clone()).collect();
-    let mut reads: Vec<usize> = parts.iter().flat_map(|p| p.reads.clone()).collect();
+    let mut writes: Vec<BufferId> = parts.iter().flat_map(|p| p.writes.clone()).collect();
+    let mut reads: Vec<BufferId> = parts.iter().flat_map(|p| p.reads.clone()).collect();
     writes.sort_unstable();
     writes.dedup();
     reads.sort_unstable();
@@ -371,7 +374,7 @@ fn in_place_params(
     comp: &Computation,
     plan: &Plan,
     io: &[StepIo],
-    result: Option<usize>,
+    result: Option<BufferId>,
 ) -> Vec<bool> {
     let shapes = comp.parameter_shapes();
     let Some(r) = result else {
@@ -386,7 +389,8 @@ fn in_place_params(
             let Some(pb) = plan
                 .buffers
                 .iter()
-                .position(|b| matches!(b.kind, BufferKind::Param(n) if n == k))
+                .find(|(_, b)| matches!(b.kind, BufferKind::Param(n) if n.index() == k))
+                .map(|(id, _)| id)
             else {
                 return true; // no kernel reads it
             };
@@ -402,9 +406,9 @@ fn in_place_params(
 /// One pass of a row-group kernel, for the debug text.
 fn pass_text(work: &Work) -> String {
     match work {
-        Work::Store { out, .. } => format!("loop -> buf{out}"),
-        Work::Row { out, .. } => format!("row reduce -> buf{out}"),
-        Work::Col { out, .. } => format!("column reduce -> buf{out}"),
+        Work::Store { out, .. } => format!("loop -> {out}"),
+        Work::Row { out, .. } => format!("row reduce -> {out}"),
+        Work::Col { out, .. } => format!("column reduce -> {out}"),
     }
 }
 
@@ -562,15 +566,16 @@ impl Executable {
     /// ```
     pub fn run(&self, args: &[&Literal]) -> Result<Literal> {
         self.check_args(args)?;
-        let mut outputs: Vec<Option<ArrayData>> = Vec::with_capacity(self.plan.buffers.len());
-        for b in &self.plan.buffers {
+        let mut outputs: IdVec<BufferId, Option<ArrayData>> =
+            IdVec::with_capacity(self.plan.buffers.len());
+        for b in self.plan.buffers.values() {
             outputs.push(match b.kind {
                 BufferKind::Output(_) => Some(self.output_storage(&b.shape)?),
                 _ => None,
             });
         }
         self.execute(args, &mut outputs, &[])?;
-        for (b, o) in self.plan.buffers.iter().zip(&mut outputs) {
+        for (b, o) in self.plan.buffers.values().zip(outputs.values_mut()) {
             if let Some(d) = o {
                 // SAFETY: output buffer `b` was allocated for its element
                 // count, and its step (every output buffer has exactly one)
@@ -703,9 +708,9 @@ impl Executable {
                     let p = out
                         .array_ptr_mut()
                         .ok_or_else(|| backend("the output literal is not an array"))?;
-                    return self.execute(args, &mut [], &[(*b, p)]);
+                    return self.execute(args, &mut IdVec::new(), &[(*b, p)]);
                 }
-                Leaf::Param(k) => args[*k],
+                Leaf::Param(k) => args[k.index()],
                 Leaf::Constant(l) => l,
                 Leaf::Duplicate(_) => return Err(backend("a duplicate leaf without a tuple")),
             };
@@ -750,19 +755,19 @@ impl Executable {
             })
         };
         // Where each output buffer goes: its first leaf.
-        let mut into: Vec<(usize, *mut u8)> = Vec::new();
+        let mut into: Vec<(BufferId, *mut u8)> = Vec::new();
         for (leaf, &p) in plan_leaves.iter().zip(&ptrs) {
             if let Leaf::Buffer(b) = leaf {
                 into.push((*b, p));
             }
         }
-        let all_outputs_placed = self.plan.buffers.iter().enumerate().all(|(i, b)| {
+        let all_outputs_placed = self.plan.buffers.iter().all(|(i, b)| {
             !matches!(b.kind, BufferKind::Output(_)) || into.iter().any(|&(ob, _)| ob == i)
         });
         if !all_outputs_placed {
             return Err(backend("an output buffer has no leaf to write"));
         }
-        self.execute(args, &mut [], &into)?;
+        self.execute(args, &mut IdVec::new(), &into)?;
         for (k, (leaf, &dst)) in plan_leaves.iter().zip(&ptrs).enumerate() {
             let src: *const u8 = match leaf {
                 Leaf::Buffer(_) => continue,
@@ -770,7 +775,7 @@ impl Executable {
                     Some(&(_, p)) => p,
                     None => return Err(backend("a duplicate of a missing output")),
                 },
-                Leaf::Param(n) => args[*n]
+                Leaf::Param(n) => args[n.index()]
                     .array_data()
                     .map(data_ptr)
                     .ok_or_else(|| backend("a tuple argument as a result leaf"))?,
@@ -873,7 +878,7 @@ impl Executable {
                         .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8)
                 }
             };
-            return self.execute_with(&param, &mut [], &[(*b, p)]);
+            return self.execute_with(&param, &mut IdVec::new(), &[(*b, p)]);
         }
         let result = {
             let mut args: Vec<&Literal> = others.to_vec();
@@ -895,8 +900,8 @@ impl Executable {
     fn execute(
         &self,
         args: &[&Literal],
-        outputs: &mut [Option<ArrayData>],
-        into: &[(usize, *mut u8)],
+        outputs: &mut IdVec<BufferId, Option<ArrayData>>,
+        into: &[(BufferId, *mut u8)],
     ) -> Result<()> {
         let param = |k: usize| {
             args.get(k)
@@ -912,8 +917,8 @@ impl Executable {
     fn execute_with(
         &self,
         param: &dyn Fn(usize) -> *mut u8,
-        outputs: &mut [Option<ArrayData>],
-        into: &[(usize, *mut u8)],
+        outputs: &mut IdVec<BufferId, Option<ArrayData>>,
+        into: &[(BufferId, *mut u8)],
     ) -> Result<()> {
         let n = self.plan.buffers.len();
         let mut small = [std::ptr::null_mut::<u8>(); 16];
@@ -933,9 +938,9 @@ impl Executable {
         } else {
             Vec::new()
         };
-        for (i, b) in self.plan.buffers.iter().enumerate() {
-            table[i] = match &b.kind {
-                BufferKind::Param(k) => param(*k),
+        for (i, b) in self.plan.buffers.iter() {
+            table[i.index()] = match &b.kind {
+                BufferKind::Param(k) => param(k.index()),
                 BufferKind::Constant(_) => self.constants[i]
                     .as_ref()
                     .and_then(|l| l.array_data())
@@ -1003,7 +1008,7 @@ impl Executable {
         &self,
         args: &[&Literal],
         tree: &OutputTree,
-        outputs: &mut [Option<ArrayData>],
+        outputs: &mut IdVec<BufferId, Option<ArrayData>>,
     ) -> Result<Literal> {
         match tree {
             OutputTree::Tuple(items) => Ok(Literal::tuple(
@@ -1031,7 +1036,7 @@ impl Executable {
                     }
                     Ok(lit)
                 }
-                Leaf::Param(k) => Ok((*args[*k]).clone()),
+                Leaf::Param(k) => Ok((*args[k.index()]).clone()),
                 Leaf::Constant(l) => Ok(l.clone()),
                 Leaf::Duplicate(b) => {
                     let data = outputs[*b]
@@ -1043,8 +1048,8 @@ impl Executable {
         }
     }
 
-    fn has_duplicate_of(&self, b: usize) -> bool {
-        fn walk(t: &OutputTree, b: usize) -> bool {
+    fn has_duplicate_of(&self, b: BufferId) -> bool {
+        fn walk(t: &OutputTree, b: BufferId) -> bool {
             match t {
                 OutputTree::Tuple(items) => items.iter().any(|i| walk(i, b)),
                 OutputTree::Leaf(Leaf::Duplicate(d)) => *d == b,

@@ -34,9 +34,11 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use oxla_ir::{
-    BinaryOp, Body, Computation, DotDimensionNumbers, ElementType, InstId, Literal, OpKind, Shape,
-    printer::instruction_text, shape::row_major_strides,
+    BinaryOp, Body, Computation, ComputationId, DotDimensionNumbers, ElementType, InstId, Literal,
+    OpKind, Shape, printer::instruction_text, shape::row_major_strides,
 };
+
+use crate::entity::{BufferId, IdVec, ParamId};
 
 /// Cost of a transcendental op in the recompute heuristic.
 pub(crate) const EXPENSIVE: u64 = 10;
@@ -49,7 +51,7 @@ pub(crate) const MAX_COST: u64 = 400;
 #[derive(Clone, Debug)]
 pub(crate) enum BufferKind {
     /// Argument `n`.
-    Param(usize),
+    Param(ParamId),
     /// A constant owned by the executable.
     Constant(Literal),
     /// An intermediate, allocated per run.
@@ -72,7 +74,7 @@ pub(crate) struct Buffer {
 /// c*strides[2]` in buffer `buf`.
 #[derive(Clone, Debug)]
 pub(crate) struct DotInput {
-    pub(crate) buf: usize,
+    pub(crate) buf: BufferId,
     pub(crate) strides: [i64; 3],
 }
 
@@ -130,7 +132,7 @@ pub(crate) struct KeepPlan {
     pub(crate) from: usize,
     /// Where it is stored: the output buffer of the last pass, which that
     /// pass overwrites element by element after reading it.
-    pub(crate) buf: usize,
+    pub(crate) buf: BufferId,
 }
 
 /// One kernel launch.
@@ -138,7 +140,7 @@ pub(crate) struct KeepPlan {
 pub(crate) struct Step {
     pub(crate) kind: StepKind,
     /// The buffer written.
-    pub(crate) out: usize,
+    pub(crate) out: BufferId,
     /// The instructions fused into this kernel (not materialised), in
     /// body order.
     pub(crate) fused: Vec<InstId>,
@@ -148,13 +150,13 @@ pub(crate) struct Step {
 #[derive(Clone, Debug)]
 pub(crate) enum Leaf {
     /// An output buffer the kernels write.
-    Buffer(usize),
+    Buffer(BufferId),
     /// A copy of argument `n`.
-    Param(usize),
+    Param(ParamId),
     /// A copy of a constant.
     Constant(Literal),
     /// A copy of an earlier leaf's buffer.
-    Duplicate(usize),
+    Duplicate(BufferId),
 }
 
 /// The shape of the result: an array leaf or a tuple.
@@ -167,13 +169,13 @@ pub(crate) enum OutputTree {
 /// The whole schedule of an executable.
 #[derive(Clone, Debug)]
 pub(crate) struct Plan {
-    pub(crate) buffers: Vec<Buffer>,
+    pub(crate) buffers: IdVec<BufferId, Buffer>,
     pub(crate) steps: Vec<Step>,
     pub(crate) output: OutputTree,
     /// The buffer of each materialised entry instruction.
-    pub(crate) materialised: HashMap<InstId, usize>,
+    pub(crate) materialised: HashMap<InstId, BufferId>,
     /// Buffers of non-scalar constants inside called bodies.
-    pub(crate) called_constants: HashMap<(u32, InstId), usize>,
+    pub(crate) called_constants: HashMap<(ComputationId, InstId), BufferId>,
 }
 
 pub(crate) fn op_cost(kind: &OpKind) -> u64 {
@@ -284,7 +286,7 @@ impl Plan {
         }
 
         let mut plan = Plan {
-            buffers: Vec::new(),
+            buffers: IdVec::new(),
             steps: Vec::new(),
             output: OutputTree::Tuple(vec![]),
             materialised: HashMap::new(),
@@ -295,7 +297,7 @@ impl Plan {
         for (li, &l) in leaves.iter().enumerate() {
             let inst = body.inst(l);
             let leaf = match &inst.kind {
-                OpKind::Parameter { number } => Leaf::Param(*number as usize),
+                OpKind::Parameter { number } => Leaf::Param(ParamId::new(*number as usize)),
                 OpKind::Constant { literal } => Leaf::Constant(literal.clone()),
                 _ => match plan.materialised.get(&l) {
                     Some(&b) => Leaf::Duplicate(b),
@@ -321,7 +323,7 @@ impl Plan {
                 continue;
             }
             let kind = match &inst.kind {
-                OpKind::Parameter { number } => BufferKind::Param(*number as usize),
+                OpKind::Parameter { number } => BufferKind::Param(ParamId::new(*number as usize)),
                 OpKind::Constant { literal } => BufferKind::Constant(literal.clone()),
                 _ => BufferKind::Temp,
             };
@@ -342,7 +344,7 @@ impl Plan {
                         &inst.name,
                     );
                     plan.called_constants
-                        .insert((bi as u32, InstId(i as u32)), buf);
+                        .insert((ComputationId(bi as u32), InstId(i as u32)), buf);
                 }
             }
         }
@@ -391,13 +393,12 @@ impl Plan {
         plan
     }
 
-    fn push(&mut self, kind: BufferKind, shape: &Shape, name: &str) -> usize {
+    fn push(&mut self, kind: BufferKind, shape: &Shape, name: &str) -> BufferId {
         self.buffers.push(Buffer {
             kind,
             shape: shape.clone(),
             name: name.to_string(),
-        });
-        self.buffers.len() - 1
+        })
     }
 
     /// The non-materialised instructions reachable from `roots`.
@@ -488,21 +489,21 @@ impl Plan {
             comp.name(),
             self.steps.len()
         );
-        for (i, b) in self.buffers.iter().enumerate() {
+        for (i, b) in self.buffers.iter() {
             let kind = match &b.kind {
-                BufferKind::Param(n) => format!("parameter({n})"),
+                BufferKind::Param(n) => format!("parameter({})", n.index()),
                 BufferKind::Constant(_) => "constant".to_string(),
                 BufferKind::Temp => "temp".to_string(),
                 BufferKind::Output(n) => format!("output({n})"),
             };
-            let _ = writeln!(s, "  buf{i} = {} {kind} // {}", b.shape, b.name);
+            let _ = writeln!(s, "  {i} = {} {kind} // {}", b.shape, b.name);
         }
         for (k, step) in self.steps.iter().enumerate() {
             let out = &self.buffers[step.out];
             if let StepKind::RowGroup { passes, keep } = &step.kind {
                 let _ = writeln!(
                     s,
-                    "kernel {k}: row-group of {} passes -> buf{} {}",
+                    "kernel {k}: row-group of {} passes -> {} {}",
                     passes.len(),
                     step.out,
                     out.shape
@@ -520,18 +521,18 @@ impl Plan {
                     };
                     let kept = match keep {
                         Some(kp) if kp.from == p => format!(
-                            " (keeps {} in buf{} for later passes)",
+                            " (keeps {} in {} for later passes)",
                             body.inst(kp.inst).name,
                             kp.buf
                         ),
                         Some(kp) if p > kp.from => {
-                            format!(" (reads {} from buf{})", body.inst(kp.inst).name, kp.buf)
+                            format!(" (reads {} from {})", body.inst(kp.inst).name, kp.buf)
                         }
                         _ => String::new(),
                     };
                     let _ = writeln!(
                         s,
-                        "  pass {p}: {what} root={} -> buf{} {}{kept}",
+                        "  pass {p}: {what} root={} -> {} {}{kept}",
                         body.inst(root).name,
                         pass.out,
                         self.buffers[pass.out].shape
@@ -562,7 +563,7 @@ impl Plan {
                     rhs,
                     sizes,
                 } => format!(
-                    "dot root={} [{}x{}x{}]x[{}x{}x{}] lhs=buf{} strides={:?} rhs=buf{} strides={:?}",
+                    "dot root={} [{}x{}x{}]x[{}x{}x{}] lhs={} strides={:?} rhs={} strides={:?}",
                     body.inst(*inst).name,
                     sizes.batch,
                     sizes.m,
@@ -576,7 +577,7 @@ impl Plan {
                     rhs.strides
                 ),
             };
-            let _ = writeln!(s, "kernel {k}: {head} -> buf{} {}", step.out, out.shape);
+            let _ = writeln!(s, "kernel {k}: {head} -> {} {}", step.out, out.shape);
             if let Some(info) = kernels.get(k) {
                 for line in info.lines() {
                     let _ = writeln!(s, "  {line}");
@@ -620,7 +621,7 @@ fn build_tree(body: &Body, id: InstId, leaves: &mut impl Iterator<Item = Leaf>) 
                 .map(|&o| build_tree(body, o, leaves))
                 .collect(),
         ),
-        _ => OutputTree::Leaf(leaves.next().unwrap_or(Leaf::Duplicate(0))),
+        _ => OutputTree::Leaf(leaves.next().unwrap_or(Leaf::Duplicate(BufferId::new(0)))),
     }
 }
 

@@ -49,10 +49,8 @@ use oxla_ir::{
     Result, UnaryOp, shape::row_major_strides,
 };
 
-use crate::ix::{Ix, Var};
-
-/// Index of a node in [`Graph::nodes`].
-pub(crate) type NodeId = usize;
+use crate::entity::{BufferId, FoldId, IdVec, LoopVar, NodeId};
+use crate::ix::{Extents, Ix};
 
 /// One condition of a `pad`/`concatenate` guard.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -70,7 +68,7 @@ pub(crate) enum Node {
     /// `clamp` the offset is clamped into the buffer first (a read under a
     /// guard that may be false).
     Load {
-        buf: usize,
+        buf: BufferId,
         ty: ElementType,
         offset: Ix,
         numel: i64,
@@ -199,9 +197,6 @@ impl Node {
     }
 }
 
-/// Index of a fold in [`Graph::folds`].
-pub(crate) type FoldId = usize;
-
 /// Where a node lives: the kernel's own nodes ([`Graph::nodes`], `None`)
 /// or the body of a fold.
 type Scope = Option<FoldId>;
@@ -213,9 +208,9 @@ type Scope = Option<FoldId>;
 #[derive(Clone, Debug)]
 pub(crate) struct Fold {
     /// The loop variables and their extents, outermost first.
-    pub(crate) vars: Vec<(Var, i64)>,
+    pub(crate) vars: Vec<(LoopVar, i64)>,
     /// The body's nodes, hash-consed, operands before users.
-    pub(crate) nodes: Vec<Node>,
+    pub(crate) nodes: IdVec<NodeId, Node>,
     /// The value folded at each step.
     pub(crate) element: NodeId,
     /// The new accumulator.
@@ -241,8 +236,7 @@ impl Fold {
         if let Some(&id) = self.dedup.get(&node) {
             return (id, false);
         }
-        let id = self.nodes.len();
-        self.nodes.push(node.clone());
+        let id = self.nodes.push(node.clone());
         self.dedup.insert(node, id);
         (id, true)
     }
@@ -257,7 +251,7 @@ impl Fold {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Source {
     /// Buffer `id` of the executable.
-    Buffer(usize),
+    Buffer(BufferId),
     /// A value bound by the kernel.
     Var(u8),
     /// A node already built (a reducer applied to known values).
@@ -274,20 +268,20 @@ pub(crate) struct Ctx<'a> {
     pub(crate) source: &'a dyn Fn(InstId) -> Option<Source>,
     /// The buffers of non-scalar constants of called bodies, by
     /// `(body, instruction)`.
-    pub(crate) called: &'a HashMap<(u32, InstId), usize>,
+    pub(crate) called: &'a HashMap<(ComputationId, InstId), BufferId>,
 }
 
 /// A hash-consed node list being built.
 #[derive(Default)]
 pub(crate) struct Graph {
     /// The kernel's own nodes.
-    pub(crate) nodes: Vec<Node>,
+    pub(crate) nodes: IdVec<NodeId, Node>,
     /// Loop extents of the kernel's variables (for simplification).
-    pub(crate) extents: Vec<i64>,
+    pub(crate) extents: Extents,
     /// The bodies of the [`Node::Fold`]s, in every scope.
-    pub(crate) folds: Vec<Fold>,
+    pub(crate) folds: IdVec<FoldId, Fold>,
     /// Extents of every variable: the kernel's, then the folds'.
-    var_extents: Vec<i64>,
+    var_extents: Extents,
     /// Nodes in every scope.
     count: usize,
     dedup: HashMap<Node, NodeId>,
@@ -362,7 +356,7 @@ struct Key {
 /// The row-major index of `linear` in `dims`, innermost first and nested
 /// (`i_last = L % n_last`, `i_prev = (L / n_last) % n_prev`, ...), the
 /// form in which a later row-major linearisation folds back to `L`.
-pub(crate) fn delinearise(linear: &Ix, dims: &[i64], ext: &[i64]) -> Vec<Ix> {
+pub(crate) fn delinearise(linear: &Ix, dims: &[i64], ext: &Extents) -> Vec<Ix> {
     let mut out = vec![Ix::constant(0); dims.len()];
     let mut q = linear.clone();
     for d in (0..dims.len()).rev() {
@@ -374,7 +368,7 @@ pub(crate) fn delinearise(linear: &Ix, dims: &[i64], ext: &[i64]) -> Vec<Ix> {
 
 impl Graph {
     /// An empty graph over loop variables with `extents`.
-    pub(crate) fn new(extents: Vec<i64>) -> Graph {
+    pub(crate) fn new(extents: Extents) -> Graph {
         Graph {
             var_extents: extents.clone(),
             extents,
@@ -414,8 +408,7 @@ impl Graph {
         if let Some(&id) = self.dedup.get(&node) {
             return id;
         }
-        let id = self.nodes.len();
-        self.nodes.push(node.clone());
+        let id = self.nodes.push(node.clone());
         self.dedup.insert(node, id);
         self.count += 1;
         id
@@ -434,7 +427,7 @@ impl Graph {
     }
 
     /// The nodes of `scope`.
-    fn scope_nodes(&self, scope: Scope) -> &[Node] {
+    fn scope_nodes(&self, scope: Scope) -> &IdVec<NodeId, Node> {
         match scope {
             None => &self.nodes,
             Some(f) => &self.folds[f].nodes,
@@ -552,7 +545,7 @@ impl Graph {
             }
             OpKind::Constant { .. } => ctx
                 .called
-                .get(&(key.body.0, key.inst))
+                .get(&(key.body, key.inst))
                 .map(|&b| Source::Buffer(b)),
             _ => None,
         }
@@ -623,9 +616,8 @@ impl Graph {
     }
 
     /// A fresh loop variable of extent `n`.
-    fn fresh_var(&mut self, n: i64) -> Var {
-        self.var_extents.push(n);
-        (self.var_extents.len() - 1) as Var
+    fn fresh_var(&mut self, n: i64) -> LoopVar {
+        self.var_extents.push(n)
     }
 
     /// Starts (once per request) the fold computing the `reduce` or `dot`
@@ -648,7 +640,7 @@ impl Graph {
                 inst.kind.opcode_name()
             )));
         }
-        let f = self.folds.len();
+        let f = FoldId::new(self.folds.len());
         let at = |i: usize| key.index.get(i).cloned().unwrap_or(Ix::constant(0));
         let in_fold = |inst: InstId, index: Vec<Ix>| Key {
             scope: Some(f),
@@ -749,9 +741,9 @@ impl Graph {
         };
         self.folds.push(Fold {
             vars,
-            nodes: Vec::new(),
-            element: 0,
-            combine: 0,
+            nodes: IdVec::new(),
+            element: NodeId::new(0),
+            combine: NodeId::new(0),
             dedup: HashMap::new(),
             parent: key.scope,
             depth,
@@ -807,7 +799,7 @@ impl Graph {
         fold.element = element;
         fold.combine = combine;
         let mut vars = Vec::new();
-        for n in &fold.nodes {
+        for n in fold.nodes.values() {
             for ix in n.index_exprs() {
                 ix.collect_vars(&mut vars);
             }

@@ -15,33 +15,34 @@
 //! always sees the argument's value. Anything else runs out of place.
 
 use crate::codegen::{KernelSpec, Work, closure};
+use crate::entity::BufferId;
 use crate::graph::Node;
 use crate::ix::Ix;
 
 /// What in-place runs need to know of one step.
 pub(crate) struct StepIo {
     /// Buffers the step writes.
-    pub(crate) writes: Vec<usize>,
+    pub(crate) writes: Vec<BufferId>,
     /// Buffers the step reads.
-    pub(crate) reads: Vec<usize>,
+    pub(crate) reads: Vec<BufferId>,
     /// Of the buffers it reads, those the step may overwrite with the
     /// result buffer (see the module doc); empty if it does not write the
     /// result.
-    pub(crate) alias_ok: Vec<usize>,
+    pub(crate) alias_ok: Vec<BufferId>,
 }
 
 /// The I/O of a loop kernel, given the result buffer `result`.
-pub(crate) fn loop_io(spec: &KernelSpec, result: Option<usize>) -> StepIo {
-    let mut writes: Vec<usize> = Vec::new();
+pub(crate) fn loop_io(spec: &KernelSpec, result: Option<BufferId>) -> StepIo {
+    let mut writes: Vec<BufferId> = Vec::new();
     for p in &spec.passes {
         writes.push(p.work.out());
         writes.extend(p.keep.iter().map(|k| k.buf));
     }
-    let mut reads: Vec<usize> = spec
+    let mut reads: Vec<BufferId> = spec
         .graph
         .nodes
-        .iter()
-        .chain(spec.graph.folds.iter().flat_map(|f| f.nodes.iter()))
+        .values()
+        .chain(spec.graph.folds.values().flat_map(|f| f.nodes.values()))
         .filter_map(|n| match n {
             Node::Load { buf, .. } => Some(*buf),
             _ => None,
@@ -67,12 +68,12 @@ pub(crate) fn loop_io(spec: &KernelSpec, result: Option<usize>) -> StepIo {
 }
 
 /// Whether `spec` stays correct when buffer `result` is buffer `p`.
-fn may_overwrite(spec: &KernelSpec, p: usize, result: usize) -> bool {
+fn may_overwrite(spec: &KernelSpec, p: BufferId, result: BufferId) -> bool {
     let in_folds = spec
         .graph
         .folds
-        .iter()
-        .flat_map(|f| f.nodes.iter())
+        .values()
+        .flat_map(|f| f.nodes.values())
         .any(|n| matches!(n, Node::Load { buf, .. } if *buf == p));
     if in_folds {
         return false;

@@ -59,6 +59,7 @@
 
 pub(crate) mod codegen;
 pub(crate) mod cpool;
+pub(crate) mod entity;
 pub(crate) mod executable;
 pub(crate) mod fusion;
 pub(crate) mod graph;

@@ -14,9 +14,10 @@ use oxla_ir::{
 };
 
 use crate::codegen::{DotSpec, Keep, KernelSpec, Pass, Reducer, Work};
+use crate::entity::{BufferId, IdVec, LoopVar, NodeId};
 use crate::fusion::{EXPENSIVE, KeepPlan, Plan, Step, StepKind, op_cost};
-use crate::graph::{Ctx, Graph, NodeId, Source, delinearise};
-use crate::ix::{Ix, Var};
+use crate::graph::{Ctx, Graph, Source, delinearise};
+use crate::ix::{Extents, Ix};
 
 fn backend(message: impl Into<String>) -> Error {
     Error::Backend {
@@ -31,13 +32,26 @@ fn entry_source(plan: &Plan) -> impl Fn(InstId) -> Option<Source> + '_ {
 
 /// Maps a kernel's output index (and the loop extents) to the index its
 /// root is read at.
-type IndexOf<'a> = &'a dyn Fn(&[Ix], &[i64]) -> Vec<Ix>;
+type IndexOf<'a> = &'a dyn Fn(&[Ix], &Extents) -> Vec<Ix>;
 
 /// Where a loop kernel writes: buffer `out`, row-major over `dims`.
 struct Target<'a> {
-    out: usize,
+    out: BufferId,
     dims: &'a [i64],
     ty: ElementType,
+}
+
+/// One loop variable per non-unit dimension of `dims`: the dimension each
+/// variable walks, and the extents.
+fn loop_dims(dims: &[i64]) -> (IdVec<LoopVar, usize>, Extents) {
+    let walked: IdVec<LoopVar, usize> = (0..dims.len()).filter(|&d| dims[d] != 1).collect();
+    let extents: Extents = walked.values().map(|&d| dims[d]).collect();
+    (walked, extents)
+}
+
+/// Every loop variable of `extents`, in order.
+fn in_order(extents: &Extents) -> Vec<LoopVar> {
+    extents.keys().collect()
 }
 
 /// A loop kernel computing `root` over the target's dims; `index_of` maps
@@ -65,10 +79,9 @@ fn loop_spec(
     };
     let strides = row_major_strides(out_dims);
     // First pass: one variable per non-unit dimension.
-    let dims: Vec<usize> = (0..out_dims.len()).filter(|&d| out_dims[d] != 1).collect();
-    let extents: Vec<i64> = dims.iter().map(|&d| out_dims[d]).collect();
+    let (dims, extents) = loop_dims(out_dims);
     let index: Vec<Ix> = dim_index(out_dims, &dims, &extents, &[]);
-    let build = |extents: Vec<i64>, index: Vec<Ix>| -> Result<(Graph, NodeId, Ix)> {
+    let build = |extents: Extents, index: Vec<Ix>| -> Result<(Graph, NodeId, Ix)> {
         let mut g = Graph::new(extents);
         let ri = index_of(&index, &g.extents);
         let node = if expand_root {
@@ -85,9 +98,10 @@ fn loop_spec(
     let (mut graph, mut node, mut out_offset) = build(extents.clone(), index.clone())?;
     let spec = |graph: Graph, node: NodeId, out_offset: Ix| {
         let nv = graph.extents.len();
+        let order = in_order(&graph.extents);
         KernelSpec::single(
             graph,
-            (0..nv as Var).collect(),
+            order,
             (nv > 0).then_some(0),
             Work::Store {
                 root: node,
@@ -99,7 +113,7 @@ fn loop_spec(
     };
     // Merge adjacent variables that stride as one.
     let groups = merge_groups(&graph, &[&out_offset], &extents, None);
-    let total: i64 = extents.iter().product();
+    let total: i64 = extents.values().product();
     let points = if groups.len() == extents.len() && expand_root && total >= SPLIT_MIN_ELEMENTS {
         split_points(&graph, &extents)
     } else {
@@ -108,7 +122,7 @@ fn loop_spec(
     if let Some(points) = points {
         // Guards that flip along the innermost loop: one kernel per stretch
         // (see `split_points`).
-        let q = extents.len() - 1;
+        let q = LoopVar::new(extents.len() - 1);
         let mut pieces = Vec::with_capacity(points.len() + 1);
         let bounds: Vec<i64> = std::iter::once(0)
             .chain(points)
@@ -118,17 +132,14 @@ fn loop_spec(
             let mut piece_extents = extents.clone();
             piece_extents[q] = w[1] - w[0];
             let mut piece_index = index.clone();
-            piece_index[dims[q]] = Ix::var(q as Var).add_constant(w[0]);
+            piece_index[dims[q]] = Ix::var(q).add_constant(w[0]);
             let (g, n, o) = build(piece_extents, piece_index)?;
             pieces.push(spec(g, n, o));
         }
         return Ok(pieces);
     }
     if groups.len() < extents.len() {
-        let new_extents: Vec<i64> = groups
-            .iter()
-            .map(|g| g.iter().map(|&v| extents[v]).product())
-            .collect();
+        let new_extents = merged_extents(&groups, &extents);
         let index = dim_index(out_dims, &dims, &new_extents, &groups);
         (graph, node, out_offset) = build(new_extents, index)?;
     } else if let Some(tiles) = tile_plan(&graph, &extents) {
@@ -140,6 +151,14 @@ fn loop_spec(
         }
     }
     Ok(vec![spec(graph, node, out_offset)])
+}
+
+/// The extents of merged variables: each group's product.
+fn merged_extents(groups: &[Vec<LoopVar>], extents: &Extents) -> Extents {
+    groups
+        .iter()
+        .map(|g| g.iter().map(|&v| extents[v]).product())
+        .collect()
 }
 
 /// Loop kernels with fewer elements are never split by `split_points`.
@@ -157,13 +176,13 @@ const SPLIT_MAX_PIECES: usize = 8;
 /// `q`, when one varies in a way this does not resolve (with other loop
 /// variables, a stride other than ±1, interior padding), or when it would
 /// take more than [`SPLIT_MAX_PIECES`] stretches.
-fn split_points(graph: &Graph, extents: &[i64]) -> Option<Vec<i64>> {
+fn split_points(graph: &Graph, extents: &Extents) -> Option<Vec<i64>> {
     use crate::graph::{Cond, Node};
     use crate::ix::Atom;
-    let q = extents.len().checked_sub(1)?;
+    let q = LoopVar::new(extents.len().checked_sub(1)?);
     let n = extents[q];
     let mut points = Vec::new();
-    for node in &graph.nodes {
+    for node in graph.nodes.values() {
         let Node::InBounds { conds } = node else {
             continue;
         };
@@ -171,14 +190,14 @@ fn split_points(graph: &Graph, extents: &[i64]) -> Option<Vec<i64>> {
             let ix = match c {
                 Cond::Range { ix, .. } | Cond::Divisible { ix, .. } => ix,
             };
-            let coef = ix.affine_coefficient(q as Var)?;
+            let coef = ix.affine_coefficient(q)?;
             if coef == 0 {
                 continue;
             }
             let Cond::Range { lo, hi, .. } = c else {
                 return None;
             };
-            let only_q = ix.terms().len() == 1 && ix.terms()[0].0 == Atom::Var(q as Var);
+            let only_q = ix.terms().len() == 1 && ix.terms()[0].0 == Atom::Var(q);
             if !only_q {
                 return None;
             }
@@ -209,6 +228,18 @@ const TILE_P: [i64; 5] = [128, 64, 32, 16, 8];
 /// (the associativity) evict each other.
 const TILE_Q: [i64; 2] = [8, 4];
 
+/// Two loops to tile and their tile sizes (see [`tile_plan`]).
+#[derive(Clone, Copy)]
+struct Tiles {
+    /// The loop the input is contiguous along, and its tile size.
+    p: LoopVar,
+    tp: i64,
+    /// The innermost loop (the output is contiguous along it), and its
+    /// tile size.
+    q: LoopVar,
+    tq: i64,
+}
+
 /// How to tile a transposing loop nest: loops `(p, q)` and tile sizes
 /// `(tp, tq)`, when some load reads the innermost loop `q` with a stride
 /// other than 0 or 1 (a transpose: consecutive output elements lie a row
@@ -224,28 +255,27 @@ const TILE_Q: [i64; 2] = [8, 4];
 /// 8 ms, 1024² from 2.4 to 0.6 ms (XLA: 40 and 0.47 ms allocating; 106 and
 /// 2.5 ms for `transpose(x) + 1`). Square 32 × 32 tiles took 25 ms: their
 /// 32 input rows 16 KiB apart thrash one L1 set.
-fn tile_plan(graph: &Graph, extents: &[i64]) -> Option<(usize, usize, i64, i64)> {
-    let nv = extents.len();
-    let q = nv.checked_sub(1)?;
+fn tile_plan(graph: &Graph, extents: &Extents) -> Option<Tiles> {
+    let q = LoopVar::new(extents.len().checked_sub(1)?);
     let tq = TILE_Q
         .into_iter()
         .find(|&t| extents[q] % t == 0 && extents[q] >= 2 * t)?;
-    graph.nodes.iter().find_map(|n| {
+    graph.nodes.values().find_map(|n| {
         let crate::graph::Node::Load { offset, .. } = n else {
             return None;
         };
-        let cq = offset.affine_coefficient(q as Var)?;
+        let cq = offset.affine_coefficient(q)?;
         if cq == 0 || cq == 1 {
             return None;
         }
-        (0..q).find_map(|p| {
-            if offset.affine_coefficient(p as Var) != Some(1) {
+        extents.keys().take(q.index()).find_map(|p| {
+            if offset.affine_coefficient(p) != Some(1) {
                 return None;
             }
             let tp = TILE_P
                 .into_iter()
                 .find(|&t| extents[p] % t == 0 && extents[p] >= 2 * t)?;
-            Some((p, q, tp, tq))
+            Some(Tiles { p, tp, q, tq })
         })
     })
 }
@@ -255,23 +285,23 @@ fn tile_plan(graph: &Graph, extents: &[i64]) -> Option<(usize, usize, i64, i64)>
 /// `q` and a tile loop `nv + 1`; the two tile loops are innermost.
 fn tiled_index(
     out_dims: &[i64],
-    dims: &[usize],
-    extents: &[i64],
-    (p, q, tp, tq): (usize, usize, i64, i64),
-) -> (Vec<i64>, Vec<Ix>) {
-    let nv = extents.len();
-    let mut tiled: Vec<i64> = extents.to_vec();
+    dims: &IdVec<LoopVar, usize>,
+    extents: &Extents,
+    Tiles { p, tp, q, tq }: Tiles,
+) -> (Extents, Vec<Ix>) {
+    let mut tiled = extents.clone();
     tiled[p] /= tp;
     tiled[q] /= tq;
-    tiled.extend([tp, tq]);
+    let p_tile = tiled.push(tp);
+    let q_tile = tiled.push(tq);
     let mut index = vec![Ix::constant(0); out_dims.len()];
-    for (v, &d) in dims.iter().enumerate() {
+    for (v, &d) in dims.iter() {
         index[d] = if v == p {
-            Ix::var(v as Var).scale(tp).add(&Ix::var(nv as Var))
+            Ix::var(v).scale(tp).add(&Ix::var(p_tile))
         } else if v == q {
-            Ix::var(v as Var).scale(tq).add(&Ix::var((nv + 1) as Var))
+            Ix::var(v).scale(tq).add(&Ix::var(q_tile))
         } else {
-            Ix::var(v as Var)
+            Ix::var(v)
         };
     }
     (tiled, index)
@@ -280,26 +310,36 @@ fn tiled_index(
 /// Whether every index expression of `graph` (and `extra`) is affine in
 /// every loop variable.
 fn all_affine(graph: &Graph, extra: &Ix) -> bool {
-    let nv = graph.extents.len() as Var;
     std::iter::once(extra)
-        .chain(graph.nodes.iter().flat_map(|n| n.index_exprs()))
-        .all(|ix| (0..nv).all(|v| ix.affine_coefficient(v).is_some()))
+        .chain(graph.nodes.values().flat_map(|n| n.index_exprs()))
+        .all(|ix| {
+            graph
+                .extents
+                .keys()
+                .all(|v| ix.affine_coefficient(v).is_some())
+        })
 }
 
 /// The index of each dimension of `out_dims` in terms of the loop
-/// variables: `dims` are the non-unit dimensions; `groups` (if not empty)
-/// lists which of them each variable covers (merged, row-major).
-fn dim_index(out_dims: &[i64], dims: &[usize], extents: &[i64], groups: &[Vec<usize>]) -> Vec<Ix> {
+/// variables: `dims` gives the dimension each first-pass variable walks;
+/// `groups` (if not empty) lists which of those each (merged) variable
+/// covers, row-major.
+fn dim_index(
+    out_dims: &[i64],
+    dims: &IdVec<LoopVar, usize>,
+    extents: &Extents,
+    groups: &[Vec<LoopVar>],
+) -> Vec<Ix> {
     let mut index = vec![Ix::constant(0); out_dims.len()];
     if groups.is_empty() {
-        for (v, &d) in dims.iter().enumerate() {
-            index[d] = Ix::var(v as Var);
+        for (v, &d) in dims.iter() {
+            index[d] = Ix::var(v);
         }
         return index;
     }
-    for (nv, group) in groups.iter().enumerate() {
+    for (merged, group) in groups.iter().enumerate() {
         let sizes: Vec<i64> = group.iter().map(|&v| out_dims[dims[v]]).collect();
-        let parts = delinearise(&Ix::var(nv as Var), &sizes, extents);
+        let parts = delinearise(&Ix::var(LoopVar::new(merged)), &sizes, extents);
         for (k, &v) in group.iter().enumerate() {
             index[dims[v]] = parts[k].clone();
         }
@@ -307,34 +347,33 @@ fn dim_index(out_dims: &[i64], dims: &[usize], extents: &[i64], groups: &[Vec<us
     index
 }
 
-/// Consecutive runs of variables (in `0..extents.len()`) that can be
-/// merged: every index expression of the graph and every `extra` one
-/// strides them as one row-major dimension. `class`, if given, only merges
-/// variables of the same class.
+/// Consecutive runs of variables that can be merged: every index
+/// expression of the graph and every `extra` one strides them as one
+/// row-major dimension. `class`, if given, only merges variables of the
+/// same class.
 fn merge_groups(
     graph: &Graph,
     extra: &[&Ix],
-    extents: &[i64],
-    class: Option<&[bool]>,
-) -> Vec<Vec<usize>> {
+    extents: &Extents,
+    class: Option<&IdVec<LoopVar, bool>>,
+) -> Vec<Vec<LoopVar>> {
     let mut ixs: Vec<&Ix> = extra.to_vec();
-    for n in &graph.nodes {
+    for n in graph.nodes.values() {
         ixs.extend(n.index_exprs());
     }
-    let n = extents.len();
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for v in 0..n {
-        let joins = v > 0
-            && class.is_none_or(|c| c[v] == c[v - 1])
-            && ixs.iter().all(|ix| {
-                match (
-                    ix.affine_coefficient((v - 1) as Var),
-                    ix.affine_coefficient(v as Var),
-                ) {
-                    (Some(a), Some(b)) => a == b.wrapping_mul(extents[v]),
-                    _ => false,
-                }
-            });
+    let mut groups: Vec<Vec<LoopVar>> = Vec::new();
+    let mut prev: Option<LoopVar> = None;
+    for v in extents.keys() {
+        let joins = prev.is_some_and(|u| {
+            class.is_none_or(|c| c[v] == c[u])
+                && ixs.iter().all(
+                    |ix| match (ix.affine_coefficient(u), ix.affine_coefficient(v)) {
+                        (Some(a), Some(b)) => a == b.wrapping_mul(extents[v]),
+                        _ => false,
+                    },
+                )
+        });
+        prev = Some(v);
         if joins && let Some(last) = groups.last_mut() {
             last.push(v);
             continue;
@@ -348,7 +387,7 @@ fn merge_groups(
 fn dot_copy_spec(
     comp: &Computation,
     plan: &Plan,
-    out: usize,
+    out: BufferId,
     source: InstId,
     groups: &[Vec<usize>; 3],
 ) -> Result<KernelSpec> {
@@ -360,7 +399,7 @@ fn dot_copy_spec(
         .collect();
     let rank = dims.len();
     let groups = groups.clone();
-    let index_of = move |canon: &[Ix], ext: &[i64]| -> Vec<Ix> {
+    let index_of = move |canon: &[Ix], ext: &Extents| -> Vec<Ix> {
         let mut idx = vec![Ix::constant(0); rank];
         for (g, group) in groups.iter().enumerate() {
             let gs: Vec<i64> = group.iter().map(|&d| dims[d]).collect();
@@ -423,12 +462,12 @@ fn reducer_op(body: &Body) -> Option<BinaryOp> {
 fn reducer_source<'a>(
     rbody: &'a Body,
     to_apply: ComputationId,
-    called: &'a std::collections::HashMap<(u32, InstId), usize>,
+    called: &'a std::collections::HashMap<(ComputationId, InstId), BufferId>,
     slots: [Source; 2],
 ) -> impl Fn(InstId) -> Option<Source> + 'a {
     move |i: InstId| match rbody.inst(i).kind {
         OpKind::Parameter { number } => slots.get(number as usize).copied(),
-        OpKind::Constant { .. } => called.get(&(to_apply.0, i)).map(|&b| Source::Buffer(b)),
+        OpKind::Constant { .. } => called.get(&(to_apply, i)).map(|&b| Source::Buffer(b)),
         _ => None,
     }
 }
@@ -463,7 +502,7 @@ fn reducer_of(
 }
 
 /// The kernel of a `reduce` step.
-fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Result<KernelSpec> {
+fn reduce_spec(comp: &Computation, plan: &Plan, out: BufferId, inst: InstId) -> Result<KernelSpec> {
     let body = comp.entry();
     let ri = body.inst(inst);
     let OpKind::Reduce {
@@ -478,22 +517,21 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
     let xdims = body.inst(x_inst).shape.dims().to_vec();
     let ty = ri.shape.element_type();
     let reduced = |d: usize| dimensions.contains(&(d as i64));
-    let dims: Vec<usize> = (0..xdims.len()).filter(|&d| xdims[d] != 1).collect();
-    let extents: Vec<i64> = dims.iter().map(|&d| xdims[d]).collect();
-    let kept: Vec<bool> = dims.iter().map(|&d| !reduced(d)).collect();
+    let (dims, extents) = loop_dims(&xdims);
+    let kept: IdVec<LoopVar, bool> = dims.values().map(|&d| !reduced(d)).collect();
     // Output offset over the kept variables.
     let out_strides = row_major_strides(ri.shape.dims());
     let kept_dims: Vec<usize> = (0..xdims.len()).filter(|&d| !reduced(d)).collect();
     let mut out_offset = Ix::constant(0);
-    for (v, &d) in dims.iter().enumerate() {
+    for (v, &d) in dims.iter() {
         if !reduced(d) {
             let pos = kept_dims.iter().position(|&k| k == d).unwrap_or(0);
-            out_offset = out_offset.add(&Ix::var(v as Var).scale(out_strides[pos]));
+            out_offset = out_offset.add(&Ix::var(v).scale(out_strides[pos]));
         }
     }
     let mut index = vec![Ix::constant(0); xdims.len()];
-    for (v, &d) in dims.iter().enumerate() {
-        index[d] = Ix::var(v as Var);
+    for (v, &d) in dims.iter() {
+        index[d] = Ix::var(v);
     }
     let source = entry_source(plan);
     let ctx = Ctx {
@@ -506,7 +544,7 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
     let x = graph.value(&ctx, x_inst, index)?;
     let init = graph.value(&ctx, init_inst, vec![])?;
     let rbody = comp.body(*to_apply);
-    let n_reduced = kept.iter().filter(|k| !**k).count();
+    let n_reduced = kept.values().filter(|k| !**k).count();
     if n_reduced == 0 {
         // Nothing to fold over: out = reducer(init, x) elementwise.
         let called = &plan.called_constants;
@@ -526,7 +564,7 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
         let nv = extents.len();
         return Ok(KernelSpec::single(
             graph,
-            (0..nv as Var).collect(),
+            in_order(&extents),
             (nv > 0).then_some(0),
             Work::Store {
                 root,
@@ -537,10 +575,9 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
         ));
     }
     let reducer = reducer_of(comp, plan, &mut graph, *to_apply)?;
-    let nv = extents.len();
-    let kept_vars: Vec<Var> = (0..nv).filter(|&v| kept[v]).map(|v| v as Var).collect();
-    let red_vars: Vec<Var> = (0..nv).filter(|&v| !kept[v]).map(|v| v as Var).collect();
-    let last_kept = kept[nv - 1];
+    let kept_vars: Vec<LoopVar> = extents.keys().filter(|&v| kept[v]).collect();
+    let red_vars: Vec<LoopVar> = extents.keys().filter(|&v| !kept[v]).collect();
+    let last_kept = kept.values().last().copied().unwrap_or(true);
     let (order, work, partition) = if !last_kept {
         let k = kept_vars.len();
         let mut order = kept_vars.clone();
@@ -559,7 +596,7 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
         )
     } else {
         let k = kept_vars.len();
-        let mut order: Vec<Var> = kept_vars[..k - 1].to_vec();
+        let mut order: Vec<LoopVar> = kept_vars[..k - 1].to_vec();
         order.extend(&red_vars);
         order.push(kept_vars[k - 1]);
         let partition = if k > 1 { 0 } else { order.len() - 1 };
@@ -726,7 +763,7 @@ fn build_group(
     plan: &Plan,
     members: &[Step],
     keep: Option<KeepPlan>,
-    extents: Vec<i64>,
+    extents: Extents,
     index: &[Ix],
     n_kept: usize,
 ) -> Result<Option<GroupBuild>> {
@@ -767,7 +804,7 @@ fn build_group(
     let mut graph = Graph::new(extents);
     let mut passes = Vec::with_capacity(members.len());
     // Where each buffer written in the group may be read: (buffer, offset).
-    let mut written: Vec<(usize, Ix)> = Vec::new();
+    let mut written: Vec<(BufferId, Ix)> = Vec::new();
     for (m, step) in members.iter().enumerate() {
         let keep_here = keep.filter(|k| m > k.from);
         let source = |i: InstId| match keep_here {
@@ -861,7 +898,7 @@ fn build_group(
     // Every read of a buffer the group writes is at the element (or row)
     // the current pass is at, which an earlier pass of the same thread has
     // finished.
-    for node in &graph.nodes {
+    for node in graph.nodes.values() {
         if let crate::graph::Node::Load { buf, offset, .. } = node
             && let Some((_, want)) = written.iter().find(|(b, _)| b == buf)
             && offset != want
@@ -884,13 +921,12 @@ fn row_group_spec(
     let Some(rs) = members.first().and_then(|m| row_space(comp, m)) else {
         return Ok(None);
     };
-    let dims: Vec<usize> = (0..rs.dims.len()).filter(|&d| rs.dims[d] != 1).collect();
-    let extents: Vec<i64> = dims.iter().map(|&d| rs.dims[d]).collect();
-    let class: Vec<bool> = dims
-        .iter()
+    let (dims, extents) = loop_dims(&rs.dims);
+    let class: IdVec<LoopVar, bool> = dims
+        .values()
         .map(|&d| rs.reduced.contains(&(d as i64)))
         .collect();
-    let n_kept = class.iter().filter(|&&r| !r).count();
+    let n_kept = class.values().filter(|&&r| !r).count();
     let index = dim_index(&rs.dims, &dims, &extents, &[]);
     let Some(mut gb) = build_group(comp, plan, members, keep, extents.clone(), &index, n_kept)?
     else {
@@ -909,10 +945,7 @@ fn row_group_spec(
     let groups = merge_groups(&gb.graph, &offsets, &extents, Some(&class));
     let mut n_rows = n_kept;
     if groups.len() < extents.len() {
-        let new_extents: Vec<i64> = groups
-            .iter()
-            .map(|g| g.iter().map(|&v| extents[v]).product())
-            .collect();
+        let new_extents = merged_extents(&groups, &extents);
         n_rows = groups.iter().filter(|g| !class[g[0]]).count();
         let index = dim_index(&rs.dims, &dims, &new_extents, &groups);
         match build_group(comp, plan, members, keep, new_extents, &index, n_rows)? {
@@ -925,8 +958,8 @@ fn row_group_spec(
         return Ok(None);
     }
     Ok(Some(KernelSpec {
+        order: in_order(&gb.graph.extents),
         graph: gb.graph,
-        order: (0..nv as Var).collect(),
         partition: Some(0),
         passes: gb.passes,
         row_depth: Some(n_rows),
@@ -1010,7 +1043,7 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Lo
     let body = comp.entry();
     Ok(match &step.kind {
         StepKind::Loop { root } => {
-            let id = |i: &[Ix], _: &[i64]| i.to_vec();
+            let id = |i: &[Ix], _: &Extents| i.to_vec();
             let target = Target {
                 out: step.out,
                 dims: out_shape.dims(),
@@ -1051,13 +1084,13 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Lo
 /// The partition extent of a kernel (1 without a partition loop).
 pub(crate) fn partition_extent(spec: &KernelSpec) -> i64 {
     spec.partition
-        .map(|d| spec.graph.extents[spec.order[d] as usize])
+        .map(|d| spec.graph.extents[spec.order[d]])
         .unwrap_or(1)
 }
 
 /// Elements visited per partition step (the work below one iteration of
 /// the partition loop).
 pub(crate) fn work_per_step(spec: &KernelSpec) -> i64 {
-    let total: i64 = spec.graph.extents.iter().product::<i64>().max(1);
+    let total: i64 = spec.graph.extents.values().product::<i64>().max(1);
     total / partition_extent(spec).max(1)
 }
