@@ -8,7 +8,7 @@
 //!
 //! ## Loop nests
 //!
-//! A kernel loops over its variables in [`KernelSpec::order`], outermost
+//! A kernel loops over its variables in [`LoopKernel::order`], outermost
 //! first. Each node of the expression graph is emitted at the shallowest
 //! loop level where all its index variables are known (its *level*), so
 //! everything that does not depend on the innermost variable is computed
@@ -53,8 +53,9 @@ use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 use oxla_ir::{BinaryOp, ComparisonDirection, ElementType, Error, Result, UnaryOp};
 
 use crate::entity::{BufferId, FoldId, IdVec, LoopVar, NodeId};
-use crate::graph::{Cond, Fold, Graph, Node};
+use crate::graph::{Cond, Fold, Node, reachable};
 use crate::ix::{Atom, Ix};
+use crate::kernel::{DotKernel, KeptValue, LoopKernel, Reducer, Work};
 use crate::math::MathLib;
 
 /// A compiled kernel.
@@ -111,126 +112,6 @@ fn width_mask(bytes: u32) -> u64 {
     }
 }
 
-/// How a reduce combines.
-#[derive(Clone, Debug)]
-pub(crate) enum Reducer {
-    /// A commutative, associative binary op applied to the two reducer
-    /// parameters.
-    Op(BinaryOp),
-    /// Any other reducer body: its nodes read `Var` slot 0 (accumulator)
-    /// and slot 1 (element).
-    Body(NodeId),
-}
-
-/// What a kernel does per element.
-#[derive(Clone, Debug)]
-pub(crate) enum Work {
-    /// `out[out_offset] = root`.
-    Store {
-        root: NodeId,
-        out: BufferId,
-        out_offset: Ix,
-    },
-    /// A reduction whose reduced variables are the innermost loops,
-    /// starting at depth `first_reduced`.
-    Row {
-        x: NodeId,
-        init: NodeId,
-        reducer: Reducer,
-        out: BufferId,
-        out_offset: Ix,
-        first_reduced: usize,
-    },
-    /// A reduction whose innermost loop walks the output's last dimension;
-    /// the reduced loops start at depth `first_reduced`.
-    Col {
-        x: NodeId,
-        init: NodeId,
-        reducer: Reducer,
-        out: BufferId,
-        out_offset: Ix,
-        first_reduced: usize,
-    },
-}
-
-/// A value a pass stores per element besides its own result: `node` into
-/// `buf` at `offset` (a row-group kernel keeps a costly value there so that
-/// a later pass over the same row loads it instead of recomputing it).
-#[derive(Clone, Debug)]
-pub(crate) struct Keep {
-    pub(crate) node: NodeId,
-    pub(crate) buf: BufferId,
-    pub(crate) offset: Ix,
-    pub(crate) ty: ElementType,
-}
-
-/// What one pass of a kernel computes.
-#[derive(Clone, Debug)]
-pub(crate) struct Pass {
-    pub(crate) work: Work,
-    /// The element type of the values stored/accumulated.
-    pub(crate) ty: ElementType,
-    /// Extra per-element stores.
-    pub(crate) keep: Vec<Keep>,
-    /// A row group's *row pass*: a `Store` of one value per row, computed
-    /// at the row depth with no loop of its own.
-    pub(crate) row_only: bool,
-}
-
-impl Pass {
-    /// Every node the pass evaluates: its per-element value, the values it
-    /// keeps, and for a reduction its init and reducer body.
-    pub(crate) fn roots(&self) -> Vec<NodeId> {
-        let (x, body) = self.work.roots();
-        let mut roots = vec![x];
-        roots.extend(self.keep.iter().map(|k| k.node));
-        if let Work::Row { init, .. } | Work::Col { init, .. } = &self.work {
-            roots.push(*init);
-        }
-        roots.extend(body);
-        roots
-    }
-}
-
-/// One loop kernel to compile.
-pub(crate) struct KernelSpec {
-    pub(crate) graph: Graph,
-    /// Every loop variable, outermost first.
-    pub(crate) order: Vec<LoopVar>,
-    /// The depth of the loop `start..end` applies to.
-    pub(crate) partition: Option<usize>,
-    /// What the kernel computes: one pass for an ordinary kernel; several
-    /// for a row group, run one after the other per iteration of the loops
-    /// above `row_depth` (each pass runs its own loops from `row_depth` down).
-    pub(crate) passes: Vec<Pass>,
-    /// Where the passes of a row group start (`None`: one pass).
-    pub(crate) row_depth: Option<usize>,
-}
-
-impl KernelSpec {
-    /// An ordinary one-pass kernel.
-    pub(crate) fn single(
-        graph: Graph,
-        order: Vec<LoopVar>,
-        partition: Option<usize>,
-        work: Work,
-        ty: ElementType,
-    ) -> KernelSpec {
-        KernelSpec {
-            graph,
-            order,
-            partition,
-            passes: vec![Pass {
-                work,
-                ty,
-                keep: vec![],
-                row_only: false,
-            }],
-            row_depth: None,
-        }
-    }
-}
-
 /// Description of how the innermost loop was compiled (for the debug text).
 #[derive(Clone, Debug)]
 pub(crate) struct VecPlan {
@@ -250,25 +131,6 @@ pub(crate) struct KernelInfo {
     pub(crate) vplans: Vec<Option<VecPlan>>,
     /// The pass that touches the next row, and the buffers it touches.
     pub(crate) touch: Option<(usize, Vec<BufferId>)>,
-}
-
-/// A dot kernel.
-pub(crate) struct DotSpec {
-    pub(crate) ty: ElementType,
-    pub(crate) lhs: (BufferId, [i64; 3]),
-    pub(crate) rhs: (BufferId, [i64; 3]),
-    pub(crate) out: BufferId,
-    pub(crate) batch: i64,
-    pub(crate) m: i64,
-    pub(crate) k: i64,
-    pub(crate) n: i64,
-}
-
-impl DotSpec {
-    /// `true` when the kernel partitions over the batch, else over rows.
-    pub(crate) fn by_batch(&self) -> bool {
-        self.ty.is_float() && self.batch > 1
-    }
 }
 
 /// Defines `extern "C" fn $name`: `C = A x B` for `$t` through
@@ -425,7 +287,7 @@ impl Jit {
 
     /// Compiles a loop kernel; returns its index and how its innermost
     /// loop was vectorised.
-    pub(crate) fn loop_kernel(&mut self, spec: &KernelSpec) -> Result<(usize, KernelInfo)> {
+    pub(crate) fn loop_kernel(&mut self, spec: &LoopKernel) -> Result<(usize, KernelInfo)> {
         self.begin();
         let plan;
         {
@@ -451,7 +313,7 @@ impl Jit {
     }
 
     /// Compiles a dot kernel.
-    pub(crate) fn dot_kernel(&mut self, spec: &DotSpec) -> Result<usize> {
+    pub(crate) fn dot_kernel(&mut self, spec: &DotKernel) -> Result<usize> {
         self.begin();
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
@@ -506,7 +368,7 @@ struct Em<'a, 'f> {
     b: &'a mut FunctionBuilder<'f>,
     module: &'a mut JITModule,
     math: &'a MathLib,
-    spec: &'a KernelSpec,
+    spec: &'a LoopKernel,
     nodes: &'a IdVec<NodeId, Node>,
     level: IdVec<NodeId, usize>,
     depth: usize,
@@ -561,55 +423,18 @@ struct PassNodes {
     vplan: Option<VecPlan>,
 }
 
-/// Nodes reachable from `roots`, ascending.
-pub(crate) fn closure(nodes: &IdVec<NodeId, Node>, roots: &[NodeId]) -> Vec<NodeId> {
-    let mut seen: IdVec<NodeId, bool> = IdVec::filled(nodes.len(), false);
-    let mut stack = roots.to_vec();
-    while let Some(n) = stack.pop() {
-        if seen[n] {
-            continue;
-        }
-        seen[n] = true;
-        stack.extend(nodes[n].operands());
-    }
-    nodes.keys().filter(|&n| seen[n]).collect()
-}
-
-impl Work {
-    /// The buffer the work writes.
-    pub(crate) fn out(&self) -> BufferId {
-        match self {
-            Work::Store { out, .. } | Work::Row { out, .. } | Work::Col { out, .. } => *out,
-        }
-    }
-
-    /// The per-element value (stored or folded) and the reducer body root.
-    fn roots(&self) -> (NodeId, Option<NodeId>) {
-        match self {
-            Work::Store { root, .. } => (*root, None),
-            Work::Row { x, reducer, .. } | Work::Col { x, reducer, .. } => (
-                *x,
-                match reducer {
-                    Reducer::Body(r) => Some(*r),
-                    Reducer::Op(_) => None,
-                },
-            ),
-        }
-    }
-}
-
 impl<'a, 'f> Em<'a, 'f> {
     fn new(
         b: &'a mut FunctionBuilder<'f>,
         module: &'a mut JITModule,
         math: &'a MathLib,
-        spec: &'a KernelSpec,
+        spec: &'a LoopKernel,
     ) -> Result<Em<'a, 'f>> {
         let nodes = &spec.graph.nodes;
-        let depth = spec.order.len();
+        let depth = spec.loop_order.len();
         let nvars = spec.graph.extents.len();
         let mut depth_of: IdVec<LoopVar, usize> = IdVec::filled(nvars, 0);
-        for (d, &v) in spec.order.iter().enumerate() {
+        for (d, &v) in spec.loop_order.iter().enumerate() {
             depth_of[v] = d;
         }
         let mut level: IdVec<NodeId, usize> = IdVec::filled(nodes.len(), 0);
@@ -639,12 +464,14 @@ impl<'a, 'f> Em<'a, 'f> {
         for pass in &spec.passes {
             let (x, body_root) = pass.work.roots();
             let mut x_roots = vec![x];
-            x_roots.extend(pass.keep.iter().map(|k| k.node));
-            let x_nodes: Vec<NodeId> = closure(nodes, &x_roots)
+            x_roots.extend(pass.keeps.iter().map(|k| k.node));
+            let x_nodes: Vec<NodeId> = reachable(nodes, &x_roots)
                 .into_iter()
                 .filter(|&n| level[n] == depth && depth > 0)
                 .collect();
-            let body_all = body_root.map(|r| closure(nodes, &[r])).unwrap_or_default();
+            let body_all = body_root
+                .map(|r| reachable(nodes, &[r]))
+                .unwrap_or_default();
             let body_nodes: Vec<NodeId> = body_all
                 .iter()
                 .copied()
@@ -654,7 +481,7 @@ impl<'a, 'f> Em<'a, 'f> {
                 var_dep[n] = true;
             }
             let mut reads = IdVec::filled(nodes.len(), false);
-            for n in closure(nodes, &pass.roots()) {
+            for n in reachable(nodes, &pass.roots()) {
                 reads[n] = true;
             }
             passes.push(PassNodes {
@@ -674,7 +501,7 @@ impl<'a, 'f> Em<'a, 'f> {
             .chain(
                 spec.passes
                     .iter()
-                    .flat_map(|p| p.keep.iter().map(|k| k.buf.index())),
+                    .flat_map(|p| p.keeps.iter().map(|k| k.buf.index())),
             )
             .max()
             .unwrap_or(0)
@@ -716,7 +543,7 @@ impl<'a, 'f> Em<'a, 'f> {
         };
         for p in 0..em.passes.len() {
             em.select(p);
-            let plan = if spec.passes[p].row_only {
+            let plan = if spec.passes[p].per_row {
                 None
             } else {
                 em.vector_plan()
@@ -737,20 +564,15 @@ impl<'a, 'f> Em<'a, 'f> {
     /// not write are touched (input data; no race), at offsets clamped into
     /// the buffer.
     fn plan_touches(&mut self) {
-        let Some(rd) = self.spec.row_depth else {
+        let Some(rd) = self.spec.row_loops else {
             return;
         };
         if rd == 0 || self.depth == 0 || self.passes.len() < 2 {
             return;
         }
-        let inner = self.spec.order[self.depth - 1];
-        let row_var = self.spec.order[rd - 1];
-        let written: Vec<BufferId> = self
-            .spec
-            .passes
-            .iter()
-            .flat_map(|p| std::iter::once(p.work.out()).chain(p.keep.iter().map(|k| k.buf)))
-            .collect();
+        let inner = self.spec.loop_order[self.depth - 1];
+        let row_var = self.spec.loop_order[rd - 1];
+        let written: Vec<BufferId> = self.spec.written().collect();
         let loads: Vec<NodeId> = self.passes[0]
             .x_nodes
             .iter()
@@ -796,12 +618,12 @@ impl<'a, 'f> Em<'a, 'f> {
 
     /// The current pass's element type.
     fn ty(&self) -> ElementType {
-        self.spec.passes[self.cur].ty
+        self.spec.passes[self.cur].value_type
     }
 
     /// The current pass's extra stores.
-    fn keeps(&self) -> &'a [Keep] {
-        &self.spec.passes[self.cur].keep
+    fn keeps(&self) -> &'a [KeptValue] {
+        &self.spec.passes[self.cur].keeps
     }
 
     // ----------------------------------------------------------------
@@ -983,7 +805,7 @@ impl<'a, 'f> Em<'a, 'f> {
         if depth == 0 {
             return None;
         }
-        let inner = self.spec.order[depth - 1];
+        let inner = self.spec.loop_order[depth - 1];
         let n_inner = self.spec.graph.extents[inner];
         let nodes = self.nodes;
         let mut varying: Vec<NodeId> = self.x_nodes.clone();
@@ -993,9 +815,9 @@ impl<'a, 'f> Em<'a, 'f> {
         let ty = self.ty();
         let reducer = match work {
             Work::Store { .. } => None,
-            Work::Row { reducer, .. } | Work::Col { reducer, .. } => Some(reducer),
+            Work::RowReduce { reducer, .. } | Work::ColumnReduce { reducer, .. } => Some(reducer),
         };
-        if let (Work::Row { .. }, Some(Reducer::Body(_))) = (work, reducer) {
+        if let (Work::RowReduce { .. }, Some(Reducer::Body(_))) = (work, reducer) {
             return None;
         }
         let mut w = 0u32;
@@ -1127,7 +949,7 @@ impl<'a, 'f> Em<'a, 'f> {
         };
         // A short row of whole vectors (W6's 32 floats) is emitted as
         // straight-line copies, with no loop or tail around them.
-        let inner_split = self.spec.partition == Some(depth - 1);
+        let inner_split = self.spec.split_loop == Some(depth - 1);
         if !math && !inner_split && count <= 16 && n_inner % lanes == 0 && n_inner / lanes <= 8 {
             return Some(VecPlan {
                 width: w,
@@ -1166,7 +988,7 @@ impl<'a, 'f> Em<'a, 'f> {
             .collect();
         for p in &self.spec.passes {
             bufs.push(p.work.out());
-            bufs.extend(p.keep.iter().map(|k| k.buf));
+            bufs.extend(p.keeps.iter().map(|k| k.buf));
         }
         bufs.sort();
         bufs.dedup();
@@ -1174,7 +996,7 @@ impl<'a, 'f> Em<'a, 'f> {
             self.base(b);
         }
         self.emit_level(0)?;
-        if self.spec.row_depth == Some(0) {
+        if self.spec.row_loops == Some(0) {
             self.passes_here(0)?;
         } else {
             self.hook_before(0)?;
@@ -1196,7 +1018,7 @@ impl<'a, 'f> Em<'a, 'f> {
             self.splat.fill(None);
             self.rowptr.fill(None);
             self.emit_level(d)?;
-            if self.spec.passes[p].row_only {
+            if self.spec.passes[p].per_row {
                 let Work::Store {
                     root,
                     out,
@@ -1220,10 +1042,10 @@ impl<'a, 'f> Em<'a, 'f> {
     }
 
     fn bounds(&mut self, depth: usize) -> (Value, Value) {
-        if self.spec.partition == Some(depth) {
+        if self.spec.split_loop == Some(depth) {
             (self.start, self.end)
         } else {
-            let v = self.spec.order[depth];
+            let v = self.spec.loop_order[depth];
             let n = self.spec.graph.extents[v];
             (self.ic(0), self.ic(n))
         }
@@ -1238,7 +1060,7 @@ impl<'a, 'f> Em<'a, 'f> {
         if l == self.depth && self.depth > 0 {
             return Ok(());
         }
-        let per_pass = self.spec.row_depth.is_some_and(|r| l >= r);
+        let per_pass = self.spec.row_loops.is_some_and(|r| l >= r);
         for n in self.nodes.keys() {
             if self.level[n] == l
                 && self.scal[n].is_none()
@@ -1288,8 +1110,8 @@ impl<'a, 'f> Em<'a, 'f> {
             return self.inner();
         }
         let (lo, hi) = self.bounds(d);
-        let var = self.spec.order[d];
-        let group_below = self.spec.row_depth == Some(d + 1);
+        let var = self.spec.loop_order[d];
+        let group_below = self.spec.row_loops == Some(d + 1);
         self.counted_loop(lo, hi, &mut |em, i| {
             em.var_val[var] = Some(i);
             if group_below {
@@ -1331,7 +1153,7 @@ impl<'a, 'f> Em<'a, 'f> {
 
     fn reduce_parts(&self) -> Option<(NodeId, ElementType, Reducer, BufferId, Ix, usize)> {
         match self.work() {
-            Work::Row {
+            Work::RowReduce {
                 init,
                 reducer,
                 out,
@@ -1339,7 +1161,7 @@ impl<'a, 'f> Em<'a, 'f> {
                 first_reduced,
                 ..
             }
-            | Work::Col {
+            | Work::ColumnReduce {
                 init,
                 reducer,
                 out,
@@ -1363,7 +1185,7 @@ impl<'a, 'f> Em<'a, 'f> {
         matches!(
             (self.work(), &self.vplan),
             (
-                Work::Row {
+                Work::RowReduce {
                     reducer: Reducer::Op(_),
                     ..
                 },
@@ -1408,7 +1230,7 @@ impl<'a, 'f> Em<'a, 'f> {
             return Ok(());
         }
         match self.work() {
-            Work::Row { .. } => {
+            Work::RowReduce { .. } => {
                 let init_v = self.scal[init].ok_or_else(|| backend("reduce init not computed"))?;
                 let acc = self.b.declare_var(clif_type(ty));
                 if let (true, Reducer::Op(op), Some(plan)) =
@@ -1429,9 +1251,9 @@ impl<'a, 'f> Em<'a, 'f> {
                 }
                 self.acc_s = Some(acc);
             }
-            Work::Col { .. } => {
+            Work::ColumnReduce { .. } => {
                 // Row pointer of the output, then fill it with `init`.
-                let inner = self.spec.order[self.depth - 1];
+                let inner = self.spec.loop_order[self.depth - 1];
                 let base = self.base(out);
                 let off_ix = out_offset.without_var(inner);
                 let off = self.ix(&off_ix);
@@ -1461,7 +1283,7 @@ impl<'a, 'f> Em<'a, 'f> {
         if d != first {
             return Ok(());
         }
-        if let Work::Row { .. } = self.work() {
+        if let Work::RowReduce { .. } = self.work() {
             let acc = self
                 .acc_s
                 .ok_or_else(|| backend("row accumulator missing"))?;
@@ -1705,7 +1527,7 @@ impl<'a, 'f> Em<'a, 'f> {
     /// and the scalar tail.
     fn inner(&mut self) -> Result<()> {
         let depth = self.depth;
-        let inner = self.spec.order[depth - 1];
+        let inner = self.spec.loop_order[depth - 1];
         let (lo, hi) = self.bounds(depth - 1);
         self.inner_lo = Some(lo);
         self.inner_hi = Some(hi);
@@ -1726,7 +1548,7 @@ impl<'a, 'f> Em<'a, 'f> {
                 let rest = offset.without_var(inner);
                 let mut off = self.ix(&rest);
                 if *clamp && plan.is_some() {
-                    // Keep every lane of every vector in the buffer.
+                    // KeptValue every lane of every vector in the buffer.
                     let neg_lo = self.b.ins().ineg(lo);
                     let n = self.ic(*numel);
                     let lim = self.b.ins().isub(n, hi);
@@ -1751,7 +1573,7 @@ impl<'a, 'f> Em<'a, 'f> {
         // Row pointers of the next row's inputs this pass touches.
         self.touch_rows.clear();
         if self.touch_pass == Some(self.cur) && plan.is_some() {
-            let row_var = self.spec.order[self.spec.row_depth.unwrap_or(1).max(1) - 1];
+            let row_var = self.spec.loop_order[self.spec.row_loops.unwrap_or(1).max(1) - 1];
             let n_inner = self.spec.graph.extents[inner];
             for n in self.touch_loads.clone() {
                 if let Node::Load {
@@ -1795,7 +1617,9 @@ impl<'a, 'f> Em<'a, 'f> {
             }
             match self.work() {
                 Work::Store { root, .. } => need.push(*root),
-                Work::Row { x, .. } | Work::Col { x, .. } => need.push(*x),
+                Work::RowReduce { element, .. } | Work::ColumnReduce { element, .. } => {
+                    need.push(*element)
+                }
             }
             need.extend(self.keeps().iter().map(|k| k.node));
             for n in need {
@@ -1843,7 +1667,11 @@ impl<'a, 'f> Em<'a, 'f> {
                 let row = self.out_row.ok_or_else(|| backend("output row missing"))?;
                 self.store_at(mode, ty, row, i, u, v);
             }
-            Work::Row { x, reducer, .. } => {
+            Work::RowReduce {
+                element: x,
+                reducer,
+                ..
+            } => {
                 let xv = self.get(mode, x, &vals)?;
                 match (mode, reducer) {
                     (Mode::V(w), Reducer::Op(op)) => {
@@ -1862,7 +1690,11 @@ impl<'a, 'f> Em<'a, 'f> {
                     }
                 }
             }
-            Work::Col { x, reducer, .. } => {
+            Work::ColumnReduce {
+                element: x,
+                reducer,
+                ..
+            } => {
                 let xv = self.get(mode, x, &vals)?;
                 let row = self.out_row.ok_or_else(|| backend("output row missing"))?;
                 let acc = self.load_at(mode, ty, row, i, u);
@@ -1959,13 +1791,14 @@ impl<'a, 'f> Em<'a, 'f> {
                 clamp,
             } => match (mode, self.rowptr[n], self.cur_i) {
                 (Mode::V(w), Some(row), Some(i))
-                    if offset.affine_coefficient(self.spec.order[self.depth - 1]) == Some(-1) =>
+                    if offset.affine_coefficient(self.spec.loop_order[self.depth - 1])
+                        == Some(-1) =>
                 {
                     self.load_reversed(w, ty, row, i, u)
                 }
                 (Mode::V(_), Some(row), Some(i)) => self.load_at(mode, ty, row, i, u),
                 (Mode::S, Some(row), Some(i)) if !clamp && self.level[n] == self.depth => {
-                    let inner = self.spec.order[self.depth - 1];
+                    let inner = self.spec.loop_order[self.depth - 1];
                     let s = offset.affine_coefficient(inner).unwrap_or(0);
                     let off = if s == 1 {
                         i
@@ -1987,7 +1820,7 @@ impl<'a, 'f> Em<'a, 'f> {
                     self.convert(Mode::S, ElementType::S64, ty, v)?
                 }
                 Mode::V(w) => {
-                    let inner = self.spec.order[self.depth - 1];
+                    let inner = self.spec.loop_order[self.depth - 1];
                     let rest = index.without_var(inner);
                     let r = self.ix(&rest);
                     let i = self.cur_i.ok_or_else(|| backend("iota outside a loop"))?;
@@ -2577,7 +2410,7 @@ impl<'a, 'f> Em<'a, 'f> {
     /// after the other when there are few. Nested folds are emitted where
     /// their values are needed, inside or before this one's loop.
     fn emit_fold(&mut self, f: FoldId, init: Value, caps: &[Value]) -> Result<Value> {
-        let spec: &'a KernelSpec = self.spec;
+        let spec: &'a LoopKernel = self.spec;
         let fold = spec
             .graph
             .folds
@@ -2594,12 +2427,12 @@ impl<'a, 'f> Em<'a, 'f> {
                 || node.index_exprs().into_iter().any(own)
                 || node.operands().iter().any(|&o| varies[o]);
         }
-        let element_all = closure(nodes, &[fold.element]);
+        let element_all = reachable(nodes, &[fold.element]);
         let mut in_element: IdVec<NodeId, bool> = IdVec::filled(nodes.len(), false);
         for &n in &element_all {
             in_element[n] = true;
         }
-        let combine_all = closure(nodes, &[fold.combine]);
+        let combine_all = reachable(nodes, &[fold.combine]);
         let mut bases: Vec<(BufferId, Value)> = Vec::new();
         for node in nodes.values() {
             if let Node::Load { buf, .. } = node
@@ -2769,7 +2602,7 @@ impl<'a, 'f> Em<'a, 'f> {
 }
 
 /// Emits a dot kernel.
-fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec: &DotSpec) {
+fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec: &DotKernel) {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
@@ -2779,12 +2612,12 @@ fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec:
         b.ins()
             .load(types::I64, flags(), table, (buf.index() * 8) as i32)
     };
-    let a = ld(b, spec.lhs.0);
-    let bb = ld(b, spec.rhs.0);
+    let a = ld(b, spec.lhs.buf);
+    let bb = ld(b, spec.rhs.buf);
     let c = ld(b, spec.out);
     let size = size_of(spec.ty) as i64;
-    let [sa0, sa1, sa2] = spec.lhs.1;
-    let [sb0, sb1, sb2] = spec.rhs.1;
+    let [sa0, sa1, sa2] = spec.lhs.strides;
+    let [sb0, sb1, sb2] = spec.rhs.strides;
     let ic = |b: &mut FunctionBuilder, v: i64| b.ins().iconst(types::I64, v);
     let ptr_plus = |b: &mut FunctionBuilder, p: Value, idx: Value, stride_elems: i64| {
         elem_ptr(b, p, idx, stride_elems * size)
@@ -2792,14 +2625,14 @@ fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec:
     if spec.ty.is_float() {
         let fref = module.declare_func_in_func(gemm, b.func);
         let call_gemm = |b: &mut FunctionBuilder, m: Value, pa: Value, pb: Value, pc: Value| {
-            let k = ic(b, spec.k);
-            let n = ic(b, spec.n);
+            let k = ic(b, spec.sizes.k);
+            let n = ic(b, spec.sizes.n);
             let (rsa, csa, rsb, csb) = (ic(b, sa1), ic(b, sa2), ic(b, sb1), ic(b, sb2));
-            let rsc = ic(b, spec.n);
+            let rsc = ic(b, spec.sizes.n);
             b.ins()
                 .call(fref, &[m, k, n, pa, rsa, csa, pb, rsb, csb, pc, rsc]);
         };
-        if spec.by_batch() {
+        if spec.splits_batches() {
             let body = b.create_block();
             let iv = b.append_block_param(body, types::I64);
             let exit = b.create_block();
@@ -2808,8 +2641,8 @@ fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec:
             b.switch_to_block(body);
             let pa = ptr_plus(b, a, iv, sa0);
             let pb = ptr_plus(b, bb, iv, sb0);
-            let pc = ptr_plus(b, c, iv, spec.m * spec.n);
-            let m = ic(b, spec.m);
+            let pc = ptr_plus(b, c, iv, spec.sizes.m * spec.sizes.n);
+            let m = ic(b, spec.sizes.m);
             call_gemm(b, m, pa, pb, pc);
             let one = ic(b, 1);
             let next = b.ins().iadd(iv, one);
@@ -2820,7 +2653,7 @@ fn emit_dot(b: &mut FunctionBuilder, module: &mut JITModule, gemm: FuncId, spec:
             // One batch; rows start..end.
             let m = b.ins().isub(end, start);
             let pa = ptr_plus(b, a, start, sa1);
-            let pc = ptr_plus(b, c, start, spec.n);
+            let pc = ptr_plus(b, c, start, spec.sizes.n);
             call_gemm(b, m, pa, bb, pc);
         }
         b.ins().return_(&[]);
@@ -2879,7 +2712,7 @@ const INT_DOT_KB: i64 = 256;
 /// types multiply through 16-bit lanes ([`imul_bytes`]).
 fn emit_int_dot(
     b: &mut FunctionBuilder,
-    spec: &DotSpec,
+    spec: &DotKernel,
     a: Value,
     bb: Value,
     c: Value,
@@ -2887,8 +2720,8 @@ fn emit_int_dot(
     end: Value,
 ) {
     let size = size_of(spec.ty) as i64;
-    let [sa0, sa1, _] = spec.lhs.1;
-    let [sb0, sb1, _] = spec.rhs.1;
+    let [sa0, sa1, _] = spec.lhs.strides;
+    let [sb0, sb1, _] = spec.rhs.strides;
     let ic = |b: &mut FunctionBuilder, v: i64| b.ins().iconst(types::I64, v);
     let ptr_plus = |b: &mut FunctionBuilder, p: Value, idx: Value, stride_elems: i64| {
         elem_ptr(b, p, idx, stride_elems * size)
@@ -2907,14 +2740,18 @@ fn emit_int_dot(
     let vt = vector_type(spec.ty, w.max(1));
     let lanes = (16 / w) as i64;
     let strip = INT_DOT_STRIP_BYTES / size;
-    let n_blocked = if vec_ok { spec.n / strip * strip } else { 0 };
-    let mv = spec.m.max(1);
+    let n_blocked = if vec_ok {
+        spec.sizes.n / strip * strip
+    } else {
+        0
+    };
+    let mv = spec.sizes.m.max(1);
     // Row pointers of row `r`: (C row at column 0, A row, B at row 0).
     let row_ptrs = |b: &mut FunctionBuilder, r: Value| {
         let m = ic(b, mv);
         let bi = b.ins().sdiv(r, m);
         let ii = b.ins().srem(r, m);
-        let crow = ptr_plus(b, c, r, spec.n);
+        let crow = ptr_plus(b, c, r, spec.sizes.n);
         let arow0 = ptr_plus(b, a, bi, sa0);
         let arow = ptr_plus(b, arow0, ii, sa1);
         let brow0 = ptr_plus(b, bb, bi, sb0);
@@ -2969,10 +2806,10 @@ fn emit_int_dot(
         let row0 = b.ins().imul(bi, m);
         let zero = ic(b, 0);
         let nb = ic(b, n_blocked);
-        let kn = ic(b, spec.k);
+        let kn = ic(b, spec.sizes.k);
         counted(b, zero, kn, INT_DOT_KB, &mut |b, k0| {
             let k0b = b.ins().iadd_imm_s(k0, INT_DOT_KB);
-            let kn = ic(b, spec.k);
+            let kn = ic(b, spec.sizes.k);
             let short = b.ins().icmp(IntCC::SignedLessThan, k0b, kn);
             let k1 = b.ins().select(short, k0b, kn);
             let z = ic(b, 0);
@@ -2991,7 +2828,7 @@ fn emit_int_dot(
                     }
                 });
                 counted(b, r0, r1, 1, &mut |b, r| {
-                    let crow0 = ptr_plus(b, c, r, spec.n);
+                    let crow0 = ptr_plus(b, c, r, spec.sizes.n);
                     let crow = ptr_plus(b, crow0, j0, 1);
                     let ii = b.ins().isub(r, row0);
                     let arow = ptr_plus(b, a_batch, ii, sa1);
@@ -3045,14 +2882,14 @@ fn emit_int_dot(
             .brif(more, seg, &[BlockArg::Value(r1)], seg_done, &[]);
         b.switch_to_block(seg_done);
     }
-    if n_blocked == spec.n {
+    if n_blocked == spec.sizes.n {
         return;
     }
     // The plain row loop over columns n_blocked..n: zero the C row, then
     // C[r, j] += A[r, k] * B[k, j] for each k in increasing order.
     let lo = n_blocked;
     let vec_end = if vec_ok {
-        lo + (spec.n - lo) / lanes * lanes
+        lo + (spec.sizes.n - lo) / lanes * lanes
     } else {
         lo
     };
@@ -3063,8 +2900,8 @@ fn emit_int_dot(
             let (l, h) = (ic(b, lo), ic(b, vec_end));
             counted(b, l, h, lanes, &mut |b, j| f(b, j, true));
         }
-        if spec.n > vec_end {
-            let (l, h) = (ic(b, vec_end), ic(b, spec.n));
+        if spec.sizes.n > vec_end {
+            let (l, h) = (ic(b, vec_end), ic(b, spec.sizes.n));
             counted(b, l, h, 1, &mut |b, j| f(b, j, false));
         }
     };
@@ -3082,7 +2919,7 @@ fn emit_int_dot(
             b.ins().store(flags(), z, p, 0);
         });
         let zero = ic(b, 0);
-        let kn = ic(b, spec.k);
+        let kn = ic(b, spec.sizes.k);
         counted(b, zero, kn, 1, &mut |b, kk| {
             let pa = ptr_plus(b, arow, kk, 1);
             let av = b.ins().load(t, flags(), pa, 0);

@@ -9,11 +9,11 @@ use oxla_ir::{
     ArrayData, Computation, ElementType, Error, Literal, Result, Shape, StorageSink, dispatch_array,
 };
 
-use crate::codegen::Work;
-use crate::codegen::{Jit, KernelFn, KernelSpec};
+use crate::codegen::{Jit, KernelFn};
 use crate::entity::{BufferId, IdVec};
 use crate::fusion::{BufferKind, Leaf, OutputTree, Plan};
 use crate::inplace::{StepIo, loop_io};
+use crate::kernel::{LoopKernel, Work};
 use crate::lower::{Lowered, form_row_groups, lower_step, partition_extent, work_per_step};
 use crate::pool::pool;
 
@@ -172,23 +172,23 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
             Lowered::Dot(spec) => {
                 io.push(StepIo {
                     writes: vec![spec.out],
-                    reads: vec![spec.lhs.0, spec.rhs.0],
+                    reads: vec![spec.lhs.buf, spec.rhs.buf],
                     alias_ok: vec![],
                 });
                 one_chunk.push(true);
                 let id = jit.dot_kernel(&spec)?;
                 kernel_ids.push(Some(id));
-                let extent = if spec.by_batch() {
-                    spec.batch
+                let extent = if spec.splits_batches() {
+                    spec.sizes.batch
                 } else if spec.ty.is_float() {
-                    spec.m
+                    spec.sizes.m
                 } else {
-                    spec.batch * spec.m
+                    spec.sizes.batch * spec.sizes.m
                 };
-                let per = if spec.by_batch() {
-                    spec.m * spec.n * spec.k.max(1)
+                let per = if spec.splits_batches() {
+                    spec.sizes.m * spec.sizes.n * spec.sizes.k.max(1)
                 } else {
-                    spec.n * spec.k.max(1)
+                    spec.sizes.n * spec.sizes.k.max(1)
                 };
                 shapes.push((extent, per));
                 infos.push(format!(
@@ -284,11 +284,11 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
 /// Compiles one loop kernel: its id, its launch shape (partition extent,
 /// work per step), whether it runs as one chunk per thread, and its line
 /// of the fusion text.
-fn loop_kernel_info(jit: &mut Jit, spec: &KernelSpec) -> Result<(usize, (i64, i64), bool, String)> {
+fn loop_kernel_info(jit: &mut Jit, spec: &LoopKernel) -> Result<(usize, (i64, i64), bool, String)> {
     let (id, kinfo) = jit.loop_kernel(spec)?;
     let vplan = &kinfo.vplans;
     let extents: Vec<i64> = spec.graph.extents.values().copied().collect();
-    let order: Vec<usize> = spec.order.iter().map(|v| v.index()).collect();
+    let order: Vec<usize> = spec.loop_order.iter().map(|v| v.index()).collect();
     let mut info = format!("loops={extents:?} order={order:?}");
     let vtext = |p: &Option<crate::codegen::VecPlan>| match p {
         Some(p) if p.whole => {
@@ -297,24 +297,24 @@ fn loop_kernel_info(jit: &mut Jit, spec: &KernelSpec) -> Result<(usize, (i64, i6
         Some(p) => format!("inner={} unroll={}", p.lane_type, p.unroll),
         None => "inner=scalar".to_string(),
     };
-    if spec.row_depth.is_none() {
+    if spec.row_loops.is_none() {
         let _ = write!(info, " {}", vtext(&vplan[0]));
     }
-    if let Some(d) = spec.partition {
+    if let Some(d) = spec.split_loop {
         let _ = write!(info, " split=loop{d}");
     }
-    if let Some(r) = spec.row_depth {
+    if let Some(r) = spec.row_loops {
         let _ = match r {
             0 | 1 => write!(info, " rows=loop0"),
             _ => write!(info, " rows=loop0..loop{}", r - 1),
         };
         for (k, (pass, vp)) in spec.passes.iter().zip(vplan).enumerate() {
-            if pass.row_only {
+            if pass.per_row {
                 let _ = write!(info, "\npass {k}: row value -> {}", pass.work.out());
                 continue;
             }
             let _ = write!(info, "\npass {k}: {} {}", pass_text(&pass.work), vtext(vp));
-            for keep in &pass.keep {
+            for keep in &pass.keeps {
                 let _ = write!(info, " keep={} at {}", keep.buf, keep.offset);
             }
             if let Some((p, bufs)) = &kinfo.touch
@@ -338,7 +338,7 @@ fn loop_kernel_info(jit: &mut Jit, spec: &KernelSpec) -> Result<(usize, (i64, i6
         }
     }
     let shape = (partition_extent(spec), work_per_step(spec));
-    Ok((id, shape, spec.partition.is_some_and(|d| d > 0), info))
+    Ok((id, shape, spec.split_loop.is_some_and(|d| d > 0), info))
 }
 
 /// One [`StepIo`] for kernels run in order as one step: what any of them
@@ -407,8 +407,8 @@ fn in_place_params(
 fn pass_text(work: &Work) -> String {
     match work {
         Work::Store { out, .. } => format!("loop -> {out}"),
-        Work::Row { out, .. } => format!("row reduce -> {out}"),
-        Work::Col { out, .. } => format!("column reduce -> {out}"),
+        Work::RowReduce { out, .. } => format!("row reduce -> {out}"),
+        Work::ColumnReduce { out, .. } => format!("column reduce -> {out}"),
     }
 }
 
@@ -1023,7 +1023,7 @@ impl Executable {
                         .take()
                         .ok_or_else(|| backend("output buffer taken twice"))?;
                     let dims = self.plan.buffers[*b].shape.dims().to_vec();
-                    // Keep a copy for later duplicates of this leaf.
+                    // KeptValue a copy for later duplicates of this leaf.
                     let mut lit = Literal::from_array_data(&dims, data)?;
                     if self.has_duplicate_of(*b) {
                         outputs[*b] = lit.array_data().cloned();

@@ -318,6 +318,21 @@ fn backend(message: String) -> Error {
     }
 }
 
+/// The nodes reachable from `roots` (them included), ascending: in an
+/// operands-before-users list, an order in which to compute them.
+pub(crate) fn reachable(nodes: &IdVec<NodeId, Node>, roots: &[NodeId]) -> Vec<NodeId> {
+    let mut seen: IdVec<NodeId, bool> = IdVec::filled(nodes.len(), false);
+    let mut stack = roots.to_vec();
+    while let Some(n) = stack.pop() {
+        if seen[n] {
+            continue;
+        }
+        seen[n] = true;
+        stack.extend(nodes[n].operands());
+    }
+    nodes.keys().filter(|&n| seen[n]).collect()
+}
+
 /// The bits of scalar `literal` zero-extended to 64 (`None` if not a
 /// scalar array).
 pub(crate) fn scalar_bits(literal: &Literal) -> Option<u64> {

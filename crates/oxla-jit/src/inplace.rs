@@ -14,10 +14,10 @@
 //! threads split the loops into disjoint index ranges, so a read of `p[at]`
 //! always sees the argument's value. Anything else runs out of place.
 
-use crate::codegen::{KernelSpec, Work, closure};
 use crate::entity::BufferId;
-use crate::graph::Node;
+use crate::graph::{Node, reachable};
 use crate::ix::Ix;
+use crate::kernel::{LoopKernel, Work};
 
 /// What in-place runs need to know of one step.
 pub(crate) struct StepIo {
@@ -32,12 +32,8 @@ pub(crate) struct StepIo {
 }
 
 /// The I/O of a loop kernel, given the result buffer `result`.
-pub(crate) fn loop_io(spec: &KernelSpec, result: Option<BufferId>) -> StepIo {
-    let mut writes: Vec<BufferId> = Vec::new();
-    for p in &spec.passes {
-        writes.push(p.work.out());
-        writes.extend(p.keep.iter().map(|k| k.buf));
-    }
+pub(crate) fn loop_io(spec: &LoopKernel, result: Option<BufferId>) -> StepIo {
+    let mut writes: Vec<BufferId> = spec.written().collect();
     let mut reads: Vec<BufferId> = spec
         .graph
         .nodes
@@ -68,7 +64,7 @@ pub(crate) fn loop_io(spec: &KernelSpec, result: Option<BufferId>) -> StepIo {
 }
 
 /// Whether `spec` stays correct when buffer `result` is buffer `p`.
-fn may_overwrite(spec: &KernelSpec, p: BufferId, result: BufferId) -> bool {
+fn may_overwrite(spec: &LoopKernel, p: BufferId, result: BufferId) -> bool {
     let in_folds = spec
         .graph
         .folds
@@ -82,7 +78,7 @@ fn may_overwrite(spec: &KernelSpec, p: BufferId, result: BufferId) -> bool {
     let mut first = None;
     for (k, pass) in spec.passes.iter().enumerate() {
         let mut here: Vec<&Ix> = pass
-            .keep
+            .keeps
             .iter()
             .filter(|keep| keep.buf == result)
             .map(|keep| &keep.offset)
@@ -107,7 +103,7 @@ fn may_overwrite(spec: &KernelSpec, p: BufferId, result: BufferId) -> bool {
     };
     let nodes = &spec.graph.nodes;
     for (k, pass) in spec.passes.iter().enumerate() {
-        for n in closure(nodes, &pass.roots()) {
+        for n in reachable(nodes, &pass.roots()) {
             if let Node::Load {
                 buf, offset, clamp, ..
             } = &nodes[n]

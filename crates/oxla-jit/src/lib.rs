@@ -65,6 +65,7 @@ pub(crate) mod fusion;
 pub(crate) mod graph;
 pub(crate) mod inplace;
 pub(crate) mod ix;
+pub(crate) mod kernel;
 pub(crate) mod lower;
 pub(crate) mod math;
 pub(crate) mod pool;

@@ -1,5 +1,5 @@
 //! Lowering: each fusion step becomes a kernel description
-//! ([`KernelSpec`] or [`DotSpec`]) with its loop variables chosen.
+//! ([`LoopKernel`] or [`DotKernel`]) with its loop variables chosen.
 //!
 //! Loop variables are the non-unit dimensions of the iteration space
 //! (size-1 dimensions are read at index 0 and need no loop). Adjacent
@@ -13,11 +13,11 @@ use oxla_ir::{
     shape::row_major_strides,
 };
 
-use crate::codegen::{DotSpec, Keep, KernelSpec, Pass, Reducer, Work};
 use crate::entity::{BufferId, IdVec, LoopVar, NodeId};
 use crate::fusion::{EXPENSIVE, KeepPlan, Plan, Step, StepKind, op_cost};
 use crate::graph::{Ctx, Graph, Source, delinearise};
 use crate::ix::{Extents, Ix};
+use crate::kernel::{DotKernel, KeptValue, LoopKernel, Pass, Reducer, Work};
 
 fn backend(message: impl Into<String>) -> Error {
     Error::Backend {
@@ -64,7 +64,7 @@ fn loop_spec(
     root: InstId,
     expand_root: bool,
     index_of: IndexOf,
-) -> Result<Vec<KernelSpec>> {
+) -> Result<Vec<LoopKernel>> {
     let Target {
         out,
         dims: out_dims,
@@ -99,7 +99,7 @@ fn loop_spec(
     let spec = |graph: Graph, node: NodeId, out_offset: Ix| {
         let nv = graph.extents.len();
         let order = in_order(&graph.extents);
-        KernelSpec::single(
+        LoopKernel::single(
             graph,
             order,
             (nv > 0).then_some(0),
@@ -390,7 +390,7 @@ fn dot_copy_spec(
     out: BufferId,
     source: InstId,
     groups: &[Vec<usize>; 3],
-) -> Result<KernelSpec> {
+) -> Result<LoopKernel> {
     let shape = &comp.entry().inst(source).shape;
     let dims = shape.dims().to_vec();
     let sizes: Vec<i64> = groups
@@ -502,7 +502,7 @@ fn reducer_of(
 }
 
 /// The kernel of a `reduce` step.
-fn reduce_spec(comp: &Computation, plan: &Plan, out: BufferId, inst: InstId) -> Result<KernelSpec> {
+fn reduce_spec(comp: &Computation, plan: &Plan, out: BufferId, inst: InstId) -> Result<LoopKernel> {
     let body = comp.entry();
     let ri = body.inst(inst);
     let OpKind::Reduce {
@@ -562,7 +562,7 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: BufferId, inst: InstId) -> 
         };
         let root = graph.value(&rctx, rbody.root, vec![])?;
         let nv = extents.len();
-        return Ok(KernelSpec::single(
+        return Ok(LoopKernel::single(
             graph,
             in_order(&extents),
             (nv > 0).then_some(0),
@@ -584,8 +584,8 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: BufferId, inst: InstId) -> 
         order.extend(&red_vars);
         (
             order,
-            Work::Row {
-                x,
+            Work::RowReduce {
+                element: x,
                 init,
                 reducer,
                 out,
@@ -602,8 +602,8 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: BufferId, inst: InstId) -> 
         let partition = if k > 1 { 0 } else { order.len() - 1 };
         (
             order,
-            Work::Col {
-                x,
+            Work::ColumnReduce {
+                element: x,
                 init,
                 reducer,
                 out,
@@ -613,7 +613,7 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: BufferId, inst: InstId) -> 
             Some(partition),
         )
     };
-    Ok(KernelSpec::single(graph, order, partition, work, ty))
+    Ok(LoopKernel::single(graph, order, partition, work, ty))
 }
 
 // ---------------------------------------------------------------------
@@ -858,8 +858,8 @@ fn build_group(
                     out_offset = out_offset.add(&index[d].scale(out_strides[pos]));
                 }
                 (
-                    Work::Row {
-                        x,
+                    Work::RowReduce {
+                        element: x,
                         init,
                         reducer,
                         out: step.out,
@@ -879,7 +879,7 @@ fn build_group(
             let Some(node) = graph.built(body_id, k.inst, index) else {
                 return Ok(None);
             };
-            keeps.push(Keep {
+            keeps.push(KeptValue {
                 node,
                 buf: k.buf,
                 offset: full.clone(),
@@ -890,9 +890,9 @@ fn build_group(
         written.push((step.out, out_offset));
         passes.push(Pass {
             work,
-            ty,
-            keep: keeps,
-            row_only,
+            value_type: ty,
+            keeps,
+            per_row: row_only,
         });
     }
     // Every read of a buffer the group writes is at the element (or row)
@@ -917,7 +917,7 @@ fn row_group_spec(
     plan: &Plan,
     members: &[Step],
     keep: Option<KeepPlan>,
-) -> Result<Option<KernelSpec>> {
+) -> Result<Option<LoopKernel>> {
     let Some(rs) = members.first().and_then(|m| row_space(comp, m)) else {
         return Ok(None);
     };
@@ -935,12 +935,8 @@ fn row_group_spec(
     // Merge adjacent row (or element) variables that stride as one.
     let mut offsets: Vec<&Ix> = Vec::new();
     for p in &gb.passes {
-        offsets.push(match &p.work {
-            Work::Store { out_offset, .. }
-            | Work::Row { out_offset, .. }
-            | Work::Col { out_offset, .. } => out_offset,
-        });
-        offsets.extend(p.keep.iter().map(|k| &k.offset));
+        offsets.push(p.work.out_offset());
+        offsets.extend(p.keeps.iter().map(|k| &k.offset));
     }
     let groups = merge_groups(&gb.graph, &offsets, &extents, Some(&class));
     let mut n_rows = n_kept;
@@ -957,12 +953,12 @@ fn row_group_spec(
     if n_rows == 0 || n_rows >= nv {
         return Ok(None);
     }
-    Ok(Some(KernelSpec {
-        order: in_order(&gb.graph.extents),
+    Ok(Some(LoopKernel {
+        loop_order: in_order(&gb.graph.extents),
         graph: gb.graph,
-        partition: Some(0),
+        split_loop: Some(0),
         passes: gb.passes,
-        row_depth: Some(n_rows),
+        row_loops: Some(n_rows),
     }))
 }
 
@@ -1025,11 +1021,11 @@ pub(crate) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()>
 /// The spec of every step, in order (`None` for steps with nothing to
 /// compute).
 pub(crate) enum Lowered {
-    Loop(KernelSpec),
+    Loop(LoopKernel),
     /// One loop kernel per stretch of the innermost loop, run in order (see
     /// `split_points`).
-    Split(Vec<KernelSpec>),
-    Dot(DotSpec),
+    Split(Vec<LoopKernel>),
+    Dot(DotKernel),
     Empty,
 }
 
@@ -1068,29 +1064,26 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Lo
             lhs,
             rhs,
             sizes,
-        } => Lowered::Dot(DotSpec {
+        } => Lowered::Dot(DotKernel {
             ty: body.inst(*inst).shape.element_type(),
-            lhs: (lhs.buf, lhs.strides),
-            rhs: (rhs.buf, rhs.strides),
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
             out: step.out,
-            batch: sizes.batch,
-            m: sizes.m,
-            k: sizes.k,
-            n: sizes.n,
+            sizes: *sizes,
         }),
     })
 }
 
 /// The partition extent of a kernel (1 without a partition loop).
-pub(crate) fn partition_extent(spec: &KernelSpec) -> i64 {
-    spec.partition
-        .map(|d| spec.graph.extents[spec.order[d]])
+pub(crate) fn partition_extent(spec: &LoopKernel) -> i64 {
+    spec.split_loop
+        .map(|d| spec.graph.extents[spec.loop_order[d]])
         .unwrap_or(1)
 }
 
 /// Elements visited per partition step (the work below one iteration of
 /// the partition loop).
-pub(crate) fn work_per_step(spec: &KernelSpec) -> i64 {
+pub(crate) fn work_per_step(spec: &LoopKernel) -> i64 {
     let total: i64 = spec.graph.extents.values().product::<i64>().max(1);
     total / partition_extent(spec).max(1)
 }
