@@ -114,7 +114,7 @@ fn width_mask(bytes: u32) -> u64 {
 
 /// Description of how the innermost loop was compiled (for the debug text).
 #[derive(Clone, Debug)]
-pub(crate) struct VecPlan {
+pub(crate) struct VectorPlan {
     /// Lane width in bytes.
     pub(crate) width: u32,
     /// Vector copies per iteration.
@@ -122,15 +122,15 @@ pub(crate) struct VecPlan {
     /// The vector type of the stored or accumulated values.
     pub(crate) lane_type: Type,
     /// The copies cover the whole innermost loop (no loop, no tail).
-    pub(crate) whole: bool,
+    pub(crate) whole_row: bool,
 }
 
 /// How a loop kernel was compiled (for the debug text).
-pub(crate) struct KernelInfo {
+pub(crate) struct KernelReport {
     /// Each pass's vector plan.
-    pub(crate) vplans: Vec<Option<VecPlan>>,
+    pub(crate) vector_plans: Vec<Option<VectorPlan>>,
     /// The pass that touches the next row, and the buffers it touches.
-    pub(crate) touch: Option<(usize, Vec<BufferId>)>,
+    pub(crate) next_row_touch: Option<(usize, Vec<BufferId>)>,
 }
 
 /// Defines `extern "C" fn $name`: `C = A x B` for `$t` through
@@ -287,7 +287,7 @@ impl Jit {
 
     /// Compiles a loop kernel; returns its index and how its innermost
     /// loop was vectorised.
-    pub(crate) fn loop_kernel(&mut self, spec: &LoopKernel) -> Result<(usize, KernelInfo)> {
+    pub(crate) fn loop_kernel(&mut self, spec: &LoopKernel) -> Result<(usize, KernelReport)> {
         self.begin();
         let plan;
         {
@@ -302,9 +302,9 @@ impl Jit {
                     _ => None,
                 })
                 .collect();
-            plan = KernelInfo {
-                vplans: em.passes.iter().map(|p| p.vplan.clone()).collect(),
-                touch: em.touch_pass.map(|p| (p, touched)),
+            plan = KernelReport {
+                vector_plans: em.passes.iter().map(|p| p.vplan.clone()).collect(),
+                next_row_touch: em.touch_pass.map(|p| (p, touched)),
             };
             b.seal_all_blocks();
             b.finalize(self.module.target_config());
@@ -387,7 +387,7 @@ struct Em<'a, 'f> {
     passes: Vec<PassNodes>,
     /// Nodes that read a reducer `Var` (emitted per element only).
     var_dep: IdVec<NodeId, bool>,
-    vplan: Option<VecPlan>,
+    vplan: Option<VectorPlan>,
     /// Level-`depth` nodes each body evaluates, ascending.
     x_nodes: Vec<NodeId>,
     body_nodes: Vec<NodeId>,
@@ -420,7 +420,7 @@ struct PassNodes {
     x_nodes: Vec<NodeId>,
     body_nodes: Vec<NodeId>,
     reads: IdVec<NodeId, bool>,
-    vplan: Option<VecPlan>,
+    vplan: Option<VectorPlan>,
 }
 
 impl<'a, 'f> Em<'a, 'f> {
@@ -800,7 +800,7 @@ impl<'a, 'f> Em<'a, 'f> {
     // Vectorisation analysis
     // ----------------------------------------------------------------
 
-    fn vector_plan(&self) -> Option<VecPlan> {
+    fn vector_plan(&self) -> Option<VectorPlan> {
         let depth = self.depth;
         if depth == 0 {
             return None;
@@ -951,11 +951,11 @@ impl<'a, 'f> Em<'a, 'f> {
         // straight-line copies, with no loop or tail around them.
         let inner_split = self.spec.split_loop == Some(depth - 1);
         if !math && !inner_split && count <= 16 && n_inner % lanes == 0 && n_inner / lanes <= 8 {
-            return Some(VecPlan {
+            return Some(VectorPlan {
                 width: w,
                 unroll: (n_inner / lanes) as u32,
                 lane_type: vector_type(ty, w),
-                whole: true,
+                whole_row: true,
             });
         }
         // Fewer copies when the loop is short, so the vector body runs.
@@ -963,11 +963,11 @@ impl<'a, 'f> Em<'a, 'f> {
         while unroll > 1 && (unroll as i64) * lanes > n_inner {
             unroll /= 2;
         }
-        Some(VecPlan {
+        Some(VectorPlan {
             width: w,
             unroll,
             lane_type: vector_type(ty, w),
-            whole: false,
+            whole_row: false,
         })
     }
 
@@ -1327,12 +1327,12 @@ impl<'a, 'f> Em<'a, 'f> {
         &mut self,
         lo: Value,
         hi: Value,
-        plan: Option<VecPlan>,
+        plan: Option<VectorPlan>,
         f: &mut dyn FnMut(&mut Self, Mode, Value, u32) -> Result<()>,
     ) -> Result<()> {
         let mut tail_lo = lo;
         if let Some(p) = &plan
-            && p.whole
+            && p.whole_row
         {
             for u in 0..p.unroll {
                 f(self, Mode::V(p.width), lo, u)?;

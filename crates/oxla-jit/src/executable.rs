@@ -1,7 +1,6 @@
-//! [`compile`] and [`Executable`]: the fused, compiled program and its
-//! lean run path.
+//! [`Executable`]: the compiled program and its lean run path (argument
+//! checks, output storage, the buffer table, kernel launches).
 
-use std::fmt::Write;
 use std::sync::{Arc, Mutex, Weak};
 
 use cranelift_jit::JITModule;
@@ -9,29 +8,22 @@ use oxla_ir::{
     ArrayData, Computation, ElementType, Error, Literal, Result, Shape, StorageSink, dispatch_array,
 };
 
-use crate::codegen::{Jit, KernelFn};
+use crate::codegen::KernelFn;
 use crate::entity::{BufferId, IdVec};
 use crate::fusion::{BufferKind, Leaf, OutputTree, Plan};
-use crate::inplace::{StepIo, loop_io};
-use crate::kernel::{LoopKernel, Work};
-use crate::lower::{Lowered, form_row_groups, lower_step, partition_extent, work_per_step};
+use crate::launch::Launch;
 use crate::pool::pool;
-
-/// Kernels with fewer elements than this run on the calling thread.
-pub const PARALLEL_THRESHOLD: i64 = 1 << 16;
 
 /// Output allocations of at least this many bytes ask for huge pages, and
 /// results of at least this many bytes give their storage back to the
 /// executable when dropped (see [`Executable::run`]).
 const LARGE_OUTPUT: usize = 4 << 20;
 
-/// How one step is launched.
+/// One compiled kernel: its entry point and how it is launched.
 #[derive(Clone, Copy)]
-struct Launch {
-    f: Option<KernelFn>,
-    extent: i64,
-    chunk: i64,
-    parallel: bool,
+pub(crate) struct Kernel {
+    pub(crate) entry: KernelFn,
+    pub(crate) launch: Launch,
 }
 
 /// A compiled computation. `Send + Sync`: one executable may run on many
@@ -56,7 +48,8 @@ pub struct Executable {
     param_shapes: Vec<Shape>,
     result_shape: Shape,
     plan: Plan,
-    launches: Vec<Launch>,
+    /// Every kernel, in launch order.
+    kernels: Vec<Kernel>,
     /// The constants' data, by buffer.
     constants: IdVec<BufferId, Option<Literal>>,
     /// Freed on drop.
@@ -109,314 +102,6 @@ fn backend(message: impl Into<String>) -> Error {
         backend: "jit".into(),
         message: message.into(),
     }
-}
-
-/// Compiles `comp` for the host CPU: fuses it (see [`fusion_text`]) and
-/// compiles one Cranelift function per kernel.
-pub fn compile(comp: &Computation) -> Result<Executable> {
-    // Like `evaluate`: a computation assembled without verification (an
-    // empty one, an operand out of range) is refused before it is read.
-    oxla_ir::verifier::verify(comp)?;
-    let mut plan = Plan::new(comp);
-    form_row_groups(comp, &mut plan)?;
-    let mut jit = Jit::new()?;
-    let mut kernel_ids: Vec<Option<usize>> = Vec::new();
-    let mut shapes: Vec<(i64, i64)> = Vec::new();
-    let mut infos: Vec<String> = Vec::new();
-    // Per step: one contiguous chunk per thread (see the launches below).
-    let mut one_chunk: Vec<bool> = Vec::new();
-    let result_buf = match &plan.output {
-        OutputTree::Leaf(Leaf::Buffer(b)) => Some(*b),
-        _ => None,
-    };
-    let mut io: Vec<StepIo> = Vec::new();
-    for k in 0..plan.steps.len() {
-        match lower_step(comp, &plan, k)? {
-            Lowered::Empty => {
-                io.push(StepIo {
-                    writes: vec![],
-                    reads: vec![],
-                    alias_ok: vec![],
-                });
-                one_chunk.push(false);
-                kernel_ids.push(None);
-                shapes.push((0, 0));
-                infos.push("empty output: not run".into());
-            }
-            Lowered::Loop(spec) => {
-                io.push(loop_io(&spec, result_buf));
-                let (id, shape, one, info) = loop_kernel_info(&mut jit, &spec)?;
-                one_chunk.push(one);
-                kernel_ids.push(Some(id));
-                shapes.push(shape);
-                infos.push(info);
-            }
-            Lowered::Split(specs) => {
-                io.push(merge_io(
-                    specs.iter().map(|s| loop_io(s, result_buf)).collect(),
-                ));
-                let mut text = format!(
-                    "runs as {} kernels: split along the innermost loop where its guards flip",
-                    specs.len()
-                );
-                for spec in &specs {
-                    let (id, shape, one, info) = loop_kernel_info(&mut jit, spec)?;
-                    one_chunk.push(one);
-                    kernel_ids.push(Some(id));
-                    shapes.push(shape);
-                    text.push('\n');
-                    text.push_str(&info);
-                }
-                infos.push(text);
-            }
-            Lowered::Dot(spec) => {
-                io.push(StepIo {
-                    writes: vec![spec.out],
-                    reads: vec![spec.lhs.buf, spec.rhs.buf],
-                    alias_ok: vec![],
-                });
-                one_chunk.push(true);
-                let id = jit.dot_kernel(&spec)?;
-                kernel_ids.push(Some(id));
-                let extent = if spec.splits_batches() {
-                    spec.sizes.batch
-                } else if spec.ty.is_float() {
-                    spec.sizes.m
-                } else {
-                    spec.sizes.batch * spec.sizes.m
-                };
-                let per = if spec.splits_batches() {
-                    spec.sizes.m * spec.sizes.n * spec.sizes.k.max(1)
-                } else {
-                    spec.sizes.n * spec.sizes.k.max(1)
-                };
-                shapes.push((extent, per));
-                infos.push(format!(
-                    "gemm {} {}",
-                    spec.ty,
-                    if spec.ty.is_float() {
-                        "(matrixmultiply, blocked)"
-                    } else {
-                        "(exact, blocked: 64-byte column strips, k blocks of 256)"
-                    }
-                ));
-            }
-        }
-    }
-    let fns = jit.finalize()?;
-    let threads = pool().map_or(1, |p| p.threads()) as i64;
-    let launches = kernel_ids
-        .iter()
-        .zip(&shapes)
-        .zip(&one_chunk)
-        .map(|((id, &(extent, per)), &one)| {
-            let total = extent.saturating_mul(per.max(1));
-            let parallel = threads > 1 && total >= PARALLEL_THRESHOLD && extent >= 2;
-            // Several chunks per thread (for balance), each with enough work.
-            let min_rows = (16384 + per.max(1) - 1) / per.max(1);
-            let chunk = ((extent + 8 * threads - 1) / (8 * threads)).max(min_rows);
-            let chunk = if per == 1 {
-                (chunk + 63) / 64 * 64
-            } else {
-                chunk
-            };
-            // One contiguous chunk per thread for a GEMM call (it packs its
-            // operands) and for a split of an inner loop (a column reduce
-            // split over columns): each chunk walks every outer iteration,
-            // so small chunks would read short runs a row apart. Measured:
-            // sum over axis 0 of f32[4096,4096] took 5.9 ms in 256-column
-            // chunks, 4.8 ms on one thread.
-            let chunk = if one {
-                (extent + threads - 1) / threads
-            } else {
-                chunk
-            };
-            Launch {
-                f: id.map(|i| fns[i]),
-                extent,
-                chunk,
-                parallel,
-            }
-        })
-        .collect();
-    let constants = plan
-        .buffers
-        .values()
-        .map(|b| match &b.kind {
-            BufferKind::Constant(l) => Some(l.clone()),
-            _ => None,
-        })
-        .collect();
-    let has_temps = plan
-        .buffers
-        .values()
-        .any(|b| matches!(b.kind, BufferKind::Temp));
-    let fits = plan
-        .buffers
-        .values()
-        .filter(|b| matches!(b.kind, BufferKind::Output(_)))
-        .map(|b| (b.shape.element_type(), b.shape.element_count() as usize))
-        .collect();
-    let in_place = in_place_params(comp, &plan, &io, result_buf);
-    let fusion = plan.text(comp, &infos);
-    let clif = jit.clif.join("\n");
-    let Jit { module, .. } = jit;
-    Ok(Executable {
-        comp: comp.clone(),
-        param_shapes: comp.parameter_shapes(),
-        result_shape: comp.result_shape().clone(),
-        plan,
-        launches,
-        constants,
-        module: Mutex::new(Some(module)),
-        clif,
-        fusion,
-        temps: Mutex::new(Vec::new()),
-        has_temps,
-        spare: Arc::new(Spare {
-            kept: Mutex::new(Vec::new()),
-            fits,
-        }),
-        in_place,
-    })
-}
-
-/// Compiles one loop kernel: its id, its launch shape (partition extent,
-/// work per step), whether it runs as one chunk per thread, and its line
-/// of the fusion text.
-fn loop_kernel_info(jit: &mut Jit, spec: &LoopKernel) -> Result<(usize, (i64, i64), bool, String)> {
-    let (id, kinfo) = jit.loop_kernel(spec)?;
-    let vplan = &kinfo.vplans;
-    let extents: Vec<i64> = spec.graph.extents.values().copied().collect();
-    let order: Vec<usize> = spec.loop_order.iter().map(|v| v.index()).collect();
-    let mut info = format!("loops={extents:?} order={order:?}");
-    let vtext = |p: &Option<crate::codegen::VecPlan>| match p {
-        Some(p) if p.whole => {
-            format!("inner={} x{} (whole row)", p.lane_type, p.unroll)
-        }
-        Some(p) => format!("inner={} unroll={}", p.lane_type, p.unroll),
-        None => "inner=scalar".to_string(),
-    };
-    if spec.row_loops.is_none() {
-        let _ = write!(info, " {}", vtext(&vplan[0]));
-    }
-    if let Some(d) = spec.split_loop {
-        let _ = write!(info, " split=loop{d}");
-    }
-    if let Some(r) = spec.row_loops {
-        let _ = match r {
-            0 | 1 => write!(info, " rows=loop0"),
-            _ => write!(info, " rows=loop0..loop{}", r - 1),
-        };
-        for (k, (pass, vp)) in spec.passes.iter().zip(vplan).enumerate() {
-            if pass.per_row {
-                let _ = write!(info, "\npass {k}: row value -> {}", pass.work.out());
-                continue;
-            }
-            let _ = write!(info, "\npass {k}: {} {}", pass_text(&pass.work), vtext(vp));
-            for keep in &pass.keeps {
-                let _ = write!(info, " keep={} at {}", keep.buf, keep.offset);
-            }
-            if let Some((p, bufs)) = &kinfo.touch
-                && *p == k
-            {
-                let names: Vec<String> = bufs.iter().map(|b| format!("{b}")).collect();
-                let _ = write!(info, " touches the next row of {}", names.join(", "));
-            }
-        }
-    }
-    for n in spec.graph.nodes.values() {
-        if let crate::graph::Node::Load {
-            buf, offset, clamp, ..
-        } = n
-        {
-            let _ = write!(
-                info,
-                "\nread {buf} at {offset}{}",
-                if *clamp { " (guarded)" } else { "" }
-            );
-        }
-    }
-    let shape = (partition_extent(spec), work_per_step(spec));
-    Ok((id, shape, spec.split_loop.is_some_and(|d| d > 0), info))
-}
-
-/// One [`StepIo`] for kernels run in order as one step: what any of them
-/// writes or reads, and the buffers every kernel that reads them may
-/// overwrite with the result.
-fn merge_io(parts: Vec<StepIo>) -> StepIo {
-    let mut writes: Vec<BufferId> = parts.iter().flat_map(|p| p.writes.clone()).collect();
-    let mut reads: Vec<BufferId> = parts.iter().flat_map(|p| p.reads.clone()).collect();
-    writes.sort_unstable();
-    writes.dedup();
-    reads.sort_unstable();
-    reads.dedup();
-    let alias_ok = reads
-        .iter()
-        .copied()
-        .filter(|b| {
-            parts
-                .iter()
-                .all(|p| !p.reads.contains(b) || p.alias_ok.contains(b))
-        })
-        .filter(|b| parts.iter().any(|p| p.alias_ok.contains(b)))
-        .collect();
-    StepIo {
-        writes,
-        reads,
-        alias_ok,
-    }
-}
-
-/// Per parameter of `comp`: whether the result buffer `result` can be the
-/// parameter's own storage (same shape, and every step stays correct).
-fn in_place_params(
-    comp: &Computation,
-    plan: &Plan,
-    io: &[StepIo],
-    result: Option<BufferId>,
-) -> Vec<bool> {
-    let shapes = comp.parameter_shapes();
-    let Some(r) = result else {
-        return vec![false; shapes.len()];
-    };
-    let writer = io.iter().position(|s| s.writes.contains(&r));
-    (0..shapes.len())
-        .map(|k| {
-            if shapes[k] != plan.buffers[r].shape {
-                return false;
-            }
-            let Some(pb) = plan
-                .buffers
-                .iter()
-                .find(|(_, b)| matches!(b.kind, BufferKind::Param(n) if n.index() == k))
-                .map(|(id, _)| id)
-            else {
-                return true; // no kernel reads it
-            };
-            let Some(w) = writer else {
-                return true; // nothing is written (an empty result)
-            };
-            (!io[w].reads.contains(&pb) || io[w].alias_ok.contains(&pb))
-                && !io[w + 1..].iter().any(|s| s.reads.contains(&pb))
-        })
-        .collect()
-}
-
-/// One pass of a row-group kernel, for the debug text.
-fn pass_text(work: &Work) -> String {
-    match work {
-        Work::Store { out, .. } => format!("loop -> {out}"),
-        Work::RowReduce { out, .. } => format!("row reduce -> {out}"),
-        Work::ColumnReduce { out, .. } => format!("column reduce -> {out}"),
-    }
-}
-
-/// The fusion decisions for `comp` as HLO-like text: every buffer, then
-/// every kernel with its loops, how it reads each buffer, and the
-/// instructions fused into it. Compiles `comp` to find out.
-pub fn fusion_text(comp: &Computation) -> Result<String> {
-    Ok(compile(comp)?.fusion_text().to_string())
 }
 
 fn data_ptr(d: &ArrayData) -> *const u8 {
@@ -504,6 +189,55 @@ fn advise_huge_pages(ptr: *const u8, bytes: usize) {
 }
 
 impl Executable {
+    /// The executable of `comp`, fused as `plan`, with the kernels of
+    /// `module` and their texts.
+    pub(crate) fn new(
+        comp: &Computation,
+        plan: Plan,
+        kernels: Vec<Kernel>,
+        module: JITModule,
+        clif: String,
+        fusion: String,
+        in_place: Vec<bool>,
+    ) -> Executable {
+        let constants = plan
+            .buffers
+            .values()
+            .map(|b| match &b.kind {
+                BufferKind::Constant(l) => Some(l.clone()),
+                _ => None,
+            })
+            .collect();
+        let has_temps = plan
+            .buffers
+            .values()
+            .any(|b| matches!(b.kind, BufferKind::Temp));
+        let fits = plan
+            .buffers
+            .values()
+            .filter(|b| matches!(b.kind, BufferKind::Output(_)))
+            .map(|b| (b.shape.element_type(), b.shape.element_count() as usize))
+            .collect();
+        Executable {
+            comp: comp.clone(),
+            param_shapes: comp.parameter_shapes(),
+            result_shape: comp.result_shape().clone(),
+            plan,
+            kernels,
+            constants,
+            module: Mutex::new(Some(module)),
+            clif,
+            fusion,
+            temps: Mutex::new(Vec::new()),
+            has_temps,
+            spare: Arc::new(Spare {
+                kept: Mutex::new(Vec::new()),
+                fits,
+            }),
+            in_place,
+        }
+    }
+
     /// The computation this was compiled from.
     pub fn computation(&self) -> &Computation {
         &self.comp
@@ -521,7 +255,7 @@ impl Executable {
 
     /// The number of kernels launched per run.
     pub fn kernel_count(&self) -> usize {
-        self.launches.iter().filter(|l| l.f.is_some()).count()
+        self.kernels.len()
     }
 
     fn check_args(&self, args: &[&Literal]) -> Result<()> {
@@ -976,8 +710,8 @@ impl Executable {
                 },
             };
         }
-        for l in &self.launches {
-            let Some(f) = l.f else { continue };
+        for k in &self.kernels {
+            let (f, l) = (k.entry, k.launch);
             match (l.parallel, pool()) {
                 (true, Some(p)) => p.run(f, table.as_ptr(), l.extent, l.chunk),
                 _ => {
@@ -1073,7 +807,7 @@ impl Drop for Executable {
         };
         if let Some(m) = module {
             // SAFETY: the kernels' function pointers live only in
-            // `self.launches`, which dies with `self`; no run can be in
+            // `self.kernels`, which dies with `self`; no run can be in
             // progress while `drop` has `&mut self`.
             unsafe { m.free_memory() };
         }

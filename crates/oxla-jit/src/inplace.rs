@@ -14,10 +14,13 @@
 //! threads split the loops into disjoint index ranges, so a read of `p[at]`
 //! always sees the argument's value. Anything else runs out of place.
 
+use oxla_ir::Computation;
+
 use crate::entity::BufferId;
+use crate::fusion::{BufferKind, Plan};
 use crate::graph::{Node, reachable};
 use crate::ix::Ix;
-use crate::kernel::{LoopKernel, Work};
+use crate::kernel::{DotKernel, LoopKernel, Work};
 
 /// What in-place runs need to know of one step.
 pub(crate) struct StepIo {
@@ -29,6 +32,16 @@ pub(crate) struct StepIo {
     /// result buffer (see the module doc); empty if it does not write the
     /// result.
     pub(crate) alias_ok: Vec<BufferId>,
+}
+
+/// The I/O of a dot kernel: it never runs in place (a GEMM reads whole
+/// rows and columns).
+pub(crate) fn dot_io(spec: &DotKernel) -> StepIo {
+    StepIo {
+        writes: vec![spec.out],
+        reads: vec![spec.lhs.buf, spec.rhs.buf],
+        alias_ok: vec![],
+    }
 }
 
 /// The I/O of a loop kernel, given the result buffer `result`.
@@ -115,4 +128,66 @@ fn may_overwrite(spec: &LoopKernel, p: BufferId, result: BufferId) -> bool {
         }
     }
     true
+}
+
+/// One [`StepIo`] for kernels run in order as one step: what any of them
+/// writes or reads, and the buffers every kernel that reads them may
+/// overwrite with the result.
+pub(crate) fn merge_io(parts: Vec<StepIo>) -> StepIo {
+    let mut writes: Vec<BufferId> = parts.iter().flat_map(|p| p.writes.clone()).collect();
+    let mut reads: Vec<BufferId> = parts.iter().flat_map(|p| p.reads.clone()).collect();
+    writes.sort_unstable();
+    writes.dedup();
+    reads.sort_unstable();
+    reads.dedup();
+    let alias_ok = reads
+        .iter()
+        .copied()
+        .filter(|b| {
+            parts
+                .iter()
+                .all(|p| !p.reads.contains(b) || p.alias_ok.contains(b))
+        })
+        .filter(|b| parts.iter().any(|p| p.alias_ok.contains(b)))
+        .collect();
+    StepIo {
+        writes,
+        reads,
+        alias_ok,
+    }
+}
+
+/// Per parameter of `comp`: whether the result buffer `result` can be the
+/// parameter's own storage (same shape, and every step stays correct).
+pub(crate) fn in_place_params(
+    comp: &Computation,
+    plan: &Plan,
+    io: &[StepIo],
+    result: Option<BufferId>,
+) -> Vec<bool> {
+    let shapes = comp.parameter_shapes();
+    let Some(r) = result else {
+        return vec![false; shapes.len()];
+    };
+    let writer = io.iter().position(|s| s.writes.contains(&r));
+    (0..shapes.len())
+        .map(|k| {
+            if shapes[k] != plan.buffers[r].shape {
+                return false;
+            }
+            let Some(pb) = plan
+                .buffers
+                .iter()
+                .find(|(_, b)| matches!(b.kind, BufferKind::Param(n) if n.index() == k))
+                .map(|(id, _)| id)
+            else {
+                return true; // no kernel reads it
+            };
+            let Some(w) = writer else {
+                return true; // nothing is written (an empty result)
+            };
+            (!io[w].reads.contains(&pb) || io[w].alias_ok.contains(&pb))
+                && !io[w + 1..].iter().any(|s| s.reads.contains(&pb))
+        })
+        .collect()
 }

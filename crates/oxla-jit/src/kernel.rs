@@ -190,6 +190,14 @@ impl LoopKernel {
         }
     }
 
+    /// The kernel's range is `0..split_extent()`: the extent of its split
+    /// loop, or 1 when it has none (it then ignores the range).
+    pub(crate) fn split_extent(&self) -> i64 {
+        self.split_loop
+            .and_then(|d| self.loop_order.get(d))
+            .map_or(1, |&v| self.graph.extents[v])
+    }
+
     /// Every buffer the kernel writes (with repeats).
     pub(crate) fn written(&self) -> impl Iterator<Item = BufferId> + '_ {
         self.passes
@@ -215,4 +223,26 @@ impl DotKernel {
     pub(crate) fn splits_batches(&self) -> bool {
         self.ty.is_float() && self.sizes.batch > 1
     }
+
+    /// The kernel's range is `0..split_extent()`: batches
+    /// ([`DotKernel::splits_batches`]), rows of the one batch of a float
+    /// dot, or rows of every batch (`batch * m`) of an integer dot.
+    pub(crate) fn split_extent(&self) -> i64 {
+        let s = &self.sizes;
+        if self.splits_batches() {
+            s.batch
+        } else if self.ty.is_float() {
+            s.m
+        } else {
+            s.batch * s.m
+        }
+    }
+}
+
+/// What lowering makes of one fusion step: the kernels that compute it,
+/// run in order (none for a step with an empty output; several for a loop
+/// split where its guards flip).
+pub(crate) enum KernelDesc {
+    Loop(LoopKernel),
+    Dot(DotKernel),
 }

@@ -58,6 +58,7 @@
 #![warn(missing_docs)]
 
 pub(crate) mod codegen;
+pub(crate) mod compile;
 pub(crate) mod cpool;
 pub(crate) mod entity;
 pub(crate) mod executable;
@@ -66,11 +67,14 @@ pub(crate) mod graph;
 pub(crate) mod inplace;
 pub(crate) mod ix;
 pub(crate) mod kernel;
+pub(crate) mod launch;
 pub(crate) mod lower;
 pub(crate) mod math;
 pub(crate) mod pool;
 
-pub use executable::{Executable, PARALLEL_THRESHOLD, compile, fusion_text};
+pub use compile::{compile, fusion_text};
+pub use executable::Executable;
+pub use launch::PARALLEL_THRESHOLD;
 pub use pool::THREADS_VAR;
 
 /// How many threads run a large kernel (the calling thread included):

@@ -17,7 +17,7 @@ use crate::entity::{BufferId, IdVec, LoopVar, NodeId};
 use crate::fusion::{EXPENSIVE, KeepPlan, Plan, Step, StepKind, op_cost};
 use crate::graph::{Ctx, Graph, Source, delinearise};
 use crate::ix::{Extents, Ix};
-use crate::kernel::{DotKernel, KeptValue, LoopKernel, Pass, Reducer, Work};
+use crate::kernel::{DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
 fn backend(message: impl Into<String>) -> Error {
     Error::Backend {
@@ -1018,23 +1018,14 @@ pub(crate) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()>
     Ok(())
 }
 
-/// The spec of every step, in order (`None` for steps with nothing to
-/// compute).
-pub(crate) enum Lowered {
-    Loop(LoopKernel),
-    /// One loop kernel per stretch of the innermost loop, run in order (see
-    /// `split_points`).
-    Split(Vec<LoopKernel>),
-    Dot(DotKernel),
-    Empty,
-}
-
-/// Lowers step `k` of `plan`.
-pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Lowered> {
+/// Lowers step `k` of `plan` into the kernels that compute it, run in
+/// order: none when its output is empty, several for a loop split where
+/// its guards flip (see `split_points`).
+pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Vec<KernelDesc>> {
     let step = &plan.steps[k];
     let out_shape = &plan.buffers[step.out].shape;
     if out_shape.element_count() == 0 {
-        return Ok(Lowered::Empty);
+        return Ok(vec![]);
     }
     let body = comp.entry();
     Ok(match &step.kind {
@@ -1045,18 +1036,17 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Lo
                 dims: out_shape.dims(),
                 ty: out_shape.element_type(),
             };
-            let mut specs = loop_spec(comp, plan, target, *root, true, &id)?;
-            match specs.len() {
-                1 => Lowered::Loop(specs.remove(0)),
-                _ => Lowered::Split(specs),
-            }
+            let specs = loop_spec(comp, plan, target, *root, true, &id)?;
+            specs.into_iter().map(KernelDesc::Loop).collect()
         }
-        StepKind::DotCopy { source, groups } => {
-            Lowered::Loop(dot_copy_spec(comp, plan, step.out, *source, groups)?)
+        StepKind::DotCopy { source, groups } => vec![KernelDesc::Loop(dot_copy_spec(
+            comp, plan, step.out, *source, groups,
+        )?)],
+        StepKind::Reduce { inst } => {
+            vec![KernelDesc::Loop(reduce_spec(comp, plan, step.out, *inst)?)]
         }
-        StepKind::Reduce { inst } => Lowered::Loop(reduce_spec(comp, plan, step.out, *inst)?),
         StepKind::RowGroup { passes, keep } => match row_group_spec(comp, plan, passes, *keep)? {
-            Some(spec) => Lowered::Loop(spec),
+            Some(spec) => vec![KernelDesc::Loop(spec)],
             None => return Err(backend("a row group no longer lowers as one")),
         },
         StepKind::Dot {
@@ -1064,26 +1054,12 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Lo
             lhs,
             rhs,
             sizes,
-        } => Lowered::Dot(DotKernel {
+        } => vec![KernelDesc::Dot(DotKernel {
             ty: body.inst(*inst).shape.element_type(),
             lhs: lhs.clone(),
             rhs: rhs.clone(),
             out: step.out,
             sizes: *sizes,
-        }),
+        })],
     })
-}
-
-/// The partition extent of a kernel (1 without a partition loop).
-pub(crate) fn partition_extent(spec: &LoopKernel) -> i64 {
-    spec.split_loop
-        .map(|d| spec.graph.extents[spec.loop_order[d]])
-        .unwrap_or(1)
-}
-
-/// Elements visited per partition step (the work below one iteration of
-/// the partition loop).
-pub(crate) fn work_per_step(spec: &LoopKernel) -> i64 {
-    let total: i64 = spec.graph.extents.values().product::<i64>().max(1);
-    total / partition_extent(spec).max(1)
 }
