@@ -757,7 +757,7 @@ impl Executable {
                         .take()
                         .ok_or_else(|| backend("output buffer taken twice"))?;
                     let dims = self.plan.buffers[*b].shape.dims().to_vec();
-                    // KeptValue a copy for later duplicates of this leaf.
+                    // Keep a copy for later duplicates of this leaf.
                     let mut lit = Literal::from_array_data(&dims, data)?;
                     if self.has_duplicate_of(*b) {
                         outputs[*b] = lit.array_data().cloned();
