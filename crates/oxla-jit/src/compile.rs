@@ -1,4 +1,4 @@
-//! The compile driver: [`compile`] runs the stages in order.
+//! The compile driver: [`compile()`] runs the stages in order.
 //!
 //! ```text
 //! verify (oxla-ir) → fuse (fusion.rs: buffers, steps, row groups)
@@ -22,7 +22,7 @@ use crate::fusion::{Leaf, OutputTree, Plan};
 use crate::inplace::{StepIo, dot_io, in_place_params, loop_io, merge_io};
 use crate::kernel::{KernelDesc, LoopKernel, Work};
 use crate::launch::{Launch, LaunchShape};
-use crate::lower::{form_row_groups, lower_step};
+use crate::lower::lower_step;
 use crate::pool::pool;
 
 /// One fusion step as compiled.
@@ -42,8 +42,7 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     // Like `evaluate`: a computation assembled without verification (an
     // empty one, an operand out of range) is refused before it is read.
     oxla_ir::verifier::verify(comp)?;
-    let mut plan = Plan::new(comp);
-    form_row_groups(comp, &mut plan)?;
+    let plan = Plan::new(comp)?;
     let mut jit = Jit::new()?;
     let result_buf = match &plan.output {
         OutputTree::Leaf(Leaf::Buffer(b)) => Some(*b),

@@ -243,7 +243,7 @@ impl Executable {
         &self.comp
     }
 
-    /// The fusion decisions as HLO-like text (see [`fusion_text`]).
+    /// The fusion decisions as HLO-like text (see [`crate::fusion_text`]).
     pub fn fusion_text(&self) -> &str {
         &self.fusion
     }

@@ -418,6 +418,20 @@ impl Graph {
         self.walked.memo.get(&key).copied()
     }
 
+    /// Whether every load (in the kernel's own scope) of a buffer listed in
+    /// `written` is at the offset listed with it (the first entry of the
+    /// buffer): what a row group needs of every read of a buffer one of its
+    /// passes writes.
+    pub(crate) fn loads_at(&self, written: &[(BufferId, Ix)]) -> bool {
+        self.nodes.values().all(|node| match node {
+            Node::Load { buf, offset, .. } => written
+                .iter()
+                .find(|(b, _)| b == buf)
+                .is_none_or(|(_, want)| offset == want),
+            _ => true,
+        })
+    }
+
     /// Adds `node` to the kernel's own nodes (or finds the equal one).
     pub(crate) fn add(&mut self, node: Node) -> NodeId {
         if let Some(&id) = self.dedup.get(&node) {

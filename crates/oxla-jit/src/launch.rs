@@ -16,7 +16,7 @@
 //!   reduce split over its columns) get one contiguous chunk per thread
 //!   instead: every chunk of theirs walks all the outer iterations (or
 //!   packs its operands), so small chunks would read short runs a row
-//!   apart. Measured: sum over axis 0 of f32[4096,4096] took 5.9 ms in
+//!   apart. Measured: sum over axis 0 of `f32[4096,4096]` took 5.9 ms in
 //!   256-column chunks, 4.8 ms on one thread.
 
 use crate::kernel::{DotKernel, LoopKernel};

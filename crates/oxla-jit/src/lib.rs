@@ -1,6 +1,6 @@
 //! # oxla-jit: the Cranelift JIT of oxla
 //!
-//! [`compile`] turns a verified [`Computation`](oxla_ir::Computation) into
+//! [`compile()`] turns a verified [`Computation`](oxla_ir::Computation) into
 //! an [`Executable`] of native kernels for the host CPU; [`Executable::run`]
 //! gives the same result as the reference interpreter (`oxla_interp`), bit
 //! for bit for every exact op.

@@ -1,12 +1,20 @@
-//! Lowering: each fusion step becomes a kernel description
-//! ([`LoopKernel`] or [`DotKernel`]) with its loop variables chosen.
+//! Lowering: each fusion step becomes kernel descriptions
+//! ([`LoopKernel`], [`DotKernel`]) with their loop variables chosen.
 //!
 //! Loop variables are the non-unit dimensions of the iteration space
 //! (size-1 dimensions are read at index 0 and need no loop). Adjacent
 //! variables whose every index expression strides them as one row-major
 //! dimension (`stride_k == stride_{k+1} * n_{k+1}` in every load, guard,
 //! iota and the output) are merged into one longer loop: a same-shape
-//! elementwise kernel runs as a single flat loop.
+//! elementwise kernel runs as a single flat loop. A loop kernel whose
+//! guards flip along its innermost loop is split into stretches
+//! ([`split_points`]); a transposing one is tiled ([`tile_plan`]).
+//!
+//! Lowering decides how a step runs, never whether: it is total for
+//! whatever fusion emits. Row groups in particular were decided by fusion
+//! (`fusion::row_groups`), which checked their reads; lowering only lays
+//! out their loops. Its errors are the graph builder's (a kernel past the
+//! node budget, folds nested too deep) and internal ones.
 
 use oxla_ir::{
     BinaryOp, Body, Computation, ComputationId, ElementType, Error, InstId, OpKind, Result,
@@ -14,7 +22,7 @@ use oxla_ir::{
 };
 
 use crate::entity::{BufferId, IdVec, LoopVar, NodeId};
-use crate::fusion::{EXPENSIVE, KeepPlan, Plan, Step, StepKind, op_cost};
+use crate::fusion::{KeepPlan, Plan, RowSpace, Step, StepKind};
 use crate::graph::{Ctx, Graph, Source, delinearise};
 use crate::ix::{Extents, Ix};
 use crate::kernel::{DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
@@ -620,132 +628,6 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: BufferId, inst: InstId) -> 
 // Row groups
 // ---------------------------------------------------------------------
 
-/// The row space a reduce step can start a row group over: the dims of
-/// its input, the reduced ones all after the kept ones (size-1 dims
-/// aside), with at least one non-unit dim of each kind.
-struct RowSpace {
-    dims: Vec<i64>,
-    /// The reduced dims, sorted.
-    reduced: Vec<i64>,
-    /// The dims of one value per row (a reduce's result).
-    row_dims: Vec<i64>,
-}
-
-fn row_space(comp: &Computation, step: &Step) -> Option<RowSpace> {
-    let StepKind::Reduce { inst } = step.kind else {
-        return None;
-    };
-    let body = comp.entry();
-    let ri = body.inst(inst);
-    let OpKind::Reduce { dimensions, .. } = &ri.kind else {
-        return None;
-    };
-    let dims = body.inst(ri.operands[0]).shape.dims().to_vec();
-    if dims.contains(&0) {
-        return None;
-    }
-    let classes: Vec<bool> = (0..dims.len())
-        .filter(|&d| dims[d] != 1)
-        .map(|d| dimensions.contains(&(d as i64)))
-        .collect();
-    let first_reduced = classes.iter().position(|&r| r)?;
-    if first_reduced == 0 || classes[first_reduced..].iter().any(|&r| !r) {
-        return None;
-    }
-    let mut reduced = dimensions.clone();
-    reduced.sort_unstable();
-    Some(RowSpace {
-        dims,
-        reduced,
-        row_dims: ri.shape.dims().to_vec(),
-    })
-}
-
-/// Whether `step` iterates `rs` as a pass: a reduce of an input of those
-/// dims over the same dims, a loop over exactly those dims, or a loop over
-/// the rows (one value per row, like a reduce's result: a *row pass*).
-fn joins(comp: &Computation, plan: &Plan, step: &Step, rs: &RowSpace) -> bool {
-    let body = comp.entry();
-    match step.kind {
-        StepKind::Reduce { inst } => {
-            let ri = body.inst(inst);
-            let OpKind::Reduce { dimensions, .. } = &ri.kind else {
-                return false;
-            };
-            let mut red = dimensions.clone();
-            red.sort_unstable();
-            body.inst(ri.operands[0]).shape.dims() == &rs.dims[..] && red == rs.reduced
-        }
-        StepKind::Loop { .. } => {
-            let d = plan.buffers[step.out].shape.dims();
-            d == &rs.dims[..] || d == &rs.row_dims[..]
-        }
-        _ => false,
-    }
-}
-
-/// The cost of recomputing `inst` (fused operands included), memoised.
-fn expr_cost(body: &Body, plan: &Plan, inst: InstId, memo: &mut Vec<Option<u64>>) -> u64 {
-    if let Some(c) = memo[inst.index()] {
-        return c;
-    }
-    let i = body.inst(inst);
-    let mut c = op_cost(&i.kind);
-    for &o in &i.operands {
-        if !plan.materialised.contains_key(&o) {
-            c = c.saturating_add(expr_cost(body, plan, o, memo));
-        }
-    }
-    memo[inst.index()] = Some(c);
-    c
-}
-
-/// The value worth keeping between the passes of `members`: fused into the
-/// last pass (a loop over the row space) and into an earlier one, of the
-/// last pass's shape and type, and costly (a transcendental) to recompute.
-/// The costliest such value wins; it is stored by the first pass that
-/// computes it into the last pass's output row.
-fn keep_candidate(comp: &Computation, plan: &Plan, members: &[Step]) -> Option<KeepPlan> {
-    let body = comp.entry();
-    let last = members.last()?;
-    let StepKind::Loop { .. } = last.kind else {
-        return None;
-    };
-    let out = &plan.buffers[last.out].shape;
-    let space = match members[0].kind {
-        StepKind::Reduce { inst } => body.inst(body.inst(inst).operands[0]).shape.dims(),
-        _ => return None,
-    };
-    // The last pass must cover the row space (not be a row pass), so that
-    // its output row can hold a value per element.
-    if out.element_type().is_pred() || out.dims() != space {
-        return None;
-    }
-    let mut memo = vec![None; body.instructions.len()];
-    let mut best: Option<(u64, InstId, usize)> = None;
-    for &c in &last.fused {
-        let shape = &body.inst(c).shape;
-        if shape.dims() != out.dims() || shape.element_type() != out.element_type() {
-            continue;
-        }
-        let Some(from) = members[..members.len() - 1]
-            .iter()
-            .position(|m| m.fused.contains(&c))
-        else {
-            continue;
-        };
-        let cost = expr_cost(body, plan, c, &mut memo);
-        if cost >= EXPENSIVE && best.is_none_or(|(bc, _, _)| cost >= bc) {
-            best = Some((cost, c, from));
-        }
-    }
-    best.map(|(_, inst, from)| KeepPlan {
-        inst,
-        from,
-        buf: last.out,
-    })
-}
-
 /// The passes of a row group built over one choice of loop variables.
 struct GroupBuild {
     graph: Graph,
@@ -753,54 +635,28 @@ struct GroupBuild {
 }
 
 /// Builds every pass of `members` at `index` (the row space's index in
-/// terms of the loop variables, which have `extents`; the first `n_kept`
-/// are the row loops). `None` when the members cannot share the loops:
-/// a pass reads an earlier pass's result anywhere but at the current
-/// element (for a loop's) or row (for a reduce's), or the kept value is
-/// not computed at the current element.
+/// terms of the loop variables, which have `extents`; the first `n_rows`
+/// are the row loops). `None` when, with these loop variables, a pass's
+/// read of a buffer the group writes does not show up at the element (or
+/// row) it was written at, or the kept value is not found at the current
+/// element: fusion checked both on the unmerged variables
+/// (`fusion::row_groups`), so `None` only ever answers a merged layout.
+#[allow(clippy::too_many_arguments, reason = "one row group and one layout")]
 fn build_group(
     comp: &Computation,
     plan: &Plan,
+    space: &RowSpace,
     members: &[Step],
     keep: Option<KeepPlan>,
     extents: Extents,
     index: &[Ix],
-    n_kept: usize,
+    n_rows: usize,
 ) -> Result<Option<GroupBuild>> {
     let body = comp.entry();
     let body_id = comp.entry_id();
-    let dims: Vec<i64> = body
-        .inst(match members[0].kind {
-            StepKind::Reduce { inst } => body.inst(inst).operands[0],
-            _ => return Ok(None),
-        })
-        .shape
-        .dims()
-        .to_vec();
-    let strides = row_major_strides(&dims);
-    let mut full = Ix::constant(0);
-    for (ix, s) in index.iter().zip(&strides) {
-        full = full.add(&ix.scale(*s));
-    }
-    // The index and offset of one value per row (the kept dims).
-    let StepKind::Reduce { inst: first } = members[0].kind else {
-        return Ok(None);
-    };
-    let OpKind::Reduce {
-        dimensions: red, ..
-    } = &body.inst(first).kind
-    else {
-        return Ok(None);
-    };
-    let row_index: Vec<Ix> = (0..dims.len())
-        .filter(|d| !red.contains(&(*d as i64)))
-        .map(|d| index[d].clone())
-        .collect();
-    let row_dims = body.inst(first).shape.dims().to_vec();
-    let mut row_offset = Ix::constant(0);
-    for (ix, s) in row_index.iter().zip(&row_major_strides(&row_dims)) {
-        row_offset = row_offset.add(&ix.scale(*s));
-    }
+    let element = space.element_offset(index);
+    let row_index = space.row_index(index);
+    let row = space.row_offset(index);
     let mut graph = Graph::new(extents);
     let mut passes = Vec::with_capacity(members.len());
     // Where each buffer written in the group may be read: (buffer, offset).
@@ -818,59 +674,44 @@ fn build_group(
             source: &source,
         };
         graph.forget_instructions();
-        let mut row_only = false;
-        let (work, ty, out_offset) = match step.kind {
+        let out_shape = &plan.buffers[step.out].shape;
+        let per_row =
+            matches!(step.kind, StepKind::Loop { .. }) && space.is_row_pass(out_shape.dims());
+        let work = match step.kind {
             StepKind::Loop { root } => {
-                let out_shape = &plan.buffers[step.out].shape;
-                row_only = out_shape.dims() != &dims[..];
-                let (at, offset) = if row_only {
-                    (row_index.clone(), row_offset.clone())
+                let (at, offset) = if per_row {
+                    (row_index.clone(), row.clone())
                 } else {
-                    (index.to_vec(), full.clone())
+                    (index.to_vec(), element.clone())
                 };
-                let node = graph.build(&ctx, root, at)?;
-                (
-                    Work::Store {
-                        root: node,
-                        out: step.out,
-                        out_offset: offset.clone(),
-                    },
-                    out_shape.element_type(),
-                    offset,
-                )
+                Work::Store {
+                    root: graph.build(&ctx, root, at)?,
+                    out: step.out,
+                    out_offset: offset,
+                }
             }
             StepKind::Reduce { inst } => {
                 let ri = body.inst(inst);
-                let OpKind::Reduce {
-                    dimensions,
-                    to_apply,
-                } = &ri.kind
-                else {
-                    return Ok(None);
+                let OpKind::Reduce { to_apply, .. } = &ri.kind else {
+                    return Err(backend("a row-group reduce pass on a non-reduce"));
                 };
                 let x = graph.value(&ctx, ri.operands[0], index.to_vec())?;
                 let init = graph.value(&ctx, ri.operands[1], vec![])?;
                 let reducer = reducer_of(comp, plan, &mut graph, *to_apply)?;
-                let out_strides = row_major_strides(ri.shape.dims());
-                let mut out_offset = Ix::constant(0);
-                let kept_dims = (0..dims.len()).filter(|d| !dimensions.contains(&(*d as i64)));
-                for (pos, d) in kept_dims.enumerate() {
-                    out_offset = out_offset.add(&index[d].scale(out_strides[pos]));
+                // Every reduce of the group reduces the row space's reduced
+                // dims: its result is one value per row.
+                Work::RowReduce {
+                    element: x,
+                    init,
+                    reducer,
+                    out: step.out,
+                    out_offset: row.clone(),
+                    first_reduced: n_rows,
                 }
-                (
-                    Work::RowReduce {
-                        element: x,
-                        init,
-                        reducer,
-                        out: step.out,
-                        out_offset: out_offset.clone(),
-                        first_reduced: n_kept,
-                    },
-                    ri.shape.element_type(),
-                    out_offset,
-                )
             }
-            _ => return Ok(None),
+            StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => {
+                return Err(backend("a row-group pass that is not a loop or a reduce"));
+            }
         };
         let mut keeps = Vec::new();
         if let Some(k) = keep
@@ -882,140 +723,97 @@ fn build_group(
             keeps.push(KeptValue {
                 node,
                 buf: k.buf,
-                offset: full.clone(),
+                offset: element.clone(),
                 ty: body.inst(k.inst).shape.element_type(),
             });
-            written.push((k.buf, full.clone()));
+            written.push((k.buf, element.clone()));
         }
-        written.push((step.out, out_offset));
+        written.push((step.out, work.out_offset().clone()));
         passes.push(Pass {
             work,
-            value_type: ty,
+            value_type: out_shape.element_type(),
             keeps,
-            per_row: row_only,
+            per_row,
         });
     }
     // Every read of a buffer the group writes is at the element (or row)
     // the current pass is at, which an earlier pass of the same thread has
     // finished.
-    for node in graph.nodes.values() {
-        if let crate::graph::Node::Load { buf, offset, .. } = node
-            && let Some((_, want)) = written.iter().find(|(b, _)| b == buf)
-            && offset != want
-        {
-            return Ok(None);
-        }
+    if !graph.loads_at(&written) {
+        return Ok(None);
     }
     Ok(Some(GroupBuild { graph, passes }))
 }
 
-/// The kernel of a row group (`None` if `members` cannot be one): loop
-/// variables as in a reduce (row variables first), merged where every
-/// access allows it, then one pass per member.
-fn row_group_spec(
+/// The kernel of a row group: loop variables as in a reduce (row variables
+/// first), merged where every access allows it, then one pass per member.
+/// Fusion decided the group on the unmerged variables; if the merged index
+/// maps do not show the group's reads where they were checked, the kernel
+/// keeps the unmerged variables.
+fn row_group_kernel(
     comp: &Computation,
     plan: &Plan,
+    space: &RowSpace,
     members: &[Step],
     keep: Option<KeepPlan>,
-) -> Result<Option<LoopKernel>> {
-    let Some(rs) = members.first().and_then(|m| row_space(comp, m)) else {
-        return Ok(None);
-    };
-    let (dims, extents) = loop_dims(&rs.dims);
-    let class: IdVec<LoopVar, bool> = dims
-        .values()
-        .map(|&d| rs.reduced.contains(&(d as i64)))
-        .collect();
-    let n_kept = class.values().filter(|&&r| !r).count();
-    let index = dim_index(&rs.dims, &dims, &extents, &[]);
-    let Some(mut gb) = build_group(comp, plan, members, keep, extents.clone(), &index, n_kept)?
+) -> Result<LoopKernel> {
+    let loops = space.loops();
+    let n_kept = loops.reduced.values().filter(|&&r| !r).count();
+    let index = dim_index(&space.dims, &loops.walks, &loops.extents, &[]);
+    let Some(unmerged) = build_group(
+        comp,
+        plan,
+        space,
+        members,
+        keep,
+        loops.extents.clone(),
+        &index,
+        n_kept,
+    )?
     else {
-        return Ok(None);
+        return Err(backend(
+            "a row group whose reads fusion checked does not build over its row space",
+        ));
     };
     // Merge adjacent row (or element) variables that stride as one.
     let mut offsets: Vec<&Ix> = Vec::new();
-    for p in &gb.passes {
+    for p in &unmerged.passes {
         offsets.push(p.work.out_offset());
         offsets.extend(p.keeps.iter().map(|k| &k.offset));
     }
-    let groups = merge_groups(&gb.graph, &offsets, &extents, Some(&class));
-    let mut n_rows = n_kept;
-    if groups.len() < extents.len() {
-        let new_extents = merged_extents(&groups, &extents);
-        n_rows = groups.iter().filter(|g| !class[g[0]]).count();
-        let index = dim_index(&rs.dims, &dims, &new_extents, &groups);
-        match build_group(comp, plan, members, keep, new_extents, &index, n_rows)? {
-            Some(b) => gb = b,
-            None => return Ok(None),
+    let groups = merge_groups(
+        &unmerged.graph,
+        &offsets,
+        &loops.extents,
+        Some(&loops.reduced),
+    );
+    let (built, n_rows) = if groups.len() < loops.extents.len() {
+        let new_extents = merged_extents(&groups, &loops.extents);
+        let n_rows = groups.iter().filter(|g| !loops.reduced[g[0]]).count();
+        let index = dim_index(&space.dims, &loops.walks, &new_extents, &groups);
+        match build_group(
+            comp,
+            plan,
+            space,
+            members,
+            keep,
+            new_extents,
+            &index,
+            n_rows,
+        )? {
+            Some(merged) => (merged, n_rows),
+            None => (unmerged, n_kept),
         }
-    }
-    let nv = gb.graph.extents.len();
-    if n_rows == 0 || n_rows >= nv {
-        return Ok(None);
-    }
-    Ok(Some(LoopKernel {
-        loop_order: in_order(&gb.graph.extents),
-        graph: gb.graph,
+    } else {
+        (unmerged, n_kept)
+    };
+    Ok(LoopKernel {
+        loop_order: in_order(&built.graph.extents),
+        graph: built.graph,
         split_loop: Some(0),
-        passes: gb.passes,
+        passes: built.passes,
         row_loops: Some(n_rows),
-    }))
-}
-
-/// Replaces runs of steps that can share a row loop by row-group steps:
-/// a reduce over the innermost dims of a row space, then every following
-/// reduce over the same dims of the same space and loop over that space,
-/// as long as each reads the earlier ones' results only at its own row
-/// (and element). Softmax's max, sum and divide become one kernel that
-/// reads each row from memory once and computes `exp` once.
-pub(crate) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()> {
-    let body = comp.entry();
-    let steps = std::mem::take(&mut plan.steps);
-    let mut out = Vec::with_capacity(steps.len());
-    let mut i = 0;
-    while i < steps.len() {
-        if let Some(rs) = row_space(comp, &steps[i]) {
-            let mut best: Option<(usize, Option<KeepPlan>)> = None;
-            let mut j = i + 1;
-            while j < steps.len() && joins(comp, plan, &steps[j], &rs) {
-                let members = &steps[i..=j];
-                let mut keep = keep_candidate(comp, plan, members);
-                if keep.is_some() && row_group_spec(comp, plan, members, keep)?.is_none() {
-                    keep = None;
-                }
-                if keep.is_none() && row_group_spec(comp, plan, members, None)?.is_none() {
-                    break;
-                }
-                best = Some((j, keep));
-                j += 1;
-            }
-            if let Some((end, keep)) = best {
-                let mut passes: Vec<Step> = steps[i..=end].to_vec();
-                if let Some(k) = keep {
-                    // Later passes load the kept value: it is not fused there.
-                    for p in passes.iter_mut().skip(k.from + 1) {
-                        let roots: Vec<InstId> = match p.kind {
-                            StepKind::Loop { root } => body.inst(root).operands.clone(),
-                            StepKind::Reduce { inst } => body.inst(inst).operands.clone(),
-                            _ => continue,
-                        };
-                        p.fused = plan.fused_under_except(body, &roots, Some(k.inst));
-                    }
-                }
-                out.push(Step {
-                    out: steps[end].out,
-                    kind: StepKind::RowGroup { passes, keep },
-                    fused: vec![],
-                });
-                i = end + 1;
-                continue;
-            }
-        }
-        out.push(steps[i].clone());
-        i += 1;
-    }
-    plan.steps = out;
-    Ok(())
+    })
 }
 
 /// Lowers step `k` of `plan` into the kernels that compute it, run in
@@ -1045,10 +843,13 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
         StepKind::Reduce { inst } => {
             vec![KernelDesc::Loop(reduce_spec(comp, plan, step.out, *inst)?)]
         }
-        StepKind::RowGroup { passes, keep } => match row_group_spec(comp, plan, passes, *keep)? {
-            Some(spec) => vec![KernelDesc::Loop(spec)],
-            None => return Err(backend("a row group no longer lowers as one")),
-        },
+        StepKind::RowGroup {
+            space,
+            passes,
+            keep,
+        } => vec![KernelDesc::Loop(row_group_kernel(
+            comp, plan, space, passes, *keep,
+        )?)],
         StepKind::Dot {
             inst,
             lhs,

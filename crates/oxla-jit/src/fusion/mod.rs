@@ -23,22 +23,31 @@
 //! A run of steps that walk the same rows (a reduce over the innermost
 //! dims, then reduces and loops over the same space that read its result
 //! back at their own row) then becomes one *row group* step
-//! ([`StepKind::RowGroup`], formed by `lower::form_row_groups`, which checks
-//! the index maps): one kernel whose outer loops walk the rows and which
-//! runs the steps as passes over each row. So softmax (max-reduce,
-//! subtract, exp, sum-reduce, divide) is one kernel reading each row from
-//! memory once, with `exp` computed once and kept in the output row
-//! between the sum and the division.
+//! ([`StepKind::RowGroup`], decided in `row_groups.rs`, which asks the
+//! index analysis where each pass reads): one kernel whose outer loops
+//! walk the rows and which runs the steps as passes over each row. So
+//! softmax (max-reduce, subtract, exp, sum-reduce, divide) is one kernel
+//! reading each row from memory once, with `exp` computed once and kept in
+//! the output row between the sum and the division.
+//!
+//! The plan is the fusion stage's whole output: lowering turns every step
+//! of it into kernels and refuses none (`verify::check_plan` checks its
+//! invariants: every output and temporary buffer written by exactly one
+//! step, before any step reads it).
 
 use std::collections::HashMap;
 use std::fmt::Write;
 
 use oxla_ir::{
     BinaryOp, Body, Computation, ComputationId, DotDimensionNumbers, ElementType, InstId, Literal,
-    OpKind, Shape, printer::instruction_text, shape::row_major_strides,
+    OpKind, Result, Shape, printer::instruction_text, shape::row_major_strides,
 };
 
 use crate::entity::{BufferId, IdVec, ParamId};
+
+mod row_groups;
+
+pub(crate) use row_groups::RowSpace;
 
 /// Cost of a transcendental op in the recompute heuristic.
 pub(crate) const EXPENSIVE: u64 = 10;
@@ -116,6 +125,8 @@ pub(crate) enum StepKind {
     /// current row, so each row is finished by one thread before the next
     /// pass reads it, from cache.
     RowGroup {
+        /// The space the passes iterate.
+        space: RowSpace,
         passes: Vec<Step>,
         /// A costly value computed by one pass, stored into the last
         /// pass's output row and loaded from there by later passes.
@@ -209,8 +220,10 @@ fn repeats(body: &Body, user: InstId, k: usize) -> bool {
 }
 
 impl Plan {
-    /// Partitions the entry body of `comp`.
-    pub(crate) fn new(comp: &Computation) -> Plan {
+    /// Partitions the entry body of `comp` into buffers and steps, row
+    /// groups included. Fails only if the index analysis of a row-group
+    /// candidate does (a kernel past the node budget).
+    pub(crate) fn new(comp: &Computation) -> Result<Plan> {
         let body = comp.entry();
         let n = body.instructions.len();
         // Live instructions and their use counts.
@@ -390,7 +403,8 @@ impl Plan {
                 }
             }
         }
-        plan
+        row_groups::form_row_groups(comp, &mut plan)?;
+        Ok(plan)
     }
 
     fn push(&mut self, kind: BufferKind, shape: &Shape, name: &str) -> BufferId {
@@ -500,7 +514,7 @@ impl Plan {
         }
         for (k, step) in self.steps.iter().enumerate() {
             let out = &self.buffers[step.out];
-            if let StepKind::RowGroup { passes, keep } = &step.kind {
+            if let StepKind::RowGroup { passes, keep, .. } = &step.kind {
                 let _ = writeln!(
                     s,
                     "kernel {k}: row-group of {} passes -> {} {}",
