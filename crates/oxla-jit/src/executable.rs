@@ -10,7 +10,8 @@ use oxla_ir::{
 
 use crate::codegen::KernelFn;
 use crate::entity::{BufferId, IdVec};
-use crate::fusion::{BufferKind, Leaf, OutputTree, Plan};
+use crate::error::{Stage, internal};
+use crate::fusion::{Buffer, BufferKind, Leaf, OutputTree, Plan};
 use crate::launch::Launch;
 use crate::pool::pool;
 
@@ -97,11 +98,9 @@ impl StorageSink for Spare {
     }
 }
 
-fn backend(message: impl Into<String>) -> Error {
-    Error::Backend {
-        backend: "jit".into(),
-        message: message.into(),
-    }
+/// An internal error of the run path.
+fn bug(message: impl Into<String>) -> Error {
+    internal(Stage::Run, message)
 }
 
 fn data_ptr(d: &ArrayData) -> *const u8 {
@@ -268,7 +267,7 @@ impl Executable {
             return Ok(());
         }
         self.comp.check_arguments(args)?;
-        Err(backend("arguments rejected"))
+        Err(bug("arguments rejected"))
     }
 
     /// Runs on `args` (checked first: count, element type and dims of
@@ -304,7 +303,7 @@ impl Executable {
             IdVec::with_capacity(self.plan.buffers.len());
         for b in self.plan.buffers.values() {
             outputs.push(match b.kind {
-                BufferKind::Output(_) => Some(self.output_storage(&b.shape)?),
+                BufferKind::Output(_) => Some(self.output_storage(b)?),
                 _ => None,
             });
         }
@@ -376,7 +375,8 @@ impl Executable {
 
     /// Storage for an output buffer of `shape`, length 0: a recycled one
     /// if one fits, else a new allocation (huge pages when large).
-    fn output_storage(&self, shape: &Shape) -> Result<ArrayData> {
+    fn output_storage(&self, buffer: &Buffer) -> Result<ArrayData> {
+        let shape = &buffer.shape;
         let ty = shape.element_type();
         let n = shape.element_count() as usize;
         if let Ok(mut spare) = self.spare.kept.try_lock()
@@ -388,8 +388,8 @@ impl Executable {
             clear(&mut d);
             return Ok(d);
         }
-        let mut data = uninit_storage(ty, n)
-            .ok_or_else(|| backend(format!("cannot allocate an output of shape {shape}")))?;
+        let mut data =
+            uninit_storage(ty, n).ok_or_else(|| self.allocation_error(buffer, "output"))?;
         let bytes = n * ty.byte_size();
         if bytes >= LARGE_OUTPUT {
             advise_huge_pages(data_ptr(&data), bytes);
@@ -441,16 +441,16 @@ impl Executable {
                 Leaf::Buffer(b) => {
                     let p = out
                         .array_ptr_mut()
-                        .ok_or_else(|| backend("the output literal is not an array"))?;
+                        .ok_or_else(|| bug("the output literal is not an array"))?;
                     return self.execute(args, &mut IdVec::new(), &[(*b, p)]);
                 }
                 Leaf::Param(k) => args[k.index()],
                 Leaf::Constant(l) => l,
-                Leaf::Duplicate(_) => return Err(backend("a duplicate leaf without a tuple")),
+                Leaf::Duplicate(_) => return Err(bug("a duplicate leaf without a tuple")),
             };
             let values = src
                 .array_data()
-                .ok_or_else(|| backend("a tuple as an array result"))?;
+                .ok_or_else(|| bug("a tuple as an array result"))?;
             return out.copy_values_from(0, values);
         }
         self.run_into_tuple(args, out)
@@ -470,9 +470,7 @@ impl Executable {
         leaves(&self.plan.output, &mut plan_leaves);
         let ptrs = out.leaf_ptrs_mut();
         if ptrs.len() != plan_leaves.len() {
-            return Err(backend(
-                "the output literal's leaves do not match the result",
-            ));
+            return Err(bug("the output literal's leaves do not match the result"));
         }
         fn shapes<'s>(s: &'s Shape, acc: &mut Vec<&'s Shape>) {
             if s.is_tuple() {
@@ -499,7 +497,7 @@ impl Executable {
             !matches!(b.kind, BufferKind::Output(_)) || into.iter().any(|&(ob, _)| ob == i)
         });
         if !all_outputs_placed {
-            return Err(backend("an output buffer has no leaf to write"));
+            return Err(bug("an output buffer has no leaf to write"));
         }
         self.execute(args, &mut IdVec::new(), &into)?;
         for (k, (leaf, &dst)) in plan_leaves.iter().zip(&ptrs).enumerate() {
@@ -507,16 +505,16 @@ impl Executable {
                 Leaf::Buffer(_) => continue,
                 Leaf::Duplicate(b) => match into.iter().find(|&&(ob, _)| ob == *b) {
                     Some(&(_, p)) => p,
-                    None => return Err(backend("a duplicate of a missing output")),
+                    None => return Err(bug("a duplicate of a missing output")),
                 },
                 Leaf::Param(n) => args[n.index()]
                     .array_data()
                     .map(data_ptr)
-                    .ok_or_else(|| backend("a tuple argument as a result leaf"))?,
+                    .ok_or_else(|| bug("a tuple argument as a result leaf"))?,
                 Leaf::Constant(l) => l
                     .array_data()
                     .map(data_ptr)
-                    .ok_or_else(|| backend("a tuple constant as a result leaf"))?,
+                    .ok_or_else(|| bug("a tuple constant as a result leaf"))?,
             };
             // SAFETY: leaf `k` of `out` and its source both hold the
             // leaf's shape (`out` was checked against the result shape, and
@@ -601,7 +599,7 @@ impl Executable {
         {
             let p = inout
                 .array_ptr_mut()
-                .ok_or_else(|| backend("the in-place argument is not an array"))?;
+                .ok_or_else(|| bug("the in-place argument is not an array"))?;
             let param = |k: usize| {
                 if k == number {
                     p
@@ -689,11 +687,7 @@ impl Executable {
                             Some(v) => v,
                             None => {
                                 self.keep_temps(temps, cache);
-                                return Err(backend(format!(
-                                    "cannot allocate {bytes} bytes for the intermediate {} of `{}`",
-                                    b.shape,
-                                    self.comp.name()
-                                )));
+                                return Err(self.allocation_error(b, "intermediate"));
                             }
                         },
                     };
@@ -728,6 +722,20 @@ impl Executable {
         Ok(())
     }
 
+    /// The error for `buffer` (an `output` or `intermediate`), which the
+    /// system cannot allocate.
+    fn allocation_error(&self, buffer: &Buffer, role: &str) -> Error {
+        let shape = &buffer.shape;
+        Error::JitAllocation {
+            computation: self.comp.name().to_string(),
+            instruction: buffer.name.clone(),
+            role: role.to_string(),
+            shape: shape.to_string(),
+            bytes: (shape.element_count() as u64)
+                .saturating_mul(shape.element_type().byte_size() as u64),
+        }
+    }
+
     /// Keeps temporaries' storage for the next call.
     fn keep_temps(&self, mut temps: Vec<Vec<u64>>, mut cache: Vec<Vec<u64>>) {
         if self.has_temps
@@ -755,7 +763,7 @@ impl Executable {
                 Leaf::Buffer(b) => {
                     let data = outputs[*b]
                         .take()
-                        .ok_or_else(|| backend("output buffer taken twice"))?;
+                        .ok_or_else(|| bug("output buffer taken twice"))?;
                     let dims = self.plan.buffers[*b].shape.dims().to_vec();
                     // Keep a copy for later duplicates of this leaf.
                     let mut lit = Literal::from_array_data(&dims, data)?;
@@ -775,7 +783,7 @@ impl Executable {
                 Leaf::Duplicate(b) => {
                     let data = outputs[*b]
                         .clone()
-                        .ok_or_else(|| backend("duplicate of a missing output"))?;
+                        .ok_or_else(|| bug("duplicate of a missing output"))?;
                     Literal::from_array_data(self.plan.buffers[*b].shape.dims(), data)
                 }
             },

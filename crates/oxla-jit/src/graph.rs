@@ -50,6 +50,7 @@ use oxla_ir::{
 };
 
 use crate::entity::{BufferId, FoldId, IdVec, LoopVar, NodeId};
+use crate::error::{Stage, internal};
 use crate::ix::{Extents, Ix};
 
 /// One condition of a `pad`/`concatenate` guard.
@@ -311,11 +312,9 @@ pub(crate) const MAX_NODES: usize = 65536;
 /// of 2 steps each would take `2^64`).
 pub(crate) const MAX_FOLD_DEPTH: usize = 64;
 
-fn backend(message: String) -> Error {
-    Error::Backend {
-        backend: "jit".into(),
-        message,
-    }
+/// An internal error of the index analysis.
+fn bug(message: impl Into<String>) -> Error {
+    internal(Stage::Index, message)
 }
 
 /// The nodes reachable from `roots` (them included), ascending: in an
@@ -492,14 +491,16 @@ impl Graph {
             if self.walked.memo.contains_key(&key) {
                 continue;
             }
+            let inst = ctx.comp.body(key.body).inst(key.inst);
             if self.count > MAX_NODES {
-                return Err(backend(format!(
-                    "a fused kernel of `{}` grew past {MAX_NODES} nodes",
-                    ctx.comp.body(ctx.body_id).name
-                )));
+                return Err(Error::JitNodeBudget {
+                    computation: ctx.comp.body(key.body).name.clone(),
+                    instruction: inst.name.clone(),
+                    nodes: self.count,
+                    bound: MAX_NODES,
+                });
             }
             let is_top = expand && key == top;
-            let inst = ctx.comp.body(key.body).inst(key.inst);
             // A value of a fold's own body that does not vary along the
             // fold is built in the enclosing scope and captured.
             if let Some(f) = key.scope
@@ -587,7 +588,7 @@ impl Graph {
             Source::Var(slot) => self.put(key.scope, Node::Var { ty, slot }),
             Source::Node(n) if key.scope.is_none() => n,
             Source::Node(_) => {
-                return Err(backend(format!(
+                return Err(bug(format!(
                     "`{}`, bound by the kernel, is read inside a fold",
                     inst.name
                 )));
@@ -662,12 +663,12 @@ impl Graph {
         let inst = body.inst(key.inst);
         let depth = key.scope.map_or(0, |p| self.folds[p].depth + 1);
         if depth >= MAX_FOLD_DEPTH {
-            return Err(backend(format!(
-                "`{}` ({}) sits inside {depth} nested folds (reduces and dots of called \
-                 bodies); a kernel nests at most {MAX_FOLD_DEPTH}",
-                inst.name,
-                inst.kind.opcode_name()
-            )));
+            return Err(Error::JitFoldDepth {
+                instruction: inst.name.clone(),
+                op: inst.kind.opcode_name().to_string(),
+                depth,
+                bound: MAX_FOLD_DEPTH,
+            });
         }
         let f = FoldId::new(self.folds.len());
         let at = |i: usize| key.index.get(i).cloned().unwrap_or(Ix::constant(0));
@@ -766,7 +767,7 @@ impl Graph {
                 }
                 (vec![in_fold(l, li), in_fold(r, ri)], None)
             }
-            _ => return Err(backend(format!("`{}` is not a reduce or dot", inst.name))),
+            _ => return Err(bug(format!("`{}` is not a reduce or dot", inst.name))),
         };
         self.folds.push(Fold {
             vars,
@@ -793,7 +794,7 @@ impl Graph {
             requests
                 .get(k)
                 .and_then(|r| self.walked.memo.get(r).copied())
-                .ok_or_else(|| backend(format!("fold of `{}` is missing an operand", inst.name)))
+                .ok_or_else(|| bug(format!("fold of `{}` is missing an operand", inst.name)))
         };
         let (init, element, combine) = if let OpKind::DotGeneral { .. } = inst.kind {
             // acc + lhs * rhs from zero, as the interpreter adds them.
@@ -900,10 +901,10 @@ impl Graph {
         Ok(match &inst.kind {
             // Built by `begin_fold`/`finish_fold` instead.
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
-                return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
+                return Err(bug(format!("`{}` is a fold, not a plan", inst.name)));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {
-                return Err(backend(format!(
+                return Err(bug(format!(
                     "`{}` ({}) must be materialised before it is read in a fused kernel",
                     inst.name,
                     inst.kind.opcode_name()
@@ -1081,7 +1082,7 @@ impl Graph {
             OpKind::Constant { literal } => match scalar_bits(literal) {
                 Some(bits) if inst.shape.is_scalar() => self.put(s, Node::Const { ty, bits }),
                 _ => {
-                    return Err(backend(format!(
+                    return Err(bug(format!(
                         "constant `{}` {} has no buffer",
                         inst.name, inst.shape
                     )));
@@ -1151,11 +1152,11 @@ impl Graph {
             | OpKind::Reverse { .. } => ops[0],
             OpKind::Concatenate { .. } => {
                 let Shaped::Concat(guards) = shaped else {
-                    return Err(backend("concatenate planned without guards".into()));
+                    return Err(bug("concatenate planned without guards"));
                 };
-                let mut value = *ops.last().ok_or_else(|| {
-                    backend(format!("concatenate `{}` reads no operand", inst.name))
-                })?;
+                let mut value = *ops
+                    .last()
+                    .ok_or_else(|| bug(format!("concatenate `{}` reads no operand", inst.name)))?;
                 for (j, conds) in guards.into_iter().enumerate().rev() {
                     let p = self.put(s, Node::InBounds { conds });
                     value = self.put(
@@ -1185,13 +1186,13 @@ impl Graph {
                         },
                     )
                 }
-                _ => return Err(backend("pad planned without guards".into())),
+                _ => return Err(bug("pad planned without guards")),
             },
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
-                return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
+                return Err(bug(format!("`{}` is a fold, not a plan", inst.name)));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {
-                return Err(backend(format!(
+                return Err(bug(format!(
                     "`{}` cannot be computed inside a fused kernel",
                     inst.name
                 )));

@@ -61,6 +61,7 @@ pub(crate) mod codegen;
 pub(crate) mod compile;
 pub(crate) mod cpool;
 pub(crate) mod entity;
+pub(crate) mod error;
 pub(crate) mod executable;
 pub(crate) mod fusion;
 pub(crate) mod graph;

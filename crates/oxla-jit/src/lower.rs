@@ -22,16 +22,15 @@ use oxla_ir::{
 };
 
 use crate::entity::{BufferId, IdVec, LoopVar, NodeId};
+use crate::error::{Stage, internal};
 use crate::fusion::{KeepPlan, Plan, RowSpace, Step, StepKind};
 use crate::graph::{Ctx, Graph, Source, delinearise};
 use crate::ix::{Extents, Ix};
 use crate::kernel::{DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
-fn backend(message: impl Into<String>) -> Error {
-    Error::Backend {
-        backend: "jit".into(),
-        message: message.into(),
-    }
+/// An internal error of lowering.
+fn bug(message: impl Into<String>) -> Error {
+    internal(Stage::Lowering, message)
 }
 
 fn entry_source(plan: &Plan) -> impl Fn(InstId) -> Option<Source> + '_ {
@@ -426,7 +425,7 @@ fn dot_copy_spec(
     let mut specs = loop_spec(comp, plan, target, source, false, &index_of)?;
     specs
         .pop()
-        .ok_or_else(|| backend("a dot operand copy lowered to no kernel"))
+        .ok_or_else(|| bug("a dot operand copy lowered to no kernel"))
 }
 
 /// Recognises a reducer that is one commutative, associative op of its
@@ -518,7 +517,7 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: BufferId, inst: InstId) -> 
         to_apply,
     } = &ri.kind
     else {
-        return Err(backend("reduce step on a non-reduce"));
+        return Err(bug("reduce step on a non-reduce"));
     };
     let x_inst = ri.operands[0];
     let init_inst = ri.operands[1];
@@ -693,7 +692,7 @@ fn build_group(
             StepKind::Reduce { inst } => {
                 let ri = body.inst(inst);
                 let OpKind::Reduce { to_apply, .. } = &ri.kind else {
-                    return Err(backend("a row-group reduce pass on a non-reduce"));
+                    return Err(bug("a row-group reduce pass on a non-reduce"));
                 };
                 let x = graph.value(&ctx, ri.operands[0], index.to_vec())?;
                 let init = graph.value(&ctx, ri.operands[1], vec![])?;
@@ -710,7 +709,7 @@ fn build_group(
                 }
             }
             StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => {
-                return Err(backend("a row-group pass that is not a loop or a reduce"));
+                return Err(bug("a row-group pass that is not a loop or a reduce"));
             }
         };
         let mut keeps = Vec::new();
@@ -771,7 +770,7 @@ fn row_group_kernel(
         n_kept,
     )?
     else {
-        return Err(backend(
+        return Err(bug(
             "a row group whose reads fusion checked does not build over its row space",
         ));
     };

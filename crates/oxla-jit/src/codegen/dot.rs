@@ -16,7 +16,8 @@ use crate::entity::BufferId;
 use crate::kernel::DotKernel;
 
 use super::elemental::imul_bytes;
-use super::{backend, clif_type, flags, size_of, vector_type};
+use super::setup_error;
+use super::{clif_type, flags, size_of, vector_type};
 
 /// Defines `extern "C" fn $name`: `C = A x B` for `$t` through
 /// `matrixmultiply::$gemm` (called from JIT code).
@@ -434,7 +435,7 @@ impl GemmEntries {
             }
             let id = module
                 .declare_function(name, Linkage::Import, &sig)
-                .map_err(|e| backend(format!("declaring {name}: {e}")))?;
+                .map_err(|e| setup_error(format!("declaring {name}: {e}")))?;
             ids.push(id);
         }
         Ok(GemmEntries {

@@ -17,7 +17,7 @@ use crate::math::MathLib;
 
 use super::loops::KernelEmitter;
 use super::memory::{iota_vectorises, load_vectorises};
-use super::{Mode, backend, bitcast_flags, clif_type, int_type, size_of, vector_type, width_mask};
+use super::{Mode, bitcast_flags, bug, clif_type, int_type, size_of, vector_type, width_mask};
 
 /// The innermost loop a vector form is asked for.
 pub(super) struct Lanes<'s> {
@@ -465,7 +465,7 @@ impl KernelEmitter<'_, '_> {
                 let amt = match mode {
                     Mode::Scalar => b,
                     Mode::Vector(_) => {
-                        amount.ok_or_else(|| backend("vector shift by a varying amount"))?
+                        amount.ok_or_else(|| bug("vector shift by a varying amount"))?
                     }
                 };
                 self.shift(mode, op, et, a, amt)

@@ -16,7 +16,7 @@ use crate::ix::Ix;
 use crate::kernel::LoopKernel;
 
 use super::loops::KernelEmitter;
-use super::{Mode, backend, flags};
+use super::{Mode, bug, flags};
 
 /// A fold of at most this many steps is unrolled...
 const FOLD_UNROLL_STEPS: i64 = 8;
@@ -53,7 +53,7 @@ impl<'a> KernelEmitter<'a, '_> {
             .graph
             .folds
             .get(f)
-            .ok_or_else(|| backend(format!("fold {f} missing")))?;
+            .ok_or_else(|| bug(format!("fold {f} missing")))?;
         let need = kernel.graph.var_count();
         self.loop_index.grow_to(need, None);
         let nodes = &fold.nodes;
@@ -177,12 +177,12 @@ impl<'a> KernelEmitter<'a, '_> {
             let v = self.fold_node(st, n, &vals, [None, None])?;
             vals[n] = Some(v);
         }
-        let x = vals[st.fold.element].ok_or_else(|| backend("fold element not computed"))?;
+        let x = vals[st.fold.element].ok_or_else(|| bug("fold element not computed"))?;
         for &n in &st.combine_nodes {
             let v = self.fold_node(st, n, &vals, [Some(acc), Some(x)])?;
             vals[n] = Some(v);
         }
-        vals[st.fold.combine].ok_or_else(|| backend("fold combiner not computed"))
+        vals[st.fold.combine].ok_or_else(|| bug("fold combiner not computed"))
     }
 
     /// The scalar value of node `n` of a fold's body; its operands are in
@@ -198,7 +198,7 @@ impl<'a> KernelEmitter<'a, '_> {
         let ops: Vec<Value> = node
             .operands()
             .into_iter()
-            .map(|o| vals[o].ok_or_else(|| backend(format!("fold operand {o} of {n} missing"))))
+            .map(|o| vals[o].ok_or_else(|| bug(format!("fold operand {o} of {n} missing"))))
             .collect::<Result<_>>()?;
         if let Some(v) = self.pure_op(Mode::Scalar, node, &ops, None)? {
             return Ok(v);
@@ -216,7 +216,7 @@ impl<'a> KernelEmitter<'a, '_> {
                     .iter()
                     .find(|(b, _)| b == buf)
                     .map(|&(_, p)| p)
-                    .ok_or_else(|| backend(format!("fold buffer {buf} has no base")))?;
+                    .ok_or_else(|| bug(format!("fold buffer {buf} has no base")))?;
                 self.load_scalar(base, *ty, offset, *numel, *clamp)
             }
             Node::Iota { ty, index } => {
@@ -227,14 +227,14 @@ impl<'a> KernelEmitter<'a, '_> {
                 .get(*slot as usize)
                 .copied()
                 .flatten()
-                .ok_or_else(|| backend("fold variable unbound"))?,
+                .ok_or_else(|| bug("fold variable unbound"))?,
             Node::Capture { slot, .. } => st
                 .caps
                 .get(*slot as usize)
                 .copied()
-                .ok_or_else(|| backend("fold capture missing"))?,
+                .ok_or_else(|| bug("fold capture missing"))?,
             Node::Fold { fold, .. } => self.emit_fold(*fold, ops[0], &ops[1..])?,
-            other => return Err(backend(format!("node {other:?} has no emitter in a fold"))),
+            other => return Err(bug(format!("node {other:?} has no emitter in a fold"))),
         })
     }
 }

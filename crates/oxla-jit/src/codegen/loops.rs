@@ -20,7 +20,7 @@ use crate::kernel::{KeptValue, LoopKernel, Reducer, Work};
 use crate::math::MathLib;
 
 use super::schedule::{NextRowTouch, PassSchedule, Schedule, VectorPlan};
-use super::{Mode, backend, flags, size_of};
+use super::{Mode, bug, flags, size_of};
 
 /// The emitter of one loop kernel.
 pub(super) struct KernelEmitter<'a, 'f> {
@@ -206,9 +206,9 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                     out_offset,
                 } = self.work()
                 else {
-                    return Err(backend("a row pass that is not a store"));
+                    return Err(bug("a row pass that is not a store"));
                 };
-                let v = self.scalar[*root].ok_or_else(|| backend("row pass value not computed"))?;
+                let v = self.scalar[*root].ok_or_else(|| bug("row pass value not computed"))?;
                 let off = self.index_value(out_offset);
                 let base = self.buffer_base(*out);
                 let a = self.address(base, off, size_of(self.value_type()));
@@ -327,7 +327,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             out_offset,
         } = self.work()
         {
-            let v = self.scalar[*root].ok_or_else(|| backend("rank-0 root not computed"))?;
+            let v = self.scalar[*root].ok_or_else(|| bug("rank-0 root not computed"))?;
             let off = self.index_value(out_offset);
             let base = self.buffer_base(*out);
             let a = self.address(base, off, size_of(self.value_type()));
@@ -507,7 +507,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             need.extend(self.keeps().iter().map(|k| k.node));
             for n in need {
                 if self.schedule.level[n] < depth && self.splatted[n].is_none() {
-                    let s = self.scalar[n].ok_or_else(|| backend("invariant operand missing"))?;
+                    let s = self.scalar[n].ok_or_else(|| bug("invariant operand missing"))?;
                     let v = self.splat_scalar(self.nodes[n].ty(), w, s);
                     self.splatted[n] = Some(v);
                 }
@@ -546,7 +546,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
         match self.work().clone() {
             Work::Store { root, .. } => {
                 let v = self.value_of(mode, root, &vals)?;
-                let row = self.out_row.ok_or_else(|| backend("output row missing"))?;
+                let row = self.out_row.ok_or_else(|| bug("output row missing"))?;
                 self.store_at(mode, ty, row, i, u, v);
             }
             Work::RowReduce {
@@ -565,7 +565,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                     (_, reducer) => {
                         let var = self
                             .scalar_accumulator
-                            .ok_or_else(|| backend("row accumulator missing"))?;
+                            .ok_or_else(|| bug("row accumulator missing"))?;
                         let acc = self.b.use_var(var);
                         let r =
                             self.apply_reducer(Mode::Scalar, &reducer, acc, xv, u, &mut vals)?;
@@ -579,7 +579,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                 ..
             } => {
                 let xv = self.value_of(mode, x, &vals)?;
-                let row = self.out_row.ok_or_else(|| backend("output row missing"))?;
+                let row = self.out_row.ok_or_else(|| bug("output row missing"))?;
                 let acc = self.load_at(mode, ty, row, i, u);
                 let r = self.apply_reducer(mode, &reducer, acc, xv, u, &mut vals)?;
                 self.store_at(mode, ty, row, i, u, r);
@@ -600,12 +600,12 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             return Ok(v);
         }
         match mode {
-            Mode::Scalar => self.scalar[n].ok_or_else(|| backend(format!("node {n} not computed"))),
+            Mode::Scalar => self.scalar[n].ok_or_else(|| bug(format!("node {n} not computed"))),
             Mode::Vector(w) => {
                 if let Some(v) = self.splatted[n] {
                     return Ok(v);
                 }
-                let s = self.scalar[n].ok_or_else(|| backend(format!("node {n} not computed")))?;
+                let s = self.scalar[n].ok_or_else(|| bug(format!("node {n} not computed")))?;
                 let v = self.splat_scalar(self.nodes[n].ty(), w, s);
                 Ok(v)
             }
@@ -634,9 +634,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
         let ops: Vec<Value> = self.nodes[n]
             .operands()
             .into_iter()
-            .map(|o| {
-                self.scalar[o].ok_or_else(|| backend(format!("operand {o} of node {n} missing")))
-            })
+            .map(|o| self.scalar[o].ok_or_else(|| bug(format!("operand {o} of node {n} missing"))))
             .collect::<Result<_>>()?;
         self.emit_node(mode, n, u, &ops)
     }
@@ -662,14 +660,15 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                 clamp,
             } => self.load_node(mode, n, u, buf, ty, &offset, numel, clamp),
             Node::Iota { ty, index } => self.iota(mode, u, ty, &index)?,
-            Node::Var { slot, .. } => self.reducer_args[slot as usize]
-                .ok_or_else(|| backend("reducer variable unbound"))?,
+            Node::Var { slot, .. } => {
+                self.reducer_args[slot as usize].ok_or_else(|| bug("reducer variable unbound"))?
+            }
             Node::Fold { fold, .. } => match mode {
                 Mode::Scalar => self.emit_fold(fold, ops[0], &ops[1..])?,
-                Mode::Vector(_) => return Err(backend("a fold in a vector loop")),
+                Mode::Vector(_) => return Err(bug("a fold in a vector loop")),
             },
-            Node::Capture { .. } => return Err(backend("a fold's capture read outside its fold")),
-            other => return Err(backend(format!("node {other:?} has no emitter"))),
+            Node::Capture { .. } => return Err(bug("a fold's capture read outside its fold")),
+            other => return Err(bug(format!("node {other:?} has no emitter"))),
         })
     }
 }

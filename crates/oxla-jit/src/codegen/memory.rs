@@ -23,7 +23,7 @@ use crate::graph::Cond;
 use crate::ix::{Atom, Ix};
 
 use super::loops::KernelEmitter;
-use super::{Mode, backend, clif_type, flags, int_type, size_of, vector_type};
+use super::{Mode, bug, clif_type, flags, int_type, size_of, vector_type};
 
 /// Whether a load of `numel` elements of `ty` at `offset` has a vector
 /// form in a loop over `inner` (`inner_extent` long) with lanes of `w`
@@ -404,9 +404,7 @@ impl KernelEmitter<'_, '_> {
                 let inner = self.kernel.loop_order[self.schedule.loop_count - 1];
                 let rest = index.without_var(inner);
                 let r = self.index_value(&rest);
-                let i = self
-                    .inner_index
-                    .ok_or_else(|| backend("iota outside a loop"))?;
+                let i = self.inner_index.ok_or_else(|| bug("iota outside a loop"))?;
                 let lanes = 16 / w;
                 let s = self.b.ins().iadd(r, i);
                 let uo = self.int64((u * lanes) as i64);

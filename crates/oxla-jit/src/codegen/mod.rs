@@ -77,6 +77,7 @@ use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 use oxla_ir::{ElementType, Error, Result};
 
 use crate::entity::BufferId;
+use crate::error::{Stage, internal};
 use crate::kernel::{DotKernel, LoopKernel};
 use crate::math::MathLib;
 
@@ -88,11 +89,14 @@ use schedule::Schedule;
 /// A compiled kernel.
 pub(crate) type KernelFn = unsafe extern "C" fn(*const *mut u8, i64, i64);
 
-fn backend(message: impl Into<String>) -> Error {
-    Error::Backend {
-        backend: "jit".into(),
-        message: message.into(),
-    }
+/// An internal error of code generation.
+fn bug(message: impl Into<String>) -> Error {
+    internal(Stage::Codegen, message)
+}
+
+/// An error setting up the Cranelift module.
+fn setup_error(message: impl Into<String>) -> Error {
+    internal(Stage::Setup, message)
 }
 
 /// The scalar CLIF type of an element type (`pred` is one byte, 0 or 1).
@@ -190,7 +194,7 @@ impl Jit {
         let mut flags = settings::builder();
         let set = |f: &mut settings::Builder, k: &str, v: &str| {
             f.set(k, v)
-                .map_err(|e| backend(format!("setting {k}={v}: {e}")))
+                .map_err(|e| setup_error(format!("setting {k}={v}: {e}")))
         };
         set(&mut flags, "opt_level", "speed")?;
         set(
@@ -209,9 +213,9 @@ impl Jit {
         set(&mut flags, "probestack_strategy", "inline")?;
         set(&mut flags, "use_colocated_libcalls", "false")?;
         let isa = cranelift_native::builder()
-            .map_err(|e| backend(format!("host ISA: {e}")))?
+            .map_err(|e| setup_error(format!("host ISA: {e}")))?
             .finish(settings::Flags::new(flags))
-            .map_err(|e| backend(format!("host ISA: {e}")))?;
+            .map_err(|e| setup_error(format!("host ISA: {e}")))?;
         let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
         dot::GemmEntries::register_symbols(&mut jb);
         MathLib::register_symbols(&mut jb);
@@ -248,10 +252,10 @@ impl Jit {
         let id = self
             .module
             .declare_function(&name, Linkage::Local, &self.ctx.func.signature)
-            .map_err(|e| backend(format!("declaring {name}: {e}")))?;
+            .map_err(|e| bug(format!("declaring {name}: {e}")))?;
         self.module
             .define_function(id, &mut self.ctx)
-            .map_err(|e| backend(format!("compiling {name}: {e:?}")))?;
+            .map_err(|e| bug(format!("compiling {name}: {e:?}")))?;
         self.ids.push(id);
         Ok(self.ids.len() - 1)
     }
@@ -290,7 +294,7 @@ impl Jit {
     pub(crate) fn finalize(&mut self) -> Result<Vec<KernelFn>> {
         self.module
             .finalize_definitions()
-            .map_err(|e| backend(format!("linking kernels: {e}")))?;
+            .map_err(|e| internal(Stage::Link, format!("linking kernels: {e}")))?;
         Ok(self
             .ids
             .iter()

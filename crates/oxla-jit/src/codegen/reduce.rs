@@ -17,7 +17,7 @@ use crate::ix::Ix;
 use crate::kernel::{Reducer, Work};
 
 use super::loops::KernelEmitter;
-use super::{Mode, backend, clif_type, flags, int_type, size_of, vector_type, width_mask};
+use super::{Mode, bug, clif_type, flags, int_type, size_of, vector_type, width_mask};
 
 impl KernelEmitter<'_, '_> {
     /// The current pass's reduction, if its work is one.
@@ -108,8 +108,7 @@ impl KernelEmitter<'_, '_> {
         }
         match self.work() {
             Work::RowReduce { .. } => {
-                let init_v =
-                    self.scalar[init].ok_or_else(|| backend("reduce init not computed"))?;
+                let init_v = self.scalar[init].ok_or_else(|| bug("reduce init not computed"))?;
                 let acc = self.b.declare_var(clif_type(ty));
                 if let (true, Reducer::Op(op), Some(plan)) =
                     (self.row_reduce_is_vectorised(), &reducer, self.vector())
@@ -138,8 +137,7 @@ impl KernelEmitter<'_, '_> {
                 let row = self.address(base, off, size_of(ty));
                 self.out_row = Some(row);
                 let (lo, hi) = self.bounds(self.schedule.loop_count - 1);
-                let init_v =
-                    self.scalar[init].ok_or_else(|| backend("reduce init not computed"))?;
+                let init_v = self.scalar[init].ok_or_else(|| bug("reduce init not computed"))?;
                 let plan = self.vector().cloned();
                 self.vector_loop_and_tail(lo, hi, plan, &mut |em, mode, i, u| {
                     let v = match mode {
@@ -168,7 +166,7 @@ impl KernelEmitter<'_, '_> {
         if let Work::RowReduce { .. } = self.work() {
             let acc = self
                 .scalar_accumulator
-                .ok_or_else(|| backend("row accumulator missing"))?;
+                .ok_or_else(|| bug("row accumulator missing"))?;
             let mut total = self.b.use_var(acc);
             if let (true, Reducer::Op(op)) = (self.row_reduce_is_vectorised(), &reducer) {
                 let vs: Vec<Value> = self
@@ -191,8 +189,7 @@ impl KernelEmitter<'_, '_> {
                     }
                     total = self.binary(Mode::Scalar, *op, ty, total, s, None)?;
                 }
-                let init_v =
-                    self.scalar[init].ok_or_else(|| backend("reduce init not computed"))?;
+                let init_v = self.scalar[init].ok_or_else(|| bug("reduce init not computed"))?;
                 total = self.binary(Mode::Scalar, *op, ty, init_v, total, None)?;
             }
             let off = self.index_value(&out_offset);
