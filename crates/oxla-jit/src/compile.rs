@@ -1,8 +1,8 @@
 //! The compile driver: [`compile()`] runs the stages in order.
 //!
 //! ```text
-//! verify (oxla-ir) → fuse (fusion.rs: buffers, steps, row groups)
-//!                  → lower (lower.rs: kernel descriptions, per step)
+//! verify (oxla-ir) → fuse (fusion/: buffers, steps, row groups) → verify plan (verify.rs)
+//!                  → lower (lower.rs: kernel descriptions)      → verify kernels (verify.rs)
 //!                  → emit (codegen/: one Cranelift function per kernel)
 //!                  → link → launch policy (launch.rs) → Executable
 //! ```
@@ -24,6 +24,7 @@ use crate::kernel::{KernelDesc, LoopKernel, Work};
 use crate::launch::{Launch, LaunchShape};
 use crate::lower::lower_step;
 use crate::pool::pool;
+use crate::verify;
 
 /// One fusion step as compiled.
 struct CompiledStep {
@@ -43,15 +44,19 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     // empty one, an operand out of range) is refused before it is read.
     oxla_ir::verifier::verify(comp)?;
     let plan = Plan::new(comp)?;
+    verify::verify_plan(comp, &plan)?;
+    let lowered = (0..plan.steps.len())
+        .map(|k| lower_step(comp, &plan, k))
+        .collect::<Result<Vec<_>>>()?;
+    verify::verify_kernels(&plan, &lowered)?;
     let mut jit = Jit::new()?;
     let result_buf = match &plan.output {
         OutputTree::Leaf(Leaf::Buffer(b)) => Some(*b),
         _ => None,
     };
     let mut steps = Vec::with_capacity(plan.steps.len());
-    for k in 0..plan.steps.len() {
-        let kernels = lower_step(comp, &plan, k)?;
-        steps.push(compile_step(&mut jit, &kernels, result_buf)?);
+    for kernels in &lowered {
+        steps.push(compile_step(&mut jit, kernels, result_buf)?);
     }
     let entries = jit.finalize()?;
     let threads = pool().map_or(1, |p| p.threads()) as i64;

@@ -7,8 +7,9 @@
 //!   called bodies, `graph::MAX_FOLD_DEPTH`), [`Error::JitAllocation`] (an
 //!   output or intermediate the system cannot allocate).
 //! - *Bugs*: [`Error::JitInternal`], naming the [`Stage`] whose invariant
-//!   does not hold and the invariant: every stage that meets what an
-//!   earlier one promised never to produce reports through it.
+//!   does not hold and the invariant. The JIT's IR verifier
+//!   (`verify.rs`) reports through it, as does every stage that meets
+//!   what an earlier one promised never to produce.
 //!
 //! Nothing else: every JIT error is one of these (the general
 //! `Error::Backend` is left to other backends).
@@ -22,6 +23,10 @@ pub(crate) enum Stage {
     Index,
     /// Lowering (`lower.rs`): kernel descriptions.
     Lowering,
+    /// The IR verifier on fusion's plan (`verify::check_plan`).
+    VerifyPlan,
+    /// The IR verifier on lowering's kernels (`verify::check_kernels`).
+    VerifyKernels,
     /// Building the Cranelift module: settings, host ISA, helpers.
     Setup,
     /// Code generation (`codegen/`, `math.rs`).
@@ -38,6 +43,8 @@ impl Stage {
         match self {
             Stage::Index => "index analysis",
             Stage::Lowering => "lowering",
+            Stage::VerifyPlan => "IR verifier (after fusion)",
+            Stage::VerifyKernels => "IR verifier (after lowering)",
             Stage::Setup => "Cranelift setup",
             Stage::Codegen => "code generation",
             Stage::Link => "linking",

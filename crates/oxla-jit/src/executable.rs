@@ -311,8 +311,13 @@ impl Executable {
         for (b, o) in self.plan.buffers.values().zip(outputs.values_mut()) {
             if let Some(d) = o {
                 // SAFETY: output buffer `b` was allocated for its element
-                // count, and its step (every output buffer has exactly one)
-                // has written every element: loop kernels store each index
+                // count, and its step has written every element, checked
+                // when this executable was compiled: `verify::check_plan`
+                // (every output buffer written by exactly one step) and
+                // `verify::check_kernels` (that step's writes are one
+                // element per iteration of their loops, inside the buffer,
+                // adding up to all of it; a dot writes `batch * m * n`).
+                // What each kind of write stores: loop kernels each index
                 // of their iteration space, reduces each output element,
                 // column reduces fill the row with `init` before folding,
                 // dots overwrite C (`matrixmultiply` with beta = 0 ignores
@@ -714,6 +719,10 @@ impl Executable {
                     // the shape the plan gave it (arguments were checked,
                     // outputs and temporaries allocated here, constants
                     // owned by `self`), and `0..extent` is its full range.
+                    // Over that range every load stays inside its buffer or
+                    // is clamped into it, every store inside its output,
+                    // and no buffer is read before its step wrote it:
+                    // `verify::check_kernels` checked each at compile time.
                     unsafe { f(table.as_ptr(), 0, l.extent) }
                 }
             }

@@ -232,6 +232,12 @@ pub(crate) struct Fold {
 }
 
 impl Fold {
+    /// The fold whose body holds this fold's node (`None`: the kernel's
+    /// own nodes).
+    pub(crate) fn enclosing(&self) -> Option<FoldId> {
+        self.parent
+    }
+
     /// Adds `node` (or finds the equal one); `true` if it is new.
     fn add(&mut self, node: Node) -> (NodeId, bool) {
         if let Some(&id) = self.dedup.get(&node) {
@@ -394,6 +400,11 @@ impl Graph {
     /// (fold variables come after the kernel's).
     pub(crate) fn var_count(&self) -> usize {
         self.var_extents.len()
+    }
+
+    /// The extent of every loop variable: the kernel's, then the folds'.
+    pub(crate) fn all_extents(&self) -> &Extents {
+        &self.var_extents
     }
 
     /// Forgets which instruction was built at which index (the nodes stay,

@@ -72,6 +72,7 @@ pub(crate) mod launch;
 pub(crate) mod lower;
 pub(crate) mod math;
 pub(crate) mod pool;
+pub(crate) mod verify;
 
 pub use compile::{compile, fusion_text};
 pub use executable::Executable;

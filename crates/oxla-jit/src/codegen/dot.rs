@@ -42,8 +42,9 @@ macro_rules! gemm_entry {
             }
             // SAFETY: the kernel passes pointers into buffers of the checked
             // shapes: A covers m x k at strides (rsa, csa), B k x n at
-            // (rsb, csb), C m x n at (rsc, 1); with beta = 0, C is only
-            // written.
+            // (rsb, csb), C m x n at (rsc, 1), all inside their buffers
+            // (`verify::check_kernels`, rule `DotBounds`); with beta = 0, C
+            // is only written.
             unsafe {
                 if k <= 0 {
                     for i in 0..m {
