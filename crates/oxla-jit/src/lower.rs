@@ -64,7 +64,7 @@ fn in_order(extents: &Extents) -> Vec<LoopVar> {
 /// A loop kernel computing `root` over the target's dims; `index_of` maps
 /// the output index to `root`'s index. With `expand_root`, `root` is
 /// computed even though it has a buffer (it is the one being written).
-fn loop_spec(
+fn loop_kernels(
     comp: &Computation,
     plan: &Plan,
     target: Target,
@@ -391,7 +391,7 @@ fn merge_groups(
 }
 
 /// The kernel of a `dot-operand-copy` step.
-fn dot_copy_spec(
+fn dot_copy_kernel(
     comp: &Computation,
     plan: &Plan,
     out: BufferId,
@@ -422,7 +422,7 @@ fn dot_copy_spec(
         dims: &sizes,
         ty: shape.element_type(),
     };
-    let mut specs = loop_spec(comp, plan, target, source, false, &index_of)?;
+    let mut specs = loop_kernels(comp, plan, target, source, false, &index_of)?;
     specs
         .pop()
         .ok_or_else(|| bug("a dot operand copy lowered to no kernel"))
@@ -509,7 +509,12 @@ fn reducer_of(
 }
 
 /// The kernel of a `reduce` step.
-fn reduce_spec(comp: &Computation, plan: &Plan, out: BufferId, inst: InstId) -> Result<LoopKernel> {
+fn reduce_kernel(
+    comp: &Computation,
+    plan: &Plan,
+    out: BufferId,
+    inst: InstId,
+) -> Result<LoopKernel> {
     let body = comp.entry();
     let ri = body.inst(inst);
     let OpKind::Reduce {
@@ -833,14 +838,16 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
                 dims: out_shape.dims(),
                 ty: out_shape.element_type(),
             };
-            let specs = loop_spec(comp, plan, target, *root, true, &id)?;
+            let specs = loop_kernels(comp, plan, target, *root, true, &id)?;
             specs.into_iter().map(KernelDesc::Loop).collect()
         }
-        StepKind::DotCopy { source, groups } => vec![KernelDesc::Loop(dot_copy_spec(
+        StepKind::DotCopy { source, groups } => vec![KernelDesc::Loop(dot_copy_kernel(
             comp, plan, step.out, *source, groups,
         )?)],
         StepKind::Reduce { inst } => {
-            vec![KernelDesc::Loop(reduce_spec(comp, plan, step.out, *inst)?)]
+            vec![KernelDesc::Loop(reduce_kernel(
+                comp, plan, step.out, *inst,
+            )?)]
         }
         StepKind::RowGroup {
             space,
