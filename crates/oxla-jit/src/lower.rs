@@ -23,7 +23,7 @@ use oxla_ir::{
 
 use crate::entity::{BufferId, IdVec, LoopVar, NodeId};
 use crate::error::{Stage, internal};
-use crate::fusion::{KeepPlan, Plan, RowSpace, Step, StepKind};
+use crate::fusion::{KeepPlan, Plan, RowSpace, Step, StepKind, pass_source};
 use crate::graph::{Ctx, Graph, Source, delinearise};
 use crate::ix::{Extents, Ix};
 use crate::kernel::{DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
@@ -666,11 +666,7 @@ fn build_group(
     // Where each buffer written in the group may be read: (buffer, offset).
     let mut written: Vec<(BufferId, Ix)> = Vec::new();
     for (m, step) in members.iter().enumerate() {
-        let keep_here = keep.filter(|k| m > k.from);
-        let source = |i: InstId| match keep_here {
-            Some(k) if k.inst == i => Some(Source::Buffer(k.buf)),
-            _ => plan.materialised.get(&i).map(|&b| Source::Buffer(b)),
-        };
+        let source = pass_source(plan, keep, m);
         let ctx = Ctx {
             body_id,
             comp,

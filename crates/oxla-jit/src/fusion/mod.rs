@@ -47,7 +47,7 @@ use crate::entity::{BufferId, IdVec, ParamId};
 
 mod row_groups;
 
-pub(crate) use row_groups::RowSpace;
+pub(crate) use row_groups::{RowSpace, pass_source};
 
 /// Cost of a transcendental op in the recompute heuristic.
 pub(crate) const EXPENSIVE: u64 = 10;

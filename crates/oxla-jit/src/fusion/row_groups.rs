@@ -142,6 +142,21 @@ fn linear(index: &[Ix], dims: &[i64]) -> Ix {
     offset
 }
 
+/// Where pass `pass` of a row group finds the materialised values it
+/// reads: their buffers, and after the pass that keeps `keep`, the kept
+/// value in the buffer it is kept in.
+pub(crate) fn pass_source(
+    plan: &Plan,
+    keep: Option<KeepPlan>,
+    pass: usize,
+) -> impl Fn(InstId) -> Option<Source> + '_ {
+    let kept = keep.filter(|k| pass > k.from);
+    move |i: InstId| match kept {
+        Some(k) if k.inst == i => Some(Source::Buffer(k.buf)),
+        _ => plan.materialised.get(&i).map(|&b| Source::Buffer(b)),
+    }
+}
+
 /// Whether `step` iterates `rs` as a pass: a reduce of an input of those
 /// dims over the same dims, a loop over exactly those dims, or a loop over
 /// the rows (one value per row, like a reduce's result: a *row pass*).
@@ -255,11 +270,7 @@ fn reads_stay_in_row(
     let mut graph = Graph::new(loops.extents);
     let mut written: Vec<(BufferId, Ix)> = Vec::new();
     for (m, step) in members.iter().enumerate() {
-        let keep_here = keep.filter(|k| m > k.from);
-        let source = |i: InstId| match keep_here {
-            Some(k) if k.inst == i => Some(Source::Buffer(k.buf)),
-            _ => plan.materialised.get(&i).map(|&b| Source::Buffer(b)),
-        };
+        let source = pass_source(plan, keep, m);
         let ctx = Ctx {
             body_id,
             comp,
