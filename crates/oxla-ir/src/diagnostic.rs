@@ -57,11 +57,11 @@ impl Error {
             Error::Verification { .. } => "OX0501",
             Error::Evaluation { .. } => "OX0601",
             Error::Parse { .. } => "OX0701",
-            Error::Backend { .. } => "OX0801",
             Error::JitNodeBudget { .. } => "OX0802",
             Error::JitFoldDepth { .. } => "OX0803",
             Error::JitAllocation { .. } => "OX0804",
             Error::JitInternal { .. } => "OX0899",
+            Error::Backend { .. } => "OX0801",
             Error::Io { .. } => "OX0901",
         }
     }
