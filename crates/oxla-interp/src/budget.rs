@@ -167,6 +167,16 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
         OpKind::DotGeneral { .. } => {
             position * (operand(0).map_or(0, elements) + operand(1).map_or(0, elements))
         }
+        // One position per result element, and the indices widened to i64.
+        OpKind::Gather { .. } => position * (out + operand(1).map_or(0, elements)),
+        // Two positions per update element, and the indices widened.
+        OpKind::Scatter { .. } => {
+            let n = inst.operands.len() / 2;
+            position * (2 * operand(n + 1).map_or(0, elements) + operand(n).map_or(0, elements))
+        }
+        // One position per element moved.
+        OpKind::DynamicSlice { .. } => position * out,
+        OpKind::DynamicUpdateSlice => position * operand(1).map_or(0, elements),
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }

@@ -116,6 +116,7 @@
 mod budget;
 mod element;
 mod index;
+mod indexing;
 mod ops;
 
 pub use budget::{MAX_EVAL_BYTES, MAX_EVAL_BYTES_VAR, max_eval_bytes};
@@ -307,6 +308,50 @@ fn evaluate_instruction<'a>(
         }
         OpKind::DotGeneral { dims: numbers } => {
             ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
+        }
+        // -- indexing (see the `indexing` module) --
+        OpKind::Gather {
+            dims: numbers,
+            slice_sizes,
+            indices_are_sorted: _,
+        } => indexing::gather(operand(0)?, operand(1)?, numbers, slice_sizes, dims)?,
+        OpKind::Scatter {
+            dims: numbers,
+            indices_are_sorted: _,
+            unique_indices: _,
+            to_apply,
+        } => {
+            if to_apply.index() >= body.index() {
+                return Err(format!(
+                    "the update computation #{} does not come before its caller #{}",
+                    to_apply.0, body.0
+                ));
+            }
+            let operands = (0..inst.operands.len())
+                .map(operand)
+                .collect::<OpResult<Vec<_>>>()?;
+            let n = operands.len() / 2;
+            let result = indexing::scatter(
+                comp,
+                *to_apply,
+                &operands[..n],
+                operands[n],
+                &operands[n + 1..],
+                numbers,
+            )?;
+            return Ok(Cow::Owned(result));
+        }
+        OpKind::DynamicSlice { slice_sizes } => {
+            let indices = (1..inst.operands.len())
+                .map(operand)
+                .collect::<OpResult<Vec<_>>>()?;
+            indexing::dynamic_slice(operand(0)?, &indices, slice_sizes)?
+        }
+        OpKind::DynamicUpdateSlice => {
+            let indices = (2..inst.operands.len())
+                .map(operand)
+                .collect::<OpResult<Vec<_>>>()?;
+            indexing::dynamic_update_slice(operand(0)?, operand(1)?, &indices)?
         }
     };
     Literal::from_array_data(dims, data)

@@ -42,6 +42,7 @@ pub use ir::{
     BinaryReducer, Body, ComparisonDirection, Computation, ComputationId, DotDimensionNumbers,
     InstId, Instruction, OpKind, PadDim,
 };
+pub use ir::{GatherDimensionNumbers, ScatterDimensionNumbers};
 pub use literal::{ArrayData, Literal, StorageSink};
 pub use op_problem::OpProblem;
 pub use opcode::{Arity, BinaryOp, Cost, OpClass, OpFlags, OpInfo, Opcode, TypeSet, UnaryOp};

@@ -480,6 +480,19 @@ op_table! {
             Some("stablehlo.dot_general");
         /// Groups values into a tuple.
         Tuple => "tuple", Arity::AtLeast(0), Tuple, Any, Cheap, Some("stablehlo.tuple");
+        // -- indexing ---------------------------------------------------------
+        /// Slices of an operand at starts read from an index array (clamped).
+        Gather => "gather", Arity::Fixed(2), IndexMap, Any, Cheap, Some("stablehlo.gather");
+        /// Combines update windows into inputs at starts read from an index
+        /// array (out-of-bounds windows are skipped).
+        Scatter => "scatter", Arity::AtLeast(3), Reduction, Any, Materialised,
+            Some("stablehlo.scatter");
+        /// A slice at starts given as operands (clamped).
+        DynamicSlice => "dynamic-slice", Arity::AtLeast(1), IndexMap, Any, Cheap,
+            Some("stablehlo.dynamic_slice");
+        /// Writes an update into an operand at starts given as operands (clamped).
+        DynamicUpdateSlice => "dynamic-update-slice", Arity::AtLeast(2), IndexMap, Any,
+            Materialised, Some("stablehlo.dynamic_update_slice");
     }
 }
 
@@ -649,8 +662,6 @@ impl fmt::Display for Opcode {
 /// them unsupported rather than unknown.
 pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "get-tuple-element",
-    "dynamic-slice",
-    "dynamic-update-slice",
     "dynamic-reshape",
     "custom-call",
     "bitcast",
@@ -659,8 +670,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "map",
     "while",
     "conditional",
-    "gather",
-    "scatter",
     "sort",
     "convolution",
     "reduce-window",

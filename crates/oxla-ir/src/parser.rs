@@ -76,8 +76,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::Opcode;
 use crate::ir::{
-    BinaryOp, Body, ComparisonDirection, ComputationId, DotDimensionNumbers, InstId, Instruction,
-    OpKind, PadDim,
+    BinaryOp, Body, ComparisonDirection, ComputationId, DotDimensionNumbers,
+    GatherDimensionNumbers, InstId, Instruction, OpKind, PadDim, ScatterDimensionNumbers,
 };
 use crate::shape::MAX_RANK;
 use crate::shape_inference::infer_instruction_shape;
@@ -234,6 +234,13 @@ enum RawOp {
         calls: NameRef,
     },
     Copy,
+    /// A scatter, whose update computation is resolved by name.
+    Scatter {
+        dims: ScatterDimensionNumbers,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+        to_apply: NameRef,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -1410,7 +1417,11 @@ impl Template {
             | Opcode::Pad
             | Opcode::Reduce
             | Opcode::Dot
-            | Opcode::Tuple => OperandSyntax::Operands,
+            | Opcode::Tuple
+            | Opcode::Gather
+            | Opcode::Scatter
+            | Opcode::DynamicSlice
+            | Opcode::DynamicUpdateSlice => OperandSyntax::Operands,
         }
     }
 }
@@ -1475,6 +1486,38 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
 
     fn required_dims(&self, key: &str) -> Result<Vec<i64>> {
         self.dims(key)?.ok_or_else(|| self.missing(key, "{0}"))
+    }
+
+    /// A required integer attribute: `index_vector_dim=1`.
+    fn required_int(&self, key: &str) -> Result<i64> {
+        let mut c = self.get(key).ok_or_else(|| self.missing(key, "0"))?;
+        let value = c.int(&format!("the value of `{key}`"))?.0;
+        c.expect_done(&format!("the `{key}` value"))?;
+        Ok(value)
+    }
+
+    /// An optional `true`/`false` attribute, `false` when absent.
+    fn flag(&self, key: &str) -> Result<bool> {
+        let Some(mut c) = self.get(key) else {
+            return Ok(false);
+        };
+        c.skip_ws()?;
+        let pos = c.pos;
+        let word = c.peek_word();
+        let value = match word {
+            "true" => true,
+            "false" => false,
+            _ => {
+                return Err(c.err(
+                    pos,
+                    format!("expected true or false for `{key}`, found {}", c.found()),
+                    "true or false",
+                ));
+            }
+        };
+        c.pos += word.len();
+        c.expect_done(&format!("the `{key}` value"))?;
+        Ok(value)
     }
 
     fn name(&self, key: &str) -> Result<NameRef> {
@@ -1606,6 +1649,43 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 },
             },
             Opcode::Tuple => OpKind::Tuple,
+            // -- indexing --
+            Opcode::Gather => OpKind::Gather {
+                dims: GatherDimensionNumbers {
+                    offset_dims: self.required_dims("offset_dims")?,
+                    collapsed_slice_dims: self.required_dims("collapsed_slice_dims")?,
+                    start_index_map: self.required_dims("start_index_map")?,
+                    operand_batching_dims: self.dims("operand_batching_dims")?.unwrap_or_default(),
+                    start_indices_batching_dims: self
+                        .dims("start_indices_batching_dims")?
+                        .unwrap_or_default(),
+                    index_vector_dim: self.required_int("index_vector_dim")?,
+                },
+                slice_sizes: self.required_dims("slice_sizes")?,
+                indices_are_sorted: self.flag("indices_are_sorted")?,
+            },
+            Opcode::Scatter => {
+                return Ok(RawOp::Scatter {
+                    dims: ScatterDimensionNumbers {
+                        update_window_dims: self.required_dims("update_window_dims")?,
+                        inserted_window_dims: self.required_dims("inserted_window_dims")?,
+                        scatter_dims_to_operand_dims: self
+                            .required_dims("scatter_dims_to_operand_dims")?,
+                        input_batching_dims: self.dims("input_batching_dims")?.unwrap_or_default(),
+                        scatter_indices_batching_dims: self
+                            .dims("scatter_indices_batching_dims")?
+                            .unwrap_or_default(),
+                        index_vector_dim: self.required_int("index_vector_dim")?,
+                    },
+                    indices_are_sorted: self.flag("indices_are_sorted")?,
+                    unique_indices: self.flag("unique_indices")?,
+                    to_apply: self.name("to_apply")?,
+                });
+            }
+            Opcode::DynamicSlice => OpKind::DynamicSlice {
+                slice_sizes: self.required_dims("dynamic_slice_sizes")?,
+            },
+            Opcode::DynamicUpdateSlice => OpKind::DynamicUpdateSlice,
         }))
     }
 }
@@ -1747,6 +1827,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
             for inst in &c.insts {
                 let (r, is_fusion) = match &inst.op {
                     RawOp::Reduce { to_apply, .. } => (to_apply, false),
+                    RawOp::Scatter { to_apply, .. } => (to_apply, false),
                     RawOp::Fusion { calls } => (calls, true),
                     RawOp::Kind(_) | RawOp::Copy => continue,
                 };
@@ -1831,7 +1912,9 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 continue;
             };
             for inst in &mut body.instructions {
-                if let OpKind::Reduce { to_apply, .. } = &mut inst.kind {
+                if let OpKind::Reduce { to_apply, .. } | OpKind::Scatter { to_apply, .. } =
+                    &mut inst.kind
+                {
                     *to_apply = ComputationId(new_id[to_apply.index()]);
                 }
             }
@@ -2253,6 +2336,29 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     let Some(body) = body else { continue };
                     let kind = OpKind::Reduce {
                         dimensions: dimensions.clone(),
+                        to_apply: ComputationId(body as u32),
+                    };
+                    self.push(t, inst, kind, ops, depth)
+                }
+                (
+                    RawOp::Scatter {
+                        dims,
+                        indices_are_sorted,
+                        unique_indices,
+                        to_apply,
+                    },
+                    _,
+                ) => {
+                    let body = self
+                        .by_name
+                        .get(to_apply.name.as_str())
+                        .and_then(|&c| self.body_of[c]);
+                    // An update computation in error has been reported already.
+                    let Some(body) = body else { continue };
+                    let kind = OpKind::Scatter {
+                        dims: dims.clone(),
+                        indices_are_sorted: *indices_are_sorted,
+                        unique_indices: *unique_indices,
                         to_apply: ComputationId(body as u32),
                     };
                     self.push(t, inst, kind, ops, depth)

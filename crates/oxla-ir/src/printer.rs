@@ -133,7 +133,11 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
-        | OpKind::Tuple => {
+        | OpKind::Tuple
+        | OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice => {
             s.push_str(&operands.join(", "));
             s.push(')');
         }
@@ -154,7 +158,8 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
         | OpKind::Select
         | OpKind::Clamp
         | OpKind::Reshape
-        | OpKind::Tuple => vec![],
+        | OpKind::Tuple
+        | OpKind::DynamicUpdateSlice => vec![],
         OpKind::Iota { dimension } => vec![("iota_dimension", dimension.to_string())],
         OpKind::Binary {
             op,
@@ -216,7 +221,89 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
             attrs.push(("rhs_contracting_dims", dims_text(&dims.rhs_contracting)));
             attrs
         }
+        // -- indexing: XLA's attribute order; batching lists only when
+        // non-empty, the promises only when true.
+        OpKind::Gather {
+            dims,
+            slice_sizes,
+            indices_are_sorted,
+        } => {
+            let mut attrs = vec![
+                ("offset_dims", dims_text(&dims.offset_dims)),
+                (
+                    "collapsed_slice_dims",
+                    dims_text(&dims.collapsed_slice_dims),
+                ),
+                ("start_index_map", dims_text(&dims.start_index_map)),
+            ];
+            if !dims.operand_batching_dims.is_empty() {
+                attrs.push((
+                    "operand_batching_dims",
+                    dims_text(&dims.operand_batching_dims),
+                ));
+            }
+            if !dims.start_indices_batching_dims.is_empty() {
+                attrs.push((
+                    "start_indices_batching_dims",
+                    dims_text(&dims.start_indices_batching_dims),
+                ));
+            }
+            attrs.push(("index_vector_dim", dims.index_vector_dim.to_string()));
+            attrs.push(("slice_sizes", dims_text(slice_sizes)));
+            if *indices_are_sorted {
+                attrs.push(("indices_are_sorted", "true".into()));
+            }
+            attrs
+        }
+        OpKind::Scatter {
+            dims,
+            indices_are_sorted,
+            unique_indices,
+            to_apply,
+        } => {
+            let mut attrs = vec![
+                ("update_window_dims", dims_text(&dims.update_window_dims)),
+                (
+                    "inserted_window_dims",
+                    dims_text(&dims.inserted_window_dims),
+                ),
+                (
+                    "scatter_dims_to_operand_dims",
+                    dims_text(&dims.scatter_dims_to_operand_dims),
+                ),
+            ];
+            if !dims.input_batching_dims.is_empty() {
+                attrs.push(("input_batching_dims", dims_text(&dims.input_batching_dims)));
+            }
+            if !dims.scatter_indices_batching_dims.is_empty() {
+                attrs.push((
+                    "scatter_indices_batching_dims",
+                    dims_text(&dims.scatter_indices_batching_dims),
+                ));
+            }
+            attrs.push(("index_vector_dim", dims.index_vector_dim.to_string()));
+            if *indices_are_sorted {
+                attrs.push(("indices_are_sorted", "true".into()));
+            }
+            if *unique_indices {
+                attrs.push(("unique_indices", "true".into()));
+            }
+            attrs.push(("to_apply", body_name(comp, *to_apply)));
+            attrs
+        }
+        OpKind::DynamicSlice { slice_sizes } => {
+            vec![("dynamic_slice_sizes", dims_text(slice_sizes))]
+        }
     }
+}
+
+/// The name of a called body (or a marker for a broken reference, which
+/// only an unverified computation can hold).
+fn body_name(comp: &Computation, id: crate::ComputationId) -> String {
+    comp.bodies()
+        .get(id.index())
+        .map(|b| b.name.clone())
+        .unwrap_or_else(|| format!("<invalid computation {}>", id.0))
 }
 
 /// XLA's padding syntax: `lo_hi` or `lo_hi_interior` per dimension, joined by

@@ -27,9 +27,13 @@
 //! | `f32[2]`   | `s32[2]`     | `{}`                 | error        | no implicit type promotion                  |
 
 use crate::ir::{BinaryOp, ComputationId, DotDimensionNumbers, OpKind, PadDim, UnaryOp};
+
+// The indexing family (gather, scatter, dynamic-slice, dynamic-update-slice).
+mod indexing;
 use crate::opcode::{OpClass, Opcode, TypeSet};
 use crate::shape::dims_text;
 use crate::{ElementType, Error, OpProblem, Result, Shape};
+pub use indexing::*;
 
 fn invalid(op: &str, problem: OpProblem) -> Error {
     Error::InvalidOp {
@@ -221,6 +225,28 @@ pub fn infer_instruction_shape(
         }
         OpKind::DotGeneral { dims } => infer_dot_general_shape(operands[0], operands[1], dims),
         OpKind::Tuple => Ok(infer_tuple_shape(operands)),
+        // -- indexing --
+        OpKind::Gather {
+            dims, slice_sizes, ..
+        } => infer_gather_shape(operands[0], operands[1], dims, slice_sizes),
+        OpKind::Scatter { dims, to_apply, .. } => {
+            let (params, result) = called(*to_apply).ok_or_else(|| {
+                invalid(
+                    "scatter",
+                    OpProblem::MissingComputation {
+                        attribute: "to_apply".into(),
+                        id: to_apply.0,
+                    },
+                )
+            })?;
+            infer_scatter_shape(operands, dims, &params, &result)
+        }
+        OpKind::DynamicSlice { slice_sizes } => {
+            infer_dynamic_slice_shape(operands[0], &operands[1..], slice_sizes)
+        }
+        OpKind::DynamicUpdateSlice => {
+            infer_dynamic_update_slice_shape(operands[0], operands[1], &operands[2..])
+        }
     }
 }
 

@@ -162,9 +162,20 @@ fn verify_body(
         }
     }
     let root = body.root_inst();
-    if bi + 1 < comp.bodies().len() && root.shape.is_tuple() {
+    if bi + 1 < comp.bodies().len() && root.shape.is_tuple() && !is_scatter_update(comp, bi) {
         add(root, "a called computation must return an array.".into());
     }
+}
+
+/// `true` if body `bi` is the update computation of some `scatter`, which
+/// returns a tuple when the scatter has several inputs (its signature is
+/// checked by the scatter's shape inference).
+fn is_scatter_update(comp: &Computation, bi: usize) -> bool {
+    comp.bodies().iter().any(|b| {
+        b.instructions.iter().any(
+            |inst| matches!(inst.kind, OpKind::Scatter { to_apply, .. } if to_apply.index() == bi),
+        )
+    })
 }
 
 /// XLA's HLO-level rules that our dialect relaxes. Only what shape

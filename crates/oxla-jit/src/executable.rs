@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex, Weak};
 
 use cranelift_jit::JITModule;
 use oxla_ir::{
-    ArrayData, Computation, ElementType, Error, Literal, Result, Shape, StorageSink, dispatch_array,
+    ArrayData, Computation, ElementType, Error, Literal, OpKind, Result, Shape, StorageSink,
+    dispatch_array,
 };
 
 use crate::codegen::Work;
@@ -110,12 +111,38 @@ fn backend(message: impl Into<String>) -> Error {
     }
 }
 
+/// Refuses the ops the JIT does not compile yet (the indexing family:
+/// `gather`, `scatter`, `dynamic-slice`, `dynamic-update-slice`), naming
+/// the op and the instruction, before any native code is built.
+fn refuse_unsupported_ops(comp: &Computation) -> Result<()> {
+    for body in comp.bodies() {
+        for inst in &body.instructions {
+            if matches!(
+                inst.kind,
+                OpKind::Gather { .. }
+                    | OpKind::Scatter { .. }
+                    | OpKind::DynamicSlice { .. }
+                    | OpKind::DynamicUpdateSlice
+            ) {
+                return Err(backend(format!(
+                    "the JIT does not compile `{}` yet (instruction `{}` in `{}`); run this computation with the interpreter",
+                    inst.kind.opcode_name(),
+                    inst.name,
+                    body.name
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Compiles `comp` for the host CPU: fuses it (see [`fusion_text`]) and
 /// compiles one Cranelift function per kernel.
 pub fn compile(comp: &Computation) -> Result<Executable> {
     // Like `evaluate`: a computation assembled without verification (an
     // empty one, an operand out of range) is refused before it is read.
     oxla_ir::verifier::verify(comp)?;
+    refuse_unsupported_ops(comp)?;
     let mut plan = Plan::new(comp);
     form_row_groups(comp, &mut plan)?;
     let mut jit = Jit::new()?;

@@ -881,6 +881,17 @@ impl Graph {
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                 return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
             }
+            // Refused by `compile` before planning (not compiled yet).
+            OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice => {
+                return Err(backend(format!(
+                    "the JIT does not compile `{}` (`{}`)",
+                    inst.kind.opcode_name(),
+                    inst.name
+                )));
+            }
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(backend(format!(
                     "`{}` ({}) must be materialised before it is read in a fused kernel",
@@ -1172,6 +1183,17 @@ impl Graph {
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(backend(format!(
                     "`{}` cannot be computed inside a fused kernel",
+                    inst.name
+                )));
+            }
+            // Refused by `compile` before planning (not compiled yet).
+            OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice => {
+                return Err(backend(format!(
+                    "the JIT does not compile `{}` (`{}`)",
+                    inst.kind.opcode_name(),
                     inst.name
                 )));
             }

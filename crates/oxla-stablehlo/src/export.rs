@@ -121,7 +121,17 @@ enum ParamNames {
 /// counters are known.
 enum Line {
     Text(String),
-    Region { body: ComputationId, indent: usize },
+    Region {
+        body: ComputationId,
+        indent: usize,
+    },
+    /// A generic-form region (`({ ^bb0(...): ... })`, as `scatter` has),
+    /// closed by `close` (`}) : (...) -> ...`).
+    Block {
+        body: ComputationId,
+        indent: usize,
+        close: String,
+    },
 }
 
 /// Emits `body`'s instructions; returns the lines, the values the body
@@ -397,6 +407,103 @@ fn emit_body(
                 let xs: Vec<&str> = (0..inst.operands.len()).map(|k| operand(k).0).collect();
                 format!("stablehlo.tuple {} : {ty}", xs.join(", "))
             }
+            // -- indexing: JAX's forms (generic for gather and scatter) --
+            OpKind::Gather {
+                dims,
+                slice_sizes,
+                indices_are_sorted,
+            } => {
+                let (x, xs) = operand(0);
+                let (idx, is) = operand(1);
+                let numbers = dimension_numbers(&[
+                    ("offset_dims", &dims.offset_dims),
+                    ("collapsed_slice_dims", &dims.collapsed_slice_dims),
+                    ("operand_batching_dims", &dims.operand_batching_dims),
+                    (
+                        "start_indices_batching_dims",
+                        &dims.start_indices_batching_dims,
+                    ),
+                    ("start_index_map", &dims.start_index_map),
+                ]);
+                format!(
+                    "\"stablehlo.gather\"({x}, {idx}) <{{dimension_numbers = #stablehlo.gather<{numbers}index_vector_dim = {}>, indices_are_sorted = {indices_are_sorted}, slice_sizes = {}}}> : ({}, {}) -> {ty}",
+                    dims.index_vector_dim,
+                    i64_array(slice_sizes),
+                    tensor_type(xs),
+                    tensor_type(is)
+                )
+            }
+            OpKind::Scatter {
+                dims,
+                indices_are_sorted,
+                unique_indices,
+                to_apply,
+            } => {
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                let numbers = dimension_numbers(&[
+                    ("update_window_dims", &dims.update_window_dims),
+                    ("inserted_window_dims", &dims.inserted_window_dims),
+                    ("input_batching_dims", &dims.input_batching_dims),
+                    (
+                        "scatter_indices_batching_dims",
+                        &dims.scatter_indices_batching_dims,
+                    ),
+                    (
+                        "scatter_dims_to_operand_dims",
+                        &dims.scatter_dims_to_operand_dims,
+                    ),
+                ]);
+                let (v, results) = if shape.is_tuple() {
+                    let v = state.value();
+                    let n = shape.tuple_shapes().len();
+                    let types: Vec<String> = shape.tuple_shapes().iter().map(tensor_type).collect();
+                    (format!("{v}:{n}"), format!("({})", types.join(", ")))
+                } else {
+                    (state.value(), ty.clone())
+                };
+                lines.push(Line::Text(format!(
+                    "{pad}{v} = \"stablehlo.scatter\"({}) <{{indices_are_sorted = {indices_are_sorted}, scatter_dimension_numbers = #stablehlo.scatter<{numbers}index_vector_dim = {}>, unique_indices = {unique_indices}}}> ({{",
+                    xs.join(", "),
+                    dims.index_vector_dim
+                )));
+                lines.push(Line::Block {
+                    body: *to_apply,
+                    indent,
+                    close: format!("}}) : ({}) -> {results}", ts.join(", ")),
+                });
+                names[i] = v.split(':').next().unwrap_or(&v).to_string();
+                continue;
+            }
+            OpKind::DynamicSlice { slice_sizes } => {
+                let (x, xs) = operand(0);
+                let (starts, types) =
+                    dynamic_starts(inst, &names, body, 1, &mut state, &mut lines, &pad);
+                format!(
+                    "stablehlo.dynamic_slice {x}, {}, sizes = {} : ({}, {}) -> {ty}",
+                    starts.join(", "),
+                    list(slice_sizes),
+                    tensor_type(xs),
+                    types.join(", ")
+                )
+            }
+            OpKind::DynamicUpdateSlice => {
+                let (x, xs) = operand(0);
+                let (u, us) = operand(1);
+                let (starts, types) =
+                    dynamic_starts(inst, &names, body, 2, &mut state, &mut lines, &pad);
+                format!(
+                    "stablehlo.dynamic_update_slice {x}, {u}, {} : ({}, {}, {}) -> {ty}",
+                    starts.join(", "),
+                    tensor_type(xs),
+                    tensor_type(us),
+                    types.join(", ")
+                )
+            }
         };
         names[i] = state.value();
         lines.push(Line::Text(format!("{pad}{} = {text}", names[i])));
@@ -422,6 +529,17 @@ fn collect_results(
         }
         return;
     }
+    // A variadic scatter has one MLIR result per input: `%6#0`, `%6#1`.
+    if matches!(inst.kind, OpKind::Scatter { .. }) && inst.shape.is_tuple() {
+        for (k, s) in inst.shape.tuple_shapes().iter().enumerate() {
+            out.push((
+                format!("{}#{k}", names[id.index()]),
+                s.clone(),
+                format!("{path}[{k}]"),
+            ));
+        }
+        return;
+    }
     out.push((names[id.index()].clone(), inst.shape.clone(), path));
 }
 
@@ -439,6 +557,46 @@ fn flush(
             Line::Text(t) => {
                 out.push_str(&t);
                 out.push('\n');
+            }
+            Line::Block {
+                body,
+                indent,
+                close,
+            } => {
+                let Some(region) = comp.bodies().get(body.index()) else {
+                    continue;
+                };
+                if depth >= MAX_REGION_DEPTH {
+                    return Err(format!(
+                        "regions nest more than {MAX_REGION_DEPTH} levels deep (at `{}`)",
+                        region.name
+                    ));
+                }
+                let mut state = parent.clone();
+                let params = region.parameters();
+                let args: Vec<String> = (0..params.len())
+                    .map(|k| format!("%arg{}", state.next_arg + k))
+                    .collect();
+                state.next_arg += params.len();
+                let sig: Vec<String> = args
+                    .iter()
+                    .zip(&params)
+                    .map(|(a, &p)| format!("{a}: {}", tensor_type(&region.inst(p).shape)))
+                    .collect();
+                let pad = " ".repeat(indent);
+                let _ = writeln!(out, "{pad}^bb0({}):", sig.join(", "));
+                let (inner, returned, final_state) =
+                    emit_body(comp, region, state, ParamNames::Region(args), indent + 2);
+                flush(out, comp, inner, &final_state, depth + 1)?;
+                let names: Vec<&str> = returned.iter().map(|(n, _, _)| n.as_str()).collect();
+                let types: Vec<String> = returned.iter().map(|(_, s, _)| tensor_type(s)).collect();
+                let _ = writeln!(
+                    out,
+                    "{pad}  stablehlo.return {} : {}",
+                    names.join(", "),
+                    types.join(", ")
+                );
+                let _ = writeln!(out, "{pad}{close}");
             }
             Line::Region { body, indent } => {
                 let Some(reducer) = comp.bodies().get(body.index()) else {
@@ -479,6 +637,72 @@ fn flush(
         }
     }
     Ok(())
+}
+
+/// MLIR's dense `i64` array attribute: `array<i64: 1, 3>`, `array<i64>`.
+fn i64_array(values: &[i64]) -> String {
+    if values.is_empty() {
+        return "array<i64>".into();
+    }
+    let v: Vec<String> = values.iter().map(i64::to_string).collect();
+    format!("array<i64: {}>", v.join(", "))
+}
+
+/// `offset_dims = [1], collapsed_slice_dims = [0], ` for the non-empty
+/// lists, in the given (StableHLO's) order.
+fn dimension_numbers(lists: &[(&str, &Vec<i64>)]) -> String {
+    lists
+        .iter()
+        .filter(|(_, dims)| !dims.is_empty())
+        .map(|(name, dims)| format!("{name} = {}, ", list(dims)))
+        .collect()
+}
+
+/// The scalar start indices of a `dynamic-slice` (`dynamic-update-slice`),
+/// operands `first..`, with their types. XLA's older form, one rank-1
+/// index vector, is split into scalars (`stablehlo.slice` +
+/// `stablehlo.reshape` per entry), as StableHLO takes only scalars.
+fn dynamic_starts(
+    inst: &oxla_ir::Instruction,
+    names: &[String],
+    body: &Body,
+    first: usize,
+    state: &mut NameState,
+    lines: &mut Vec<Line>,
+    pad: &str,
+) -> (Vec<String>, Vec<String>) {
+    let operands = &inst.operands[first.min(inst.operands.len())..];
+    if let [vector] = operands {
+        let vs = &body.inst(*vector).shape;
+        if vs.rank() == 1 {
+            let v = &names[vector.index()];
+            let scalar = Shape::scalar(vs.element_type());
+            let one = Shape::new(vs.element_type(), &[1]);
+            let mut starts = Vec::new();
+            for k in 0..vs.dims()[0] {
+                let s = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{s} = stablehlo.slice {v} [{k}:{}] : ({}) -> {}",
+                    k + 1,
+                    tensor_type(vs),
+                    tensor_type(&one)
+                )));
+                let r = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{r} = stablehlo.reshape {s} : ({}) -> {}",
+                    tensor_type(&one),
+                    tensor_type(&scalar)
+                )));
+                starts.push(r);
+            }
+            let types = vec![tensor_type(&scalar); starts.len()];
+            return (starts, types);
+        }
+    }
+    operands
+        .iter()
+        .map(|o| (names[o.index()].clone(), tensor_type(&body.inst(*o).shape)))
+        .unzip()
 }
 
 /// The op of a reducer that is one commutative binary op of its two

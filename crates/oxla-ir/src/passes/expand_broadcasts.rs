@@ -415,7 +415,11 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Pad { .. }
             | OpKind::Reduce { .. }
             | OpKind::DotGeneral { .. }
-            | OpKind::Tuple => w.push(
+            | OpKind::Tuple
+            | OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,
