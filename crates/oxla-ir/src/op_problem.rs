@@ -663,7 +663,7 @@ pub enum OpProblem {
     },
     /// `gather`'s `slice_sizes` has not one entry per operand dimension.
     #[error(
-        "Gather op must have one slice size for every input dimension; got: len(slice_sizes)={}, input_shape.rank={} (operand {operand}, slice_sizes={}).",
+        "Gather op must have one slice size for every input dimension; got: len(slice_sizes)={}, input_shape.rank={}. The operand is {operand}, slice_sizes={}.",
         .slice_sizes.len(), .operand.rank(), dims_text(.slice_sizes)
     )]
     GatherSliceSizesCount {
@@ -690,7 +690,7 @@ pub enum OpProblem {
     },
     /// A `gather` slice size outside `[0, dim]`.
     #[error(
-        "Slice size at index {index} in gather op is out of range, must be within [0, {}), got {size} (operand {operand}).",
+        "Slice size at index {index} in gather op is out of range, must be within [0, {}), got {size}. The operand is {operand}.",
         .operand.dims()[*.index] + 1
     )]
     GatherSliceSize {
@@ -737,7 +737,7 @@ pub enum OpProblem {
     },
     /// `scatter`'s updates have the wrong rank.
     #[error(
-        "Updates tensor must be of rank {expected}; got {} (updates {updates}, indices {indices}: rank(indices) - 1 + |update_window_dims|, with index_vector_dim counted as an implicit trailing dimension when it equals rank(indices)).",
+        "Updates tensor must be of rank {expected}; got {}. The updates are {updates} and the indices {indices}: the rank must be rank(indices) - 1 + |update_window_dims|, counting an implicit trailing index vector dimension when index_vector_dim equals rank(indices).",
         .updates.rank()
     )]
     ScatterUpdatesRank {
@@ -750,7 +750,7 @@ pub enum OpProblem {
     },
     /// `scatter`'s window dimensions do not add up to the input rank.
     #[error(
-        "Scatter op has window of size {window_size}; doesn't match operand of rank {} (operand {input}: |update_window_dims| + |inserted_window_dims| + |input_batching_dims| must equal its rank).",
+        "Scatter op has window of size {window_size}; doesn't match operand of rank {}. The operand is {input}: |update_window_dims| + |inserted_window_dims| + |input_batching_dims| must equal its rank.",
         .input.rank()
     )]
     ScatterWindowSize {
@@ -785,7 +785,7 @@ pub enum OpProblem {
     },
     /// An update (reduction) computation with the wrong parameter count.
     #[error(
-        "Reduction function must take {expected} parameters, but takes {} parameter(s) ({}) -> {result}.",
+        "Reduction function must take {expected} parameters, but takes {} parameter(s). Its signature is ({}) -> {result}.",
         .parameters.len(), list(.parameters)
     )]
     ReductionFunctionParameterCount {
@@ -907,7 +907,7 @@ pub enum OpProblem {
         index: Shape,
     },
     /// A start index that is not an integer.
-    #[error("{} start indices must be of integral type (got {index}).", dynamic_title(.op))]
+    #[error("{} start indices must be of integral type. Got {index}.", dynamic_title(.op))]
     DynamicSliceIndexType {
         /// `dynamic-slice` or `dynamic-update-slice`.
         op: &'static str,
@@ -929,7 +929,7 @@ pub enum OpProblem {
     },
     /// `dynamic_slice_sizes` without one entry per operand dimension.
     #[error(
-        "Dynamic slice index count does not match argument rank: {} vs {} (operand {operand}, dynamic_slice_sizes={}).",
+        "Dynamic slice index count does not match argument rank: {} vs {}. The operand is {operand}, dynamic_slice_sizes={}.",
         .slice_sizes.len(), .operand.rank(), dims_text(.slice_sizes)
     )]
     DynamicSliceSizesCount {
@@ -939,7 +939,7 @@ pub enum OpProblem {
         slice_sizes: Vec<i64>,
     },
     /// A negative `dynamic_slice_sizes` entry.
-    #[error("Negative size index to dynamic slice: {size} (operand {operand}).")]
+    #[error("Negative size index to dynamic slice: {size}. The operand is {operand}.")]
     DynamicSliceNegativeSize {
         /// The operand.
         operand: Shape,
@@ -948,7 +948,7 @@ pub enum OpProblem {
     },
     /// A slice (or update) larger than the operand dimension.
     #[error(
-        "{} dim size {size} greater than dynamic slice dimension: {} (operand {operand}, dimension {dimension}).",
+        "{} dim size {size} greater than dynamic slice dimension: {}. The operand is {operand}; the dimension is {dimension}.",
         if *.op == "dynamic-slice" { "Slice" } else { "Update" }, .operand.dims()[*.dimension]
     )]
     DynamicSliceSizeTooLarge {
@@ -963,7 +963,7 @@ pub enum OpProblem {
     },
     /// `dynamic-update-slice`'s update has another rank than the operand.
     #[error(
-        "Dynamic update slice update rank does not match argument rank: {} vs {} (update {update}, operand {operand}).",
+        "Dynamic update slice update rank does not match argument rank: {} vs {}. The update is {update}, the operand {operand}.",
         .update.rank(), .operand.rank()
     )]
     DynamicUpdateSliceRank {
@@ -974,7 +974,7 @@ pub enum OpProblem {
     },
     /// `dynamic-update-slice`'s update has another element type.
     #[error(
-        "Dynamic update slice update element type does not match argument. operand.element_type: {} vs update.element_type: {} (operand {operand}, update {update}).",
+        "Dynamic update slice update element type does not match argument. operand.element_type: {} vs update.element_type: {}. The operand is {operand}, the update {update}.",
         .operand.element_type().name().to_uppercase(), .update.element_type().name().to_uppercase()
     )]
     DynamicUpdateSliceType {
