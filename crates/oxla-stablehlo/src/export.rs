@@ -483,11 +483,12 @@ fn emit_body(
                 let (x, xs) = operand(0);
                 let (starts, types) =
                     dynamic_starts(inst, &names, body, 1, &mut state, &mut lines, &pad);
+                let operands: Vec<String> = std::iter::once(x.to_string()).chain(starts).collect();
+                let types: Vec<String> = std::iter::once(tensor_type(xs)).chain(types).collect();
                 format!(
-                    "stablehlo.dynamic_slice {x}, {}, sizes = {} : ({}, {}) -> {ty}",
-                    starts.join(", "),
+                    "stablehlo.dynamic_slice {}, sizes = {} : ({}) -> {ty}",
+                    operands.join(", "),
                     list(slice_sizes),
-                    tensor_type(xs),
                     types.join(", ")
                 )
             }
@@ -496,11 +497,17 @@ fn emit_body(
                 let (u, us) = operand(1);
                 let (starts, types) =
                     dynamic_starts(inst, &names, body, 2, &mut state, &mut lines, &pad);
+                let operands: Vec<String> = [x.to_string(), u.to_string()]
+                    .into_iter()
+                    .chain(starts)
+                    .collect();
+                let types: Vec<String> = [tensor_type(xs), tensor_type(us)]
+                    .into_iter()
+                    .chain(types)
+                    .collect();
                 format!(
-                    "stablehlo.dynamic_update_slice {x}, {u}, {} : ({}, {}, {}) -> {ty}",
-                    starts.join(", "),
-                    tensor_type(xs),
-                    tensor_type(us),
+                    "stablehlo.dynamic_update_slice {} : ({}) -> {ty}",
+                    operands.join(", "),
                     types.join(", ")
                 )
             }

@@ -64,7 +64,8 @@ fn cases(text: &str) -> Vec<Case> {
                     .any(|d| c.starts_with(d));
                 if directive {
                     pending.push(c.to_string());
-                } else if let (Some(last), true) = (pending.last_mut(), c.starts_with("->")) {
+                } else if let (Some(last), true) = (pending.last_mut(), line.contains("//  ")) {
+                    // An indented comment line continues the directive.
                     last.push(' ');
                     last.push_str(c);
                 }
