@@ -943,6 +943,26 @@ def machine():
 
 
 
+def hlo_test_modules(path):
+    """The modules of a `.hlo` test file that are expected to verify, as
+    (name, text) pairs: each module runs from its `HloModule` line to its
+    last line that is neither blank nor a `//` comment; a module with an
+    `// error` directive (before or inside it) is left out."""
+    lines = path.read_text().splitlines()
+    is_comment = lambda l: l.lstrip().startswith("//")
+    headers = [i for i, l in enumerate(lines) if l.startswith("HloModule")]
+    modules, start = [], 0
+    for k, h in enumerate(headers):
+        limit = headers[k + 1] if k + 1 < len(headers) else len(lines)
+        end = max(i for i in range(h, limit) if lines[i].strip() and not is_comment(lines[i]))
+        own = [l for l in lines[start:end + 1] if is_comment(l)]
+        if not any(re.match(r"\s*//\s*error\b", l) for l in own):
+            name = lines[h].split()[1].rstrip(",")
+            modules.append((name, "\n".join(l for l in lines[h:end + 1] if not is_comment(l)) + "\n"))
+        start = end + 1
+    return modules
+
+
 def run_strict_hlo_parse(oxla, work):
     """`oxla convert --to hlo` (the expand_broadcasts pass) on every module
     we have: the result must be accepted by XLA's own HLO parser. One row per
@@ -953,8 +973,8 @@ def run_strict_hlo_parse(oxla, work):
         "tests/data/hlo (JAX modules, plain and optimized)":
             sorted((root / "tests/data/hlo").glob("*.hlo.txt"))
             + sorted((root / "tests/data/hlo/small").glob("*")),
-        "tests/snapshots (every XLA broadcasting-text example)":
-            sorted((root / "tests/snapshots").glob("spec_xla__*.snap")),
+        "tests/hlo (every .hlo test module that verifies)":
+            sorted((root / "tests/hlo").rglob("*.hlo")),
         "crates/oxla-ir/tests/snapshots (pass and parser cases)":
             sorted((root / "crates/oxla-ir/tests/snapshots").glob("passes__*.snap"))
             + sorted((root / "crates/oxla-ir/tests/snapshots").glob("parser__*.snap")),
@@ -964,29 +984,39 @@ def run_strict_hlo_parse(oxla, work):
     rows = []
     for label, files in sources.items():
         accepted, failures = 0, []
+        # (name shown in failures, file to convert) for every module.
+        modules = []
         for f in files:
-            text = f.read_text()
-            if f.suffix == ".snap":
+            if f.suffix == ".hlo":
+                # A .hlo test file (docs/testing.md): every module that
+                # verifies (no `// error` directive).
+                for name, body in hlo_test_modules(f):
+                    src = out_dir / f"{f.stem}__{name}.hlo"
+                    src.write_text(body)
+                    modules.append((f"{f.name}/{name}", src))
+            elif f.suffix == ".snap":
                 # An insta snapshot: header between `---` lines, then the value;
                 # only HLO modules are of interest (not error messages).
-                body = text.split("---\n", 2)[-1]
+                body = f.read_text().split("---\n", 2)[-1]
                 if not body.startswith("HloModule"):
                     continue
                 # Snapshots holding several modules (before/after) keep the first.
                 body = "HloModule" + body.split("HloModule")[1]
                 src = out_dir / (f.stem + ".hlo")
                 src.write_text(body)
+                modules.append((f.name, src))
             else:
-                src = f
+                modules.append((f.name, f))
+        for name, src in modules:
             r = oxla("convert", src, "--to", "hlo")
             if r.returncode != 0:
-                failures.append(f"{f.name}: oxla convert failed: {first_lines(r.stderr, 2)}")
+                failures.append(f"{name}: oxla convert failed: {first_lines(r.stderr, 2)}")
                 continue
             try:
                 xc.hlo.hlo_module_from_text(r.stdout)
                 accepted += 1
             except Exception as e:  # XLA's parser says why
-                failures.append(f"{f.name}: {str(e).splitlines()[0][:200]}")
+                failures.append(f"{name}: {str(e).splitlines()[0][:200]}")
         note = f"{accepted} module(s) accepted by XLA's HLO parser"
         if failures:
             note += "; rejected: " + "; ".join(failures[:5])

@@ -2,12 +2,9 @@
 //!
 //! [`prepare`] does the per-module work (nothing for the interpreter,
 //! compilation for the JIT) and returns a [`Runner`] that runs the module on
-//! arguments; `bench` times the two separately.
-//!
-//! Wiring the JIT in (crate `oxla-jit`, `oxla::compile(&comp) ->
-//! Result<Executable>`, `exe.run(&[&Literal]) -> Result<Literal>`) is one
-//! match arm in [`prepare`] plus an `impl Runner for oxla::Executable`; see
-//! the comment there.
+//! arguments; `bench` times the two separately. The JIT is the default
+//! ([`Backend::default`]): it is what a user measures and deploys; the
+//! interpreter, the oracle, is one flag away.
 
 use std::fmt;
 use std::str::FromStr;
@@ -17,11 +14,12 @@ use oxla::{Computation, Literal};
 use crate::CliError;
 
 /// Which backend runs a module.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Backend {
     /// The reference interpreter (`oxla::evaluate`).
     Interp,
-    /// The Cranelift JIT.
+    /// The Cranelift JIT (`oxla::compile`), the default.
+    #[default]
     Jit,
 }
 

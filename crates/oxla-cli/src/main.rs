@@ -1,11 +1,14 @@
 //! The `oxla` command: run, check, dump, convert and benchmark HLO modules.
 //!
-//! Every subcommand reads a module with the HLO parser (XLA's short and long
-//! forms, JAX's dumps, our dialect), which verifies it. Errors go to stderr:
-//! exit status 2 for usage errors (and for features not built yet), 1 for
-//! failures (a module that does not parse, a run that fails). No input makes
-//! the command panic: output goes through [`Out`], which turns a closed pipe
-//! into a quiet exit.
+//! Every subcommand reads its module through [`parse_module`] (HLO text in
+//! XLA's short and long forms, JAX's dumps, our dialect), which verifies it;
+//! `run` and `bench` use the JIT unless `--backend interp` asks for the
+//! reference interpreter. The command uses the `oxla` facade only.
+//!
+//! Errors go to stderr: exit status 2 for usage errors (and for features
+//! not built yet), 1 for failures (a module that does not parse, a run that
+//! fails). No input makes the command panic: output goes through [`Out`],
+//! which turns a closed pipe into a quiet exit.
 
 // `oxla::Error` is large by design (it carries shapes and messages as data).
 #![allow(clippy::result_large_err)]
@@ -14,6 +17,7 @@ mod args;
 mod backend;
 mod compare;
 mod demo;
+mod flops;
 mod inputs;
 
 use std::fmt;
@@ -147,9 +151,9 @@ Usage: oxla <COMMAND> [ARGS]
 Commands:
   run      Run a module on .npy inputs (or random ones) and print or save the result
   check    Parse and verify a module; print it with every inferred shape, or its errors
-  dump     Print a module after a compilation stage (parsed, expanded)
+  dump     Print a module after a compilation stage (parsed, expanded, fused, clif)
   convert  Convert a module to our dialect, strict XLA HLO, or StableHLO MLIR
-  bench    Time a module on random inputs
+  bench    Time a module on .npy inputs (or random ones)
   demo     Build, print and evaluate XLA's broadcasting examples
   help     Print this message or the help of a command
 
@@ -158,7 +162,8 @@ Options:
   -V, --version  Print the version
 
 Modules are HLO text as XLA and JAX print it (`jax.jit(f).lower(x).as_text(dialect=\"hlo\")`,
-XLA's optimized dumps with fusions) or as oxla prints it.
+XLA's optimized dumps with fusions) or as oxla prints it. `run` and `bench` compile the
+module with the JIT; `--backend interp` runs the reference interpreter instead.
 
 Examples:
   oxla check model.hlo
@@ -170,7 +175,7 @@ Examples:
 const RUN_HELP: &str = "\
 Run a module and print or save its result.
 
-Usage: oxla run <MODULE> [--input FILE.npy]... [--output OUT.npy] [--backend interp|jit] [--compare] [--seed N]
+Usage: oxla run <MODULE> [--input FILE.npy]... [--output OUT.npy] [--backend jit|interp] [--compare] [--seed N]
 
 Options:
   --input FILE.npy   An argument, one per parameter, in parameter order. Without any
@@ -179,8 +184,9 @@ Options:
                      true/false (SplitMix64 seeded with --seed and the parameter number)
   --output OUT.npy   Write the result as .npy instead of printing it (a tuple result is
                      written as OUT.0.npy, OUT.1.npy, ...)
-  --backend NAME     interp (the reference interpreter, the default) or jit
-  --compare          Run on both backends and compare the results (needs the JIT)
+  --backend NAME     jit (the Cranelift JIT, the default) or interp (the reference
+                     interpreter, the oracle every JIT result is checked against)
+  --compare          Run on both backends and compare the results
   --seed N           Seed for random arguments (default 0)
   -h, --help         Print this help
 
@@ -241,22 +247,28 @@ Examples:
 ";
 
 const BENCH_HELP: &str = "\
-Time a module on deterministic random inputs.
+Time a module on .npy inputs or deterministic random ones.
 
-Usage: oxla bench <MODULE> [--iterations N] [--warmup N] [--backend interp|jit] [--seed N]
+Usage: oxla bench <MODULE> [--input FILE.npy]... [--iterations N] [--warmup N] [--backend jit|interp] [--seed N]
 
 Prints the compile time (parse and verify, plus compilation for the JIT), the median run
-time with its spread (min and max), and the bandwidth: (input + output bytes) / median.
+time with its spread (min and max), the bandwidth: (input + output bytes) / median, and,
+for a module with dot, the compute rate: 2*M*N*K FLOPs per dot (batch included) / median.
 
 Options:
-  --iterations N   Timed runs (default 10)
-  --warmup N       Untimed runs first (default 1)
-  --backend NAME   interp (the default) or jit
-  --seed N         Seed for the random inputs (default 0)
-  -h, --help       Print this help
+  --input FILE.npy   One argument per parameter, in parameter order, as for `oxla run`.
+                     Without any --input, deterministic random arguments are generated
+                     (see `oxla run --help`)
+  --iterations N     Timed runs (default 10)
+  --warmup N         Untimed runs first (default 1)
+  --backend NAME     jit (the Cranelift JIT, the default) or interp (the interpreter)
+  --seed N           Seed for random arguments (default 0)
+  -h, --help         Print this help
 
 Examples:
   oxla bench W5.hlo.txt --iterations 20
+  oxla bench model.hlo --input x.npy --input w.npy
+  oxla bench model.hlo --backend interp --iterations 3
 ";
 
 const DEMO_HELP: &str = "\
@@ -299,6 +311,7 @@ const CONVERT: Spec = Spec {
 const BENCH: Spec = Spec {
     command: "bench",
     options: &[
+        Opt::value("input").repeatable(),
         Opt::value("iterations"),
         Opt::value("warmup"),
         Opt::value("backend"),
@@ -383,14 +396,32 @@ fn located(path: &str, e: &Error) -> String {
     }
 }
 
-/// Reads, parses and verifies the module at `path`.
-fn load(path: &str) -> Result<Computation, CliError> {
-    let text = read_text(path)?;
-    oxla_ir::parse_hlo_module(&text).map_err(|e| CliError::Failure(located(path, &e)))
+/// Parses and verifies module text, or returns every error found (never an
+/// empty list), each located at its line and column.
+///
+/// The one place that knows module formats: every command reads its module
+/// through here ([`load`] stops at the first error, `check` reports them
+/// all), so reading another format is a change to this function alone.
+fn parse_module(text: &str) -> Result<Computation, Vec<Error>> {
+    oxla::hlo::parse_diagnostics(text)
 }
 
+/// Reads, parses and verifies the module at `path`; the first error found
+/// is the failure.
+fn load(path: &str) -> Result<Computation, CliError> {
+    let text = read_text(path)?;
+    parse_module(&text).map_err(|errors| {
+        CliError::Failure(match errors.first() {
+            Some(e) => located(path, e),
+            None => format!("{path}: the module is not valid"),
+        })
+    })
+}
+
+/// `--backend`, or the default (the JIT).
 fn backend_of(p: &Parsed) -> Result<Backend, CliError> {
-    p.value("backend").unwrap_or("interp").parse()
+    p.value("backend")
+        .map_or(Ok(Backend::default()), str::parse)
 }
 
 fn seed_of(p: &Parsed) -> Result<u64, CliError> {
@@ -398,6 +429,8 @@ fn seed_of(p: &Parsed) -> Result<u64, CliError> {
         .map_err(|UsageError(m)| CliError::usage(m))
 }
 
+/// The arguments of `oxla run` and `oxla bench`: the `--input` files, or
+/// random values when none are given.
 fn arguments(p: &Parsed, comp: &Computation) -> Result<Vec<Literal>, CliError> {
     let paths = p.values("input");
     if paths.is_empty() {
@@ -500,7 +533,7 @@ fn output_files<'l>(out: &Path, result: &'l Literal) -> Vec<(PathBuf, &'l Litera
 fn cmd_check(p: &Parsed) -> Result<(), CliError> {
     let path = &p.positionals[0];
     let text = read_text(path)?;
-    match oxla_ir::parser::parse_hlo_module_diagnostics(&text) {
+    match parse_module(&text) {
         Ok(comp) => Out::print(&comp.to_hlo_text()),
         Err(errors) => {
             for e in &errors {
@@ -528,7 +561,7 @@ fn cmd_dump(p: &Parsed) -> Result<(), CliError> {
     }
     let comp = load(&p.positionals[0])?;
     match stage {
-        "expanded" => Out::print(&oxla::passes::expand_broadcasts(&comp)?.to_hlo_text()),
+        "expanded" => Out::print(&oxla::hlo::print(&oxla::hlo::to_strict(&comp)?)),
         "fused" => Out::print(oxla::compile(&comp)?.fusion_text()),
         "clif" => Out::print(oxla::compile(&comp)?.clif_text()),
         _ => Out::print(&comp.to_hlo_text()),
@@ -549,22 +582,11 @@ fn cmd_convert(p: &Parsed) -> Result<(), CliError> {
     let path = &p.positionals[0];
     let comp = load(path)?;
     let text = match to {
-        "oxla" => comp.to_hlo_text(),
-        _ => {
-            let strict = oxla::passes::expand_broadcasts(&comp)?;
-            oxla::verifier::verify_strict_hlo(&strict).map_err(|e| {
-                CliError::Failure(format!(
-                    "{path}: expand_broadcasts did not produce strict HLO:\n{e}"
-                ))
-            })?;
-            if to == "hlo" {
-                strict.to_hlo_text()
-            } else {
-                oxla_stablehlo::to_stablehlo(&strict)
-                    .map_err(|e| CliError::Failure(format!("{path}: {e}")))?
-            }
-        }
-    };
+        "oxla" => Ok(oxla::hlo::print(&comp)),
+        "hlo" => oxla::hlo::to_strict(&comp).map(|strict| oxla::hlo::print(&strict)),
+        _ => oxla::stablehlo::print(&comp),
+    }
+    .map_err(|e| CliError::Failure(format!("{path}: {e}")))?;
     match p.value("output") {
         Some(out) => std::fs::write(out, text)
             .map_err(|e| CliError::Failure(format!("{out}: cannot write the file: {e}"))),
@@ -584,13 +606,12 @@ fn cmd_bench(p: &Parsed) -> Result<(), CliError> {
     if iterations == 0 {
         return Err(CliError::usage("--iterations must be at least 1"));
     }
-    let seed = seed_of(p)?;
     let start = Instant::now();
     let comp = load(path)?;
     let parse_time = start.elapsed();
     let runner = backend::prepare(backend, &comp)?;
     let compile_time = start.elapsed();
-    let args = inputs::random_inputs(&comp, seed)?;
+    let args = arguments(p, &comp)?;
     let refs: Vec<&Literal> = args.iter().collect();
     let mut output_bytes = 0u128;
     for _ in 0..warmup {
@@ -621,10 +642,21 @@ fn cmd_bench(p: &Parsed) -> Result<(), CliError> {
     };
     let input_bytes: u128 = comp.parameter_shapes().iter().map(inputs::byte_size).sum();
     let bytes = (input_bytes + output_bytes) as f64;
-    let gbs = if median.as_secs_f64() > 0.0 {
-        bytes / median.as_secs_f64() / 1e9
-    } else {
-        f64::INFINITY
+    let per_second = |amount: f64| {
+        if median.as_secs_f64() > 0.0 {
+            amount / median.as_secs_f64()
+        } else {
+            f64::INFINITY
+        }
+    };
+    let gbs = per_second(bytes) / 1e9;
+    let compute = match flops::flop_count(&comp) {
+        Some(n) => format!(
+            "compute:    {:.2} GFLOP/s ({} / median; 2*M*N*K per dot)\n",
+            per_second(n as f64) / 1e9,
+            flops::human_flops(n)
+        ),
+        None => String::new(),
     };
     let what = match backend {
         Backend::Interp => "parse + verify",
@@ -642,7 +674,7 @@ fn cmd_bench(p: &Parsed) -> Result<(), CliError> {
         "module:     {path} (`{}`), backend {backend}\n{threads}\
          compile:    {} ({what}; parsing alone {})\n\
          run:        median {}, min {}, max {} over {iterations} iteration(s) after {warmup} warm-up(s)\n\
-         bandwidth:  {gbs:.2} GB/s ((inputs {} + output {}) / median)\n",
+         bandwidth:  {gbs:.2} GB/s ((inputs {} + output {}) / median)\n{compute}",
         comp.name(),
         ms(compile_time),
         ms(parse_time),

@@ -56,7 +56,7 @@ fn temp_dir() -> PathBuf {
 }
 
 fn parse(path: &Path) -> Computation {
-    oxla_ir::parse_hlo_module(&std::fs::read_to_string(path).unwrap()).unwrap()
+    oxla::hlo::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// Deterministic f32 arguments for `comp`, written as .npy files in `dir`.
@@ -254,6 +254,10 @@ fn jit_backend_compare_and_bench() {
     let interp = oxla(&["run", m, "--backend", "interp"]);
     expect_status(&interp, 0);
     assert_eq!(stdout(&jit), stdout(&interp));
+    // The JIT is the default.
+    let default = oxla(&["run", m]);
+    expect_status(&default, 0);
+    assert_eq!(stdout(&default), stdout(&jit));
     // --compare runs both and reports the difference.
     let o = oxla(&["run", m, "--compare"]);
     expect_status(&o, 0);
@@ -351,8 +355,8 @@ fn dump_stages() {
     expect_status(&expanded, 0);
     let text = stdout(&expanded);
     assert!(!text.contains("broadcast_dimensions"), "{text}");
-    let strict = oxla_ir::parse_hlo_module(&text).unwrap();
-    oxla::verifier::verify_strict_hlo(&strict).unwrap();
+    let strict = oxla::hlo::parse(&text).unwrap();
+    oxla::hlo::verify_strict(&strict).unwrap();
     let fused = oxla(&["dump", m, "--stage", "fused"]);
     expect_status(&fused, 0);
     assert!(stdout(&fused).contains("kernel 0:"), "{}", stdout(&fused));
@@ -376,8 +380,8 @@ fn convert_to_hlo_reparses_and_evaluates_to_the_same_values() {
         let comp = parse(&module);
         let o = oxla(&["convert", module.to_str().unwrap(), "--to", "hlo"]);
         expect_status(&o, 0);
-        let strict = oxla_ir::parse_hlo_module(&stdout(&o)).unwrap();
-        oxla::verifier::verify_strict_hlo(&strict).unwrap();
+        let strict = oxla::hlo::parse(&stdout(&o)).unwrap();
+        oxla::hlo::verify_strict(&strict).unwrap();
         let dir = temp_dir();
         let (lits, _) = write_inputs(&comp, &dir);
         let refs: Vec<&Literal> = lits.iter().collect();
@@ -447,6 +451,43 @@ fn convert_writes_a_file() {
 }
 
 #[test]
+fn bench_defaults_to_the_jit_and_takes_the_inputs_run_takes() {
+    let module = data("small/dialect.hlo");
+    let m = module.to_str().unwrap();
+    let dir = temp_dir();
+    let (_, paths) = write_inputs(&parse(&module), &dir);
+    let mut args = vec!["bench", m, "--iterations", "2"];
+    for p in &paths {
+        args.extend(["--input", p.as_str()]);
+    }
+    let o = oxla(&args);
+    expect_status(&o, 0);
+    let text = stdout(&o);
+    assert!(text.contains("backend jit"), "{text}");
+    assert!(text.contains("threads:"), "{text}");
+    // x f32[5,3], w f32[3,4], bias f32[4], col f32[5,1] in (60 + 48 + 16 +
+    // 20 bytes), f32[5,4] out.
+    assert!(text.contains("inputs 144 B + output 80 B"), "{text}");
+    // One dot, [5,3] x [3,4]: 2*5*4*3 FLOPs.
+    assert!(text.contains(" GFLOP/s (120 FLOP / median;"), "{text}");
+    // Given inputs, no note about random ones.
+    assert!(!stderr(&o).contains("random arguments"), "{}", stderr(&o));
+    // The interpreter is one flag away.
+    let o = oxla(&[&args[..], &["--backend", "interp"]].concat());
+    expect_status(&o, 0);
+    assert!(stdout(&o).contains("backend interp"), "{}", stdout(&o));
+    // Inputs are checked as `run` checks them.
+    let o = oxla(&["bench", m, "--input", &paths[1]]);
+    expect_status(&o, 1);
+    assert!(
+        stderr(&o).contains("`dense_layer` takes 4 parameter(s)"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn bench_reports_times_and_bandwidth() {
     let o = oxla(&[
         "bench",
@@ -469,6 +510,8 @@ fn bench_reports_times_and_bandwidth() {
     ] {
         assert!(text.contains(want), "{want:?} in {text}");
     }
+    // No dot, so no FLOP rate.
+    assert!(!text.contains("FLOP"), "{text}");
 }
 
 #[test]

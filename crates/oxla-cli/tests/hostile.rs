@@ -110,13 +110,13 @@ fn check_problem(path: &Path) -> Option<String> {
 /// small enough that a mutant's huge value is refused rather than computed.
 const RUN_BUDGET: &str = "268435456";
 
-/// What is wrong with `oxla run` on the valid module at `path` (random
-/// inputs, the interpreter): it must exit 0, or 1 with a message. Modules
+/// What is wrong with `oxla run --backend interp` on the valid module at
+/// `path` (random inputs): it must exit 0, or 1 with a message. Modules
 /// whose parameters need more than 64 MiB are skipped: `oxla run` would
 /// generate up to 8 GiB of random input for them.
 fn run_problem(path: &Path) -> Option<String> {
     let text = String::from_utf8_lossy(&std::fs::read(path).ok()?).into_owned();
-    let comp = oxla_ir::parse_hlo_module(&text).ok()?;
+    let comp = oxla::hlo::parse(&text).ok()?;
     let input_bytes: i64 = comp
         .parameter_shapes()
         .iter()
@@ -126,7 +126,7 @@ fn run_problem(path: &Path) -> Option<String> {
         return None;
     }
     let run = oxla(
-        &["run", path.to_str().unwrap()],
+        &["run", path.to_str().unwrap(), "--backend", "interp"],
         &[("OXLA_MAX_EVAL_BYTES", RUN_BUDGET)],
     );
     let problem = match run.code {
@@ -176,11 +176,13 @@ fn check_survives_mutants() {
 }
 
 /// A module with a 4 TB intermediate value is refused by the interpreter's
-/// budget, and `OXLA_MAX_EVAL_BYTES` moves the budget.
+/// budget (`OXLA_MAX_EVAL_BYTES` moves it) and by the JIT.
 #[test]
 fn run_refuses_values_that_do_not_fit() {
+    let interp =
+        |module: &str, env: &[(&str, &str)]| oxla(&["run", module, "--backend", "interp"], env);
     let huge = fuzz_dir().join("corpus/nasty_broadcast_huge.hlo");
-    let run = oxla(&["run", huge.to_str().unwrap()], &[]);
+    let run = interp(huge.to_str().unwrap(), &[]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(
         run.stderr.contains(
@@ -192,10 +194,20 @@ fn run_refuses_values_that_do_not_fit() {
         run.stderr
     );
 
+    // The JIT, the default backend, refuses it when it allocates the result.
+    let run = oxla(&["run", huge.to_str().unwrap()], &[]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("cannot allocate an output of shape f32[100000,100000,100]"),
+        "{}",
+        run.stderr
+    );
+
     let small = fuzz_dir().join("corpus/nasty_crlf.hlo");
     let small = small.to_str().unwrap();
-    assert_eq!(oxla(&["run", small], &[]).code, Some(0));
-    let run = oxla(&["run", small], &[("OXLA_MAX_EVAL_BYTES", "4")]);
+    assert_eq!(interp(small, &[]).code, Some(0));
+    let run = interp(small, &[("OXLA_MAX_EVAL_BYTES", "4")]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(
         run.stderr
@@ -203,7 +215,7 @@ fn run_refuses_values_that_do_not_fit() {
         "{}",
         run.stderr
     );
-    let run = oxla(&["run", small], &[("OXLA_MAX_EVAL_BYTES", "lots")]);
+    let run = interp(small, &[("OXLA_MAX_EVAL_BYTES", "lots")]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(
         run.stderr
@@ -214,7 +226,7 @@ fn run_refuses_values_that_do_not_fit() {
 
     // A 4 TiB parameter: no random input that large is generated.
     let param = fuzz_dir().join("corpus/nasty_huge_parameter.hlo");
-    let run = oxla(&["run", param.to_str().unwrap()], &[]);
+    let run = interp(param.to_str().unwrap(), &[]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(
         run.stderr

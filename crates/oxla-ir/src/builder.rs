@@ -41,7 +41,7 @@ pub struct Op {
 impl Op {
     /// The instruction this op became in the entry body of the built
     /// computation.
-    pub fn inst_id(self) -> InstId {
+    pub(crate) fn inst_id(self) -> InstId {
         InstId(self.index)
     }
 }
@@ -845,7 +845,7 @@ impl Builder {
 }
 
 /// `true` for names the HLO text can carry unquoted.
-pub fn is_valid_name(name: &str) -> bool {
+pub(crate) fn is_valid_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))

@@ -134,6 +134,65 @@ pub fn parse_hlo_module_diagnostics(text: &str) -> std::result::Result<Computati
     Lowering::new(&src, &module).run()
 }
 
+/// Parses HLO text into a [`Computation`] that has **not** been verified, so
+/// that text can describe a broken computation for the verifier to report
+/// (`.hlo` test files do; see `docs/testing.md`).
+///
+/// The parser still checks what only text has: syntax, shapes as written,
+/// names (undefined operands, duplicates, unknown called computations),
+/// cycles, headers and fusions. What the verifier checks is left to it:
+/// declared shapes are taken as written (no shape inference), operand
+/// counts, parameter numbering and called signatures are not looked at, and
+/// binary ops keep `broadcast_dimensions` exactly as written (the verified
+/// parser drops an identity list on equal ranks). Errors are returned like
+/// [`parse_hlo_module_diagnostics`]'s. Never hand the result to a backend
+/// before [`crate::verifier::verify`] accepts it.
+///
+/// ```
+/// use oxla_ir::{parser, verifier};
+/// let text = "HloModule m\n\nENTRY e {\n  x = f32[2,3] parameter(0)\n  \
+///             v = f32[3] parameter(1)\n  \
+///             ROOT y = f32[2,3] add(x, v), broadcast_dimensions={0}\n}\n";
+/// assert!(oxla_ir::parse_hlo_module(text).is_err());
+/// let comp = parser::parse_hlo_module_unverified(text).expect("syntax and names are fine");
+/// let err = verifier::verify(&comp).unwrap_err();
+/// assert!(err.to_string().contains("Broadcast dimension 0 mismatch: 3 != 2"));
+/// ```
+pub fn parse_hlo_module_unverified(text: &str) -> std::result::Result<Computation, Vec<Error>> {
+    let src = Source::new(text);
+    let module = Cursor::new(&src).module().map_err(|e| vec![e])?;
+    let mut lowering = Lowering::new(&src, &module);
+    lowering.verify = false;
+    lowering.run()
+}
+
+/// Parses a literal written in XLA's literal text: an array shape followed
+/// by its values in HLO constant notation (`f32[] 1`, `s32[3] {1, 2, 3}`,
+/// `f32[2,2] {{1, 2}, {3, 4}}`, `pred[2] {true, false}`), or a tuple of
+/// literals in parentheses (`(f32[] 1, (s32[2] {1, 2}))`). Floats take
+/// `inf`, `-inf`, `nan`, `-nan` and `nan(0x...)`. This is what
+/// [`Literal`]'s `Display` prints, so `parse_literal(&x.to_string())` gives
+/// `x` back. Leave a space between the shape and `{`: a brace right after
+/// the `]` is read as a layout, as in HLO.
+///
+/// ```
+/// use oxla_ir::{Literal, parser::parse_literal};
+/// let x = parse_literal("f32[2,3] {{1, 2, 3}, {4, 5, 6}}")?;
+/// assert_eq!(x, Literal::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.])?);
+/// assert_eq!(parse_literal(&x.to_string())?, x);
+/// let t = parse_literal("(f32[] 1, s32[2] {1, 2})")?;
+/// assert_eq!(t.tuple_elements().map(<[Literal]>::len), Some(2));
+/// assert!(parse_literal("s32[2] {1, 2, 3}").is_err());
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn parse_literal(text: &str) -> Result<Literal> {
+    let src = Source::new(text);
+    let mut cursor = Cursor::new(&src);
+    let literal = cursor.literal_text(0)?;
+    cursor.expect_done("the literal")?;
+    Ok(literal)
+}
+
 // ---------------------------------------------------------------------------
 // Source positions and errors
 // ---------------------------------------------------------------------------
@@ -983,6 +1042,34 @@ impl<'s, 'a> Cursor<'s, 'a> {
             .map_err(|e| self.err(pos, e.to_string(), format!("a literal of shape {shape}")))
     }
 
+    /// A literal in XLA's literal text: a shape and its values, or a
+    /// parenthesised tuple of literals (see [`parse_literal`]).
+    fn literal_text(&mut self, depth: usize) -> Result<Literal> {
+        self.skip_ws()?;
+        if depth > MAX_NESTING {
+            return Err(self.err(
+                self.pos,
+                format!("tuple literals nest deeper than {MAX_NESTING} levels"),
+                "a shallower literal",
+            ));
+        }
+        if self.eat("(")? {
+            let mut elements = Vec::new();
+            if !self.eat(")")? {
+                loop {
+                    elements.push(self.literal_text(depth + 1)?);
+                    if self.eat(")")? {
+                        break;
+                    }
+                    self.expect(",", "or `)` in the tuple literal")?;
+                }
+            }
+            return Ok(Literal::tuple(elements));
+        }
+        let (shape, _) = self.shape(depth)?;
+        self.literal(&shape)
+    }
+
     /// One `{ ... }` level of an array literal: `dims[dim]` items, each a
     /// nested group or (innermost) a value.
     fn literal_group(&mut self, shape: &Shape, dim: usize, data: &mut ArrayData) -> Result<()> {
@@ -1754,6 +1841,10 @@ struct Lowering<'s, 'a> {
     inlined: usize,
     inline_budget: usize,
     inline_budget_reported: bool,
+    /// Whether to run the verifier's checks (shape inference, parameter
+    /// numbering, the canonical empty `broadcast_dimensions`); off only for
+    /// [`parse_hlo_module_unverified`].
+    verify: bool,
 }
 
 impl<'s, 'a> Lowering<'s, 'a> {
@@ -1775,6 +1866,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 .saturating_mul(16)
                 .max(MIN_INLINE_BUDGET),
             inline_budget_reported: false,
+            verify: true,
         }
     }
 
@@ -1919,6 +2011,12 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 }
             }
             bodies.push(body);
+        }
+        if !self.verify {
+            return Ok(Computation::from_bodies_unverified(
+                self.module.name.clone(),
+                bodies,
+            ));
         }
         Computation::from_bodies(self.module.name.clone(), bodies).map_err(|e| vec![e])
     }
@@ -2069,7 +2167,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
             .collect();
         params.sort_by_key(|(n, _)| *n);
         for (k, &(n, inst)) in params.iter().enumerate() {
-            if n != k as i64 {
+            if self.verify && n != k as i64 {
                 let message = if k > 0 && params[k - 1].0 == n {
                     format!(
                         "parameter number {n} is already taken by `{}`",
@@ -2390,6 +2488,8 @@ impl<'s, 'a> Lowering<'s, 'a> {
         let result = infer_instruction_shape(&kind, &shapes, &inst.shape, &called);
         let same_rank = shapes.len() == 2 && shapes[0].rank() == shapes[1].rank();
         match result {
+            // Unverified: the declared shape stands; the verifier reports.
+            _ if !self.verify => {}
             Err(e) => {
                 self.error(
                     inst.opcode_pos,
@@ -2421,6 +2521,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
             ..
         } = &mut kind
             && same_rank
+            && self.verify
         {
             broadcast_dimensions.clear();
         }

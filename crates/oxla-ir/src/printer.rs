@@ -38,7 +38,7 @@ use crate::{Computation, Shape};
 
 /// A shape with its default (row-major) layout: `f32[2,3]{1,0}`, `f32[]`,
 /// `(f32[2]{0}, s32[])`.
-pub fn shape_with_layout(shape: &Shape) -> String {
+pub(crate) fn shape_with_layout(shape: &Shape) -> String {
     if shape.is_tuple() {
         let parts: Vec<String> = shape.tuple_shapes().iter().map(shape_with_layout).collect();
         return format!("({})", parts.join(", "));
@@ -51,7 +51,7 @@ pub fn shape_with_layout(shape: &Shape) -> String {
 }
 
 /// The whole module as HLO text (ends with a newline).
-pub fn print_computation(comp: &Computation) -> String {
+pub(crate) fn print_computation(comp: &Computation) -> String {
     let mut out = String::new();
     // Broken computations print too (the verifier's reports show them):
     // no bodies, or a root out of range, only shorten the header.
@@ -308,7 +308,7 @@ fn body_name(comp: &Computation, id: crate::ComputationId) -> String {
 
 /// XLA's padding syntax: `lo_hi` or `lo_hi_interior` per dimension, joined by
 /// `x`: `0_0x1_2_1`.
-pub fn padding_text(config: &[PadDim]) -> String {
+pub(crate) fn padding_text(config: &[PadDim]) -> String {
     config
         .iter()
         .map(|p| {

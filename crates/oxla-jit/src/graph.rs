@@ -1017,7 +1017,7 @@ impl Graph {
                 for (dim, p) in config.iter().enumerate() {
                     let n = dims[dim];
                     let t = idx[dim].add_constant(p.lo.wrapping_neg());
-                    let s = p.interior + 1;
+                    let s = p.interior.saturating_add(1);
                     let span = (n - 1).max(0) as i128 * s as i128 + 1;
                     let (tlo, thi) = t.range(ext);
                     if n == 0 || thi < 0 || tlo >= span {

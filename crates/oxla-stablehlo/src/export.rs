@@ -29,12 +29,24 @@ use oxla_ir::{
     ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Opcode, Shape,
 };
 
+use crate::ExportError;
+
 /// How deeply reducer regions may nest (each level recurses once).
-const MAX_REGION_DEPTH: usize = 200;
+pub const MAX_REGION_DEPTH: usize = 200;
 
 /// The module as StableHLO text (ends with a newline); an error only for
 /// reducers nested more than [`MAX_REGION_DEPTH`] deep.
-pub fn to_stablehlo(comp: &Computation) -> Result<String, String> {
+///
+/// ```
+/// let text = "HloModule m\n\nENTRY m {\n  x = f32[2,3] parameter(0)\n  \
+///             ROOT y = f32[2,3] negate(x)\n}\n";
+/// let comp = oxla_ir::parse_hlo_module(text)?;
+/// let mlir = oxla_stablehlo::to_stablehlo(&comp)?;
+/// assert!(mlir.starts_with("module @m attributes"));
+/// assert!(mlir.contains("stablehlo.negate %arg0 : tensor<2x3xf32>"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn to_stablehlo(comp: &Computation) -> Result<String, ExportError> {
     let entry = comp.entry();
     let mut state = NameState::default();
     let params = entry.parameters();
@@ -558,7 +570,7 @@ fn flush(
     lines: Vec<Line>,
     parent: &NameState,
     depth: usize,
-) -> Result<(), String> {
+) -> Result<(), ExportError> {
     for line in lines {
         match line {
             Line::Text(t) => {
@@ -610,10 +622,11 @@ fn flush(
                     continue;
                 };
                 if depth >= MAX_REGION_DEPTH {
-                    return Err(format!(
-                        "reducers nest more than {MAX_REGION_DEPTH} levels deep (at `{}`)",
-                        reducer.name
-                    ));
+                    return Err(ExportError::RegionsTooDeep {
+                        computation: comp.name().to_string(),
+                        reducer: reducer.name.clone(),
+                        limit: MAX_REGION_DEPTH,
+                    });
                 }
                 let mut state = parent.clone();
                 let params = reducer.parameters();

@@ -1,0 +1,73 @@
+//! StableHLO MLIR text out: what JAX prints by default
+//! (`jax.jit(f).lower(x).as_text()`) and what `jax.export`, IREE and PJRT
+//! consume, so a computation built or read here can go back to XLA's
+//! runtimes. The writer is the `oxla-stablehlo` crate; [`print()`] first
+//! brings the computation to XLA's strict form ([`crate::hlo::to_strict`]),
+//! so the text reads as JAX would print the same function.
+//!
+//! (Reading StableHLO text comes with the StableHLO parser, and will be
+//! re-exported here beside [`print()`].)
+//!
+//! ```
+//! use oxla::{Builder, ElementType::F32, Shape};
+//! let mut b = Builder::new("example");
+//! let x = b.parameter(0, Shape::new(F32, &[2, 3]), "x")?;
+//! let v = b.parameter(1, Shape::new(F32, &[3]), "v")?;
+//! let y = b.add(x, v, &[1])?;
+//! let mlir = oxla::stablehlo::print(&b.build(y)?)?;
+//! assert!(mlir.starts_with("module @example attributes"));
+//! assert!(mlir.contains(
+//!     "func.func public @main(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>) -> (tensor<2x3xf32> {jax.result_info = \"result\"})"
+//! ));
+//! assert!(mlir.contains(
+//!     "stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>"
+//! ));
+//! # Ok::<(), oxla::Error>(())
+//! ```
+
+use crate::{Computation, Error, Result};
+
+pub use oxla_stablehlo::{ExportError, MAX_REGION_DEPTH};
+
+/// The computation as StableHLO MLIR text (`module @name ... { func.func
+/// public @main(...) ... }`, ending with a newline), after
+/// [`to_strict`](crate::hlo::to_strict).
+///
+/// The only computations refused are those whose reducers call `reduce`
+/// more than [`MAX_REGION_DEPTH`] levels deep; the writer's own
+/// [`ExportError`] comes back as [`Error::Backend`] with backend
+/// `stablehlo`, so `?` works in a function returning [`oxla::Result`](crate::Result).
+pub fn print(comp: &Computation) -> Result<String> {
+    let strict = crate::hlo::to_strict(comp)?;
+    oxla_stablehlo::to_stablehlo(&strict).map_err(into_error)
+}
+
+/// The writer's refusal as an [`Error`], its message whole.
+fn into_error(e: ExportError) -> Error {
+    Error::Backend {
+        backend: "stablehlo".into(),
+        message: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ExportError, into_error};
+    use crate::Error;
+
+    #[test]
+    fn refusals_are_backend_errors_naming_the_writer() {
+        let err = into_error(ExportError::RegionsTooDeep {
+            computation: "deep".into(),
+            reducer: "r1".into(),
+            limit: 200,
+        });
+        assert_eq!(err.code(), "OX0801");
+        assert_eq!(
+            err.to_string(),
+            "Backend error in stablehlo: cannot write `deep` as StableHLO: reducer regions nest \
+             more than 200 levels deep (at `r1`)"
+        );
+        assert!(matches!(err, Error::Backend { backend, .. } if backend == "stablehlo"));
+    }
+}

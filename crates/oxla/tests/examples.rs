@@ -1,0 +1,12 @@
+//! Every example in the repository's `examples/` folder, run as a test so
+//! none can rot: each is compiled in here as a module and its `main` called
+//! (it returns an error when what it computes is wrong). Adding an example
+//! adds two lines here; see `examples/README.md`.
+
+#[path = "../../../examples/builder.rs"]
+mod builder;
+
+#[test]
+fn builder_example_runs() -> Result<(), Box<dyn std::error::Error>> {
+    builder::main()
+}

@@ -1,0 +1,17 @@
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<16x8xf32>, %arg1: tensor<2x5xi32>) -> (tensor<2x5x8xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<2x5xi32>
+    %1 = stablehlo.compare LT, %arg1, %0, SIGNED : (tensor<2x5xi32>, tensor<2x5xi32>) -> tensor<2x5xi1>
+    %c_0 = stablehlo.constant dense<16> : tensor<i32>
+    %2 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<i32>) -> tensor<2x5xi32>
+    %3 = stablehlo.add %arg1, %2 : tensor<2x5xi32>
+    %4 = stablehlo.select %1, %3, %arg1 : tensor<2x5xi1>, tensor<2x5xi32>
+    %5 = stablehlo.broadcast_in_dim %4, dims = [0, 1] : (tensor<2x5xi32>) -> tensor<2x5x1xi32>
+    %6 = "stablehlo.gather"(%arg0, %5) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 8>}> : (tensor<16x8xf32>, tensor<2x5x1xi32>) -> tensor<2x5x8xf32>
+    %cst = stablehlo.constant dense<2.82842708> : tensor<f32>
+    %7 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2x5x8xf32>
+    %8 = stablehlo.multiply %6, %7 : tensor<2x5x8xf32>
+    return %8 : tensor<2x5x8xf32>
+  }
+}
