@@ -61,6 +61,9 @@ enum Directive {
     Canonical,
     /// `valid`.
     Valid,
+    /// `jit: unsupported`: the JIT refuses the module with an error naming
+    /// an op it does not compile yet; `run` checks the interpreter alone.
+    JitUnsupported,
 }
 
 /// A directive and the file line it starts on.
@@ -366,6 +369,8 @@ fn read_directive(lines: &[&str], i: usize) -> Result<(Option<Directive>, usize)
     let directive = match word {
         "canonical" => Directive::Canonical,
         "valid" => Directive::Valid,
+        "jit" if rest == "unsupported" => Directive::JitUnsupported,
+        "jit" => return Err(at("expected `jit: unsupported`".into())),
         "error" => Directive::Error {
             at: options_at,
             text: non_empty(rest).map_err(at)?,
@@ -449,7 +454,7 @@ fn read_directive(lines: &[&str], i: usize) -> Result<(Option<Directive>, usize)
 }
 
 /// The directive words.
-const DIRECTIVES: [&str; 5] = ["error", "run", "strict-hlo", "canonical", "valid"];
+const DIRECTIVES: [&str; 6] = ["error", "run", "strict-hlo", "canonical", "valid", "jit"];
 
 /// The Levenshtein distance of two short words.
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -769,10 +774,26 @@ fn check_module(
     }
 
     let mut jit: Option<Result<oxla::Executable, String>> = None;
+    let jit_unsupported = m
+        .directives
+        .iter()
+        .any(|d| matches!(d.directive, Directive::JitUnsupported));
     for d in &m.directives {
         let line = d.line;
         match &d.directive {
             Directive::Error { .. } | Directive::StrictError { .. } | Directive::Valid => {}
+            Directive::JitUnsupported => match oxla::compile(&comp) {
+                Err(Error::Backend { message, .. })
+                    if message.starts_with("the JIT does not compile `") => {}
+                Err(e) => fail(
+                    line,
+                    format!("the JIT refuses the module, but not as unsupported:\n{e}"),
+                ),
+                Ok(_) => fail(
+                    line,
+                    "the JIT compiles the module now: drop `jit: unsupported` and check it on both backends".into(),
+                ),
+            },
             Directive::Canonical => {
                 if printed != m.own_text {
                     fail(
@@ -821,13 +842,17 @@ fn check_module(
                     &literals,
                     &want,
                     (*ulp, *jit_ulp),
-                    &mut jit,
+                    (!jit_unsupported).then_some(&mut jit),
                     line,
                     fail,
                 );
             }
             Directive::Compare { jit_ulp } => {
                 *compares += 1;
+                if jit_unsupported {
+                    fail(line, "`run: compare` needs the JIT, and the module is `jit: unsupported`".into());
+                    continue;
+                }
                 let literals = match generated_arguments(&comp) {
                     Ok(l) => l,
                     Err(e) => {
@@ -837,7 +862,7 @@ fn check_module(
                 };
                 match oxla::evaluate(&comp, &refs(&literals)) {
                     Ok(want) => {
-                        check_run(&comp, &literals, &want, (0, *jit_ulp), &mut jit, line, fail)
+                        check_run(&comp, &literals, &want, (0, *jit_ulp), Some(&mut jit), line, fail)
                     }
                     Err(e) => fail(line, format!("the interpreter fails: {e}")),
                 }
@@ -858,7 +883,7 @@ fn check_run(
     args: &[Literal],
     want: &Literal,
     (ulp, jit_ulp): (u64, u64),
-    jit: &mut Option<Result<oxla::Executable, String>>,
+    jit: Option<&mut Option<Result<oxla::Executable, String>>>,
     line: usize,
     fail: &mut impl FnMut(usize, String),
 ) {
@@ -893,6 +918,10 @@ fn check_run(
         }
         Err(e) => fail(line, format!("expand_broadcasts fails:\n{e}")),
     }
+    // `None`: the module is `jit: unsupported` (checked on its own line).
+    let Some(jit) = jit else {
+        return;
+    };
     let exe = jit.get_or_insert_with(|| oxla::compile(comp).map_err(|e| e.to_string()));
     match exe {
         Ok(exe) => match exe.run(&args) {
@@ -1116,7 +1145,8 @@ fn check_docs_quote_messages(files: &[PathBuf]) -> Result<usize, String> {
             }
             // The one problem's message, or the one parse error's (a shape
             // refused as it is read).
-            let message = match oxla::internals::parser::parse_hlo_module_unverified(&m.parse_text) {
+            let message = match oxla::internals::parser::parse_hlo_module_unverified(&m.parse_text)
+            {
                 Ok(comp) => match oxla::internals::verifier::verify(&comp) {
                     Err(Error::Verification { problems, .. }) if problems.len() == 1 => {
                         Some(problems[0].message.clone())

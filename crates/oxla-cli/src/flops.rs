@@ -46,7 +46,11 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::Reverse { .. }
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
-        | OpKind::Tuple => None,
+        | OpKind::Tuple
+        | OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice => None,
     }
 }
 

@@ -586,10 +586,11 @@ fn flush(
                     continue;
                 };
                 if depth >= MAX_REGION_DEPTH {
-                    return Err(format!(
-                        "regions nest more than {MAX_REGION_DEPTH} levels deep (at `{}`)",
-                        region.name
-                    ));
+                    return Err(ExportError::RegionsTooDeep {
+                        computation: comp.name().to_string(),
+                        reducer: region.name.clone(),
+                        limit: MAX_REGION_DEPTH,
+                    });
                 }
                 let mut state = parent.clone();
                 let params = region.parameters();

@@ -54,6 +54,7 @@ pub use oxla_ir::{
     ElementType, Error, Literal, NativeType, Op, OpProblem, Opcode, PadDim, Result, Shape,
     StorageSink, UnaryOp, VerifierProblem,
 };
+pub use oxla_ir::{GatherDimensionNumbers, ScatterDimensionNumbers};
 pub use oxla_jit::{Executable, THREADS_VAR, compile, num_threads};
 
 /// The IR's internals: its instruction arena, the parser and printer
