@@ -159,13 +159,14 @@ def same(got, want):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--oxla", required=True)
+    ap.add_argument("--dir", default=str(DIR), help="the folder of .hlo files (tests/hlo/indexing)")
     args = ap.parse_args()
     xla = Xla()
     failures, checks = 0, 0
     with tempfile.TemporaryDirectory() as tmp:
-        for path in sorted(DIR.glob("*.hlo")):
+        for path in sorted(Path(args.dir).glob("*.hlo")):
             for name, line, directives, text in modules(path):
-                where = f"{path.relative_to(REPO)}:{line} [{name}]"
+                where = f"{path}:{line} [{name}]"
                 src = Path(tmp) / f"{name}.hlo"
                 src.write_text(text)
                 for d in directives:

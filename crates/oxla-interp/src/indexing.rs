@@ -12,7 +12,9 @@
 //!   start to `[0, dim - size]` (size = the slice size or update dim), so
 //!   the slice or update always lies inside the operand, shifted if need
 //!   be. A `gather`'s batching dimensions take their index from the batch
-//!   position, unclamped (shape inference guarantees it is in range).
+//!   position, unclamped (shape inference guarantees it is in range). A
+//!   `gather` whose slice is empty in a collapsed dimension (slice size 0)
+//!   still has result elements: they are zeros, as XLA's CPU backend gives.
 //! - **`scatter` skips** an update window **whole** when, in any input
 //!   dimension, its start is negative or past `dim - window_size` (XLA's
 //!   rule; StableHLO's spec skips element by element instead). Windows are
@@ -66,6 +68,11 @@ fn index_values(indices: &Literal) -> OpResult<Vec<i64>> {
 /// non-negative).
 fn dim(d: i64) -> OpResult<usize> {
     usize::try_from(d).map_err(|_| format!("negative dimension number {d}"))
+}
+
+/// The number of elements of `dims`.
+fn element_count_of(dims: &[i64]) -> usize {
+    dims.iter().map(|&d| d.max(0) as usize).product()
 }
 
 /// `Σ idx[j] * strides[j]` as a position below `len`, or an error.
@@ -144,6 +151,12 @@ pub(crate) fn gather(
 ) -> OpResult<ArrayData> {
     let operand_dims = operand.shape().dims();
     let data = array(operand)?;
+    // A slice with no elements (a collapsed dimension of slice size 0)
+    // reads nothing: XLA's CPU backend gives zeros for every result element.
+    if slice_sizes.contains(&0) {
+        return ArrayData::zeros(data.element_type(), element_count_of(out_dims))
+            .ok_or_else(|| format!("no memory for a result of dims {out_dims:?}"));
+    }
     let strides = row_major_strides(operand_dims);
     let idx = IndexArray::new(indices, dims.index_vector_dim)?;
     // Result dims that are not offset dims hold the batch, in order; offset
