@@ -806,7 +806,10 @@ fn check_module(
             }
             // As written (an identity broadcast_dimensions is not dropped).
             Directive::StrictOk => {
-                if let Some(Err(e)) = unverified.as_ref().map(oxla::internals::verifier::verify_strict_hlo) {
+                if let Some(Err(e)) = unverified
+                    .as_ref()
+                    .map(oxla::internals::verifier::verify_strict_hlo)
+                {
                     fail(line, format!("verify_strict_hlo refuses the module:\n{e}"));
                 }
             }

@@ -337,10 +337,10 @@ fn check_prints_a_good_module_and_locates_errors_in_a_bad_one() {
     );
     assert!(err.contains("2 error(s)"), "{err}");
     assert!(stdout(&o).is_empty());
-    // `run` stops at the first error, also located.
+    // `run` stops at the first error in the text, also located.
     let o = oxla(&["run", b]);
     expect_status(&o, 1);
-    assert!(stderr(&o).contains(&format!("{b}:6:28:")), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("{b}:5:7:")), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(dir);
 }
 

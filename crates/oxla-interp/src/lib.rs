@@ -188,6 +188,8 @@ pub fn evaluate_with_budget(
     max_bytes: u64,
 ) -> Result<Literal> {
     oxla_ir::verifier::verify(comp)?;
+    // A constant printed as `{...}` has no values to compute with.
+    comp.check_values_known()?;
     comp.check_arguments(args)?;
     budget::check(comp, max_bytes)?;
     evaluate_body(comp, comp.entry_id(), args)

@@ -560,6 +560,43 @@ impl Computation {
         crate::printer::print_computation(self)
     }
 
+    /// Refuses a computation whose values are not all known: one holding a
+    /// constant whose values were elided when its text was printed (XLA
+    /// prints large constants as `constant({...})`; see
+    /// [`Literal::elided`]). Such a computation verifies, prints and can be
+    /// checked, but running or converting it would read values that do not
+    /// exist, so the backends (the interpreter, the JIT) call this before
+    /// anything else. The error names the first such constant.
+    ///
+    /// ```
+    /// let text = "HloModule m\n\nENTRY e {\n  ROOT c = f32[1000] constant({...})\n}\n";
+    /// let comp = oxla_ir::parse_hlo_module(text)?;
+    /// let err = comp.check_values_known().unwrap_err();
+    /// assert!(err.to_string().contains("were elided"), "{err}");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn check_values_known(&self) -> crate::Result<()> {
+        for body in &self.bodies {
+            for inst in &body.instructions {
+                if let OpKind::Constant { literal } = &inst.kind
+                    && literal.is_elided()
+                {
+                    return Err(crate::Error::Evaluation {
+                        instruction: inst.name.clone(),
+                        message: format!(
+                            "the values of this {} constant were elided (`{{...}}`) when the \
+                             module was printed, so it cannot be run or converted (`oxla check` \
+                             still verifies it); print the module with its constants in full \
+                             (XLA: HloPrintOptions::print_large_constants)",
+                            inst.shape
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Checks `args` against the entry's parameters: count, then each
     /// shape (element type and dims). Backends call this before running.
     pub fn check_arguments(&self, args: &[&Literal]) -> crate::Result<()> {

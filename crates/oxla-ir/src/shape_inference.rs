@@ -250,6 +250,70 @@ pub fn infer_instruction_shape(
     }
 }
 
+/// The shape of an instruction written without one, as XLA's HLO parser
+/// infers it (`ROOT s = add(a, b)`), or `Ok(None)` for the ops whose result
+/// XLA's parser will not infer: `parameter`, `constant`, `iota`, `convert`,
+/// `reshape` and `slice` must carry their shape (`cannot infer shape for
+/// opcode: ...`). Every other op goes through [`infer_instruction_shape`],
+/// the same rules as a declared shape, except `broadcast`, whose result XLA
+/// infers as its `dimensions` followed by the operand's dims (the builder's
+/// `Broadcast(operand, sizes)`), then checks as usual.
+///
+/// ```
+/// use oxla_ir::{ElementType::F32, OpKind, Shape, shape_inference::infer_undeclared_shape};
+/// let x = Shape::new(F32, &[3]);
+/// let none = |_| None;
+/// let neg = oxla_ir::OpKind::Unary(oxla_ir::UnaryOp::Neg);
+/// assert_eq!(infer_undeclared_shape(&neg, &[&x], &none)?, Some(x.clone()));
+/// let b = OpKind::Broadcast { dimensions: vec![1] };
+/// assert_eq!(infer_undeclared_shape(&b, &[&x], &none)?.unwrap().to_string(), "f32[1,3]");
+/// assert_eq!(infer_undeclared_shape(&OpKind::Reshape, &[&x], &none)?, None);
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn infer_undeclared_shape(
+    kind: &OpKind,
+    operands: &[&Shape],
+    called: &dyn Fn(ComputationId) -> Option<(Vec<Shape>, Shape)>,
+) -> Result<Option<Shape>> {
+    // For every op that reaches the last arm, `infer_instruction_shape`
+    // does not read the declared shape; an empty tuple stands in for it.
+    let unused = Shape::tuple(vec![]);
+    match kind {
+        OpKind::Parameter { .. }
+        | OpKind::Constant { .. }
+        | OpKind::Iota { .. }
+        | OpKind::Convert
+        | OpKind::Reshape
+        | OpKind::Slice { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice => Ok(None),
+        OpKind::Broadcast { dimensions } => {
+            let Some(operand) = operands.first().filter(|_| operands.len() == 1) else {
+                return infer_instruction_shape(kind, operands, &unused, called).map(Some);
+            };
+            // XLA's parser infers it with the client `Broadcast(operand,
+            // sizes)`, taking `dimensions` as the sizes.
+            let declared = infer_broadcast_shape(operand, dimensions)?;
+            infer_instruction_shape(kind, operands, &declared, called).map(Some)
+        }
+        OpKind::Unary(_)
+        | OpKind::Binary { .. }
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::Transpose { .. }
+        | OpKind::Concatenate { .. }
+        | OpKind::Reverse { .. }
+        | OpKind::Pad { .. }
+        | OpKind::Reduce { .. }
+        | OpKind::DotGeneral { .. }
+        | OpKind::Tuple
+        | OpKind::Gather { .. }
+        | OpKind::Scatter { .. } => {
+            infer_instruction_shape(kind, operands, &unused, called).map(Some)
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Elementwise ops
 // ---------------------------------------------------------------------------

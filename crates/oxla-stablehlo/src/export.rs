@@ -34,8 +34,9 @@ use crate::ExportError;
 /// How deeply reducer regions may nest (each level recurses once).
 pub const MAX_REGION_DEPTH: usize = 200;
 
-/// The module as StableHLO text (ends with a newline); an error only for
-/// reducers nested more than [`MAX_REGION_DEPTH`] deep.
+/// The module as StableHLO text (ends with a newline); an error for
+/// reducers nested more than [`MAX_REGION_DEPTH`] deep, and for a constant
+/// whose values were elided (`{...}`), which has no dense form.
 ///
 /// ```
 /// let text = "HloModule m\n\nENTRY m {\n  x = f32[2,3] parameter(0)\n  \
@@ -47,6 +48,11 @@ pub const MAX_REGION_DEPTH: usize = 200;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn to_stablehlo(comp: &Computation) -> Result<String, ExportError> {
+    comp.check_values_known()
+        .map_err(|e| ExportError::ValuesUnknown {
+            computation: comp.name().to_string(),
+            reason: e.to_string(),
+        })?;
     let entry = comp.entry();
     let mut state = NameState::default();
     let params = entry.parameters();

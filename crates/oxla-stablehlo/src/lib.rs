@@ -29,6 +29,14 @@ pub enum ExportError {
         /// The deepest nesting written ([`MAX_REGION_DEPTH`]).
         limit: usize,
     },
+    /// The module holds a constant whose values are unknown (printed as
+    /// `{...}` by XLA), so it has no StableHLO form.
+    ValuesUnknown {
+        /// The module being exported.
+        computation: String,
+        /// Which constant, and why.
+        reason: String,
+    },
 }
 
 impl fmt::Display for ExportError {
@@ -43,6 +51,10 @@ impl fmt::Display for ExportError {
                 "cannot write `{computation}` as StableHLO: reducer regions nest more than \
                  {limit} levels deep (at `{reducer}`)"
             ),
+            ExportError::ValuesUnknown {
+                computation,
+                reason,
+            } => write!(f, "cannot write `{computation}` as StableHLO: {reason}"),
         }
     }
 }
