@@ -56,7 +56,11 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::OptimizationBarrier
         | OpKind::Map { .. }
         | OpKind::ReduceWindow { .. }
-        | OpKind::SelectAndScatter { .. } => None,
+        | OpKind::SelectAndScatter { .. }
+        | OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice => None,
         // The work of a loop's or a branch's body depends on values known
         // only at run time (the trip count, the branch taken).
         OpKind::While { .. } | OpKind::Conditional { .. } => None,

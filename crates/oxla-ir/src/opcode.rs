@@ -512,6 +512,19 @@ op_table! {
         /// Scatters source values onto the elements their windows select.
         SelectAndScatter => "select-and-scatter", Arity::Fixed(3), Reduction, Any, Materialised,
             Some("stablehlo.select_and_scatter");
+        // -- indexing ---------------------------------------------------------
+        /// Slices of an operand at starts read from an index array (clamped).
+        Gather => "gather", Arity::Fixed(2), IndexMap, Any, Cheap, Some("stablehlo.gather");
+        /// Combines update windows into inputs at starts read from an index
+        /// array (out-of-bounds windows are skipped).
+        Scatter => "scatter", Arity::AtLeast(3), Reduction, Any, Materialised,
+            Some("stablehlo.scatter");
+        /// A slice at starts given as operands (clamped).
+        DynamicSlice => "dynamic-slice", Arity::AtLeast(1), IndexMap, Any, Cheap,
+            Some("stablehlo.dynamic_slice");
+        /// Writes an update into an operand at starts given as operands (clamped).
+        DynamicUpdateSlice => "dynamic-update-slice", Arity::AtLeast(2), IndexMap, Any,
+            Materialised, Some("stablehlo.dynamic_update_slice");
     }
 }
 
@@ -700,11 +713,8 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "count-leading-zeros",
     "custom-call",
     "dynamic-reshape",
-    "dynamic-slice",
-    "dynamic-update-slice",
     "erf",
     "fft",
-    "gather",
     "imag",
     "mulhi",
     "popcnt",
@@ -717,7 +727,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "round-nearest-afz",
     "scaled-dot",
     "scan",
-    "scatter",
     "shuffle",
     "sinh",
     "sort",

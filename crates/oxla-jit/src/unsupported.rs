@@ -2,7 +2,8 @@
 //! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
 //! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
 //! of several inputs (or with a tuple-returning reducer), `convolution`,
-//! `reduce-window` and `select-and-scatter`. Each is
+//! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
+//! `dynamic-slice` and `dynamic-update-slice`. Each is
 //! an [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -48,6 +49,12 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. } => {
             Some("the JIT does not compile convolutions and windowed reductions yet")
+        }
+        OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice => {
+            Some("the JIT does not compile gathers, scatters and dynamic slices yet")
         }
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
             Some("the JIT compiles reduces of one input with a scalar reducer only")

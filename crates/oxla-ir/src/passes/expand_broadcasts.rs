@@ -423,7 +423,11 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Map { .. }
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
-            | OpKind::SelectAndScatter { .. } => w.push(
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,
