@@ -7,5 +7,7 @@
 #![warn(missing_docs)]
 
 mod export;
+mod parse;
 
 pub use export::to_stablehlo;
+pub use parse::parse_stablehlo;
