@@ -65,6 +65,7 @@ pub(super) const IGNORED_ATTRIBUTES: &[&str] = &[
     "jax.buffer_donor",
     "jax.uses_shape_polymorphism",
     "tf.aliasing_output",
+    "mhlo.input_output_alias",
 ];
 
 /// Values visible in a block: each name's results.
@@ -93,14 +94,19 @@ pub(super) fn lower(src: &Source<'_>, module: &Module) -> Result<Computation> {
         budget: (src.text.len() * 4).max(1 << 16),
         splat_budget: (src.text.len() * 16).max(1 << 16),
     };
-    lx.check_ignorable(&module.attrs, "module")?;
+    let module_name = match &module.name {
+        Some(n) => format!("module @{n}"),
+        None => "module".to_string(),
+    };
+    lx.check_ignorable(&module.attrs, &module_name)?;
     for f in &module.funcs {
-        lx.check_ignorable(&f.attrs, &format!("@{}", f.name))?;
+        let owner = format!("func.func @{}", f.name);
+        lx.check_ignorable(&f.attrs, &owner)?;
         for a in f.body.blocks.first().map_or(&[][..], |b| &b.args[..]) {
-            lx.check_ignorable(&a.attrs, &format!("argument %{} of @{}", a.name, f.name))?;
+            lx.check_ignorable(&a.attrs, &format!("{owner}: argument %{}", a.name))?;
         }
-        for r in &f.result_attrs {
-            lx.check_ignorable(r, &format!("a result of @{}", f.name))?;
+        for (k, r) in f.result_attrs.iter().enumerate() {
+            lx.check_ignorable(r, &format!("{owner}: result {k}"))?;
         }
     }
     lx.entry()
@@ -212,7 +218,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             Some(a) => Err(self.err(
                 a.pos,
                 format!(
-                    "the attribute `{}` of {owner} is not supported: oxla does not know what it means, and ignoring it could change the result",
+                    "{owner}: the attribute `{}` is not supported: oxla does not know what it means, and ignoring it could change the result",
                     a.key
                 ),
                 "only attributes without meaning for the values (see docs/stablehlo.md)",
@@ -247,10 +253,14 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
                 match public.as_slice() {
                     [f] => *f,
                     _ => {
+                        let name = module
+                            .name
+                            .as_deref()
+                            .map_or(String::new(), |n| format!(" @{n}"));
                         return Err(self.err(
                             module.pos,
                             format!(
-                                "the module has no @main function and {} public functions",
+                                "module{name}: there is no @main function, and {} public functions to run instead",
                                 public.len()
                             ),
                             "a `func.func public @main` to run",
@@ -263,14 +273,12 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             Some(n) => hlo_name(n, "module", 0),
             None => hlo_name(&main.name, "module", 0),
         };
-        let block = single_block(self, &main.body, &format!("@{}", main.name))?;
+        let owner = format!("func.func @{}", main.name);
+        let block = single_block(self, &main.body, &owner)?;
         let mut t = Target::new();
         let mut params = Vec::new();
         for (k, arg) in block.args.iter().enumerate() {
-            let shape = self.value_shape(
-                &arg.ty,
-                &format!("argument %{} of @{}", arg.name, main.name),
-            )?;
+            let shape = self.value_shape(&arg.ty, &format!("{owner}: argument %{}", arg.name))?;
             let id = t.push(
                 hlo_name(&arg.name, "parameter", 0),
                 OpKind::Parameter { number: k as i64 },
@@ -280,7 +288,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             params.push(id);
         }
         self.calls.push(main.name.as_str());
-        let (values, ret) = self.lower_block(&mut t, block, &params)?;
+        let (values, ret) = self.lower_block(&mut t, block, &params, &owner)?;
         self.calls.pop();
         self.check_returned(&t, main, &values, ret)?;
         let root = match values.as_slice() {
@@ -349,7 +357,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             ));
         }
         for (k, (&v, ty)) in values.iter().zip(&f.results).enumerate() {
-            let want = self.value_shape(ty, &format!("result {k} of @{}", f.name))?;
+            let want = self.value_shape(ty, &format!("func.func @{}: result {k}", f.name))?;
             if *t.shape(v) != want {
                 let at = ret.operands.get(k).map_or(ret.pos, |u| u.pos);
                 return Err(self.err(
@@ -386,6 +394,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
         t: &mut Target,
         block: &'m Block,
         args: &[InstId],
+        owner: &str,
     ) -> Result<(Vec<InstId>, &'m Operation)> {
         let mut scope: Scope<'m> = HashMap::new();
         for (a, &id) in block.args.iter().zip(args) {
@@ -448,8 +457,8 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
         let at = block.ops.last().map_or(0, |o| o.pos);
         Err(self.err(
             at,
-            "the block does not end with a return",
-            "`return` (or `stablehlo.return`) ending the block",
+            format!("{owner}: the body does not end with a return"),
+            "`return` (or `stablehlo.return` in a region) as the last op",
         ))
     }
 
@@ -622,14 +631,15 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             return Err(self.err(
                 at,
                 format!(
-                    "{}: @{callee} calls itself (through {}); recursion cannot be inlined",
+                    "{}: @{callee} calls itself (through @{}); recursion cannot be inlined",
                     op.name,
                     self.calls.join(" -> @")
                 ),
                 "calls without cycles",
             ));
         }
-        let block = single_block(self, &f.body, &format!("@{}", f.name))?;
+        let owner = format!("func.func @{}", f.name);
+        let block = single_block(self, &f.body, &owner)?;
         if block.args.len() != args.len() {
             return Err(self.err(
                 at,
@@ -643,7 +653,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             ));
         }
         for (k, (a, &id)) in block.args.iter().zip(args).enumerate() {
-            let want = self.value_shape(&a.ty, &format!("argument %{} of @{callee}", a.name))?;
+            let want = self.value_shape(&a.ty, &format!("{owner}: argument %{}", a.name))?;
             if *t.shape(id) != want {
                 let pos = op.operands.get(k).map_or(at, |u| u.pos);
                 return Err(self.err(
@@ -660,7 +670,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
         self.enter(at)?;
         self.calls.push(f.name.as_str());
         let outer = std::mem::take(&mut self.outer);
-        let lowered = self.lower_block(t, block, args);
+        let lowered = self.lower_block(t, block, args, &owner);
         self.outer = outer;
         self.calls.pop();
         self.depth -= 1;
@@ -690,7 +700,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
                 shape,
             ));
         }
-        let lowered = self.lower_block(&mut t, block, &params);
+        let lowered = self.lower_block(&mut t, block, &params, &format!("{} {kind}", op.name));
         self.depth -= 1;
         let (values, ret) = lowered?;
         let root = match values.as_slice() {

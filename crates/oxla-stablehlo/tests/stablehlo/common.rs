@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use oxla_ir::ir::{Body, ComputationId, OpKind};
+use oxla_ir::ir::{Body, ComputationId, InstId, OpKind};
 use oxla_ir::{ArrayData, Computation, ElementType, Literal};
 
 /// `tests/data/...` of the repository.
@@ -83,16 +83,17 @@ pub fn read_npy(path: &Path) -> Literal {
 }
 
 /// The module printed with every name replaced by its position (`v3`,
-/// `b1`), identical reducers merged and bodies ordered by first use, so
-/// that modules that differ only in names and in how reducers are shared
-/// print the same.
+/// `b1`), parameters first, identical reducers merged and bodies ordered
+/// by first use, so that modules that differ only in names, in where the
+/// parameters stand (MLIR has them all up front) and in how reducers are
+/// shared print the same.
 pub fn canonical(comp: &Computation) -> String {
     let bodies = comp.bodies();
     // Merge identical bodies (after renaming), callees first.
     let mut rep: Vec<ComputationId> = Vec::new();
     let mut renamed: Vec<Body> = Vec::new();
     for (k, b) in bodies.iter().enumerate() {
-        let mut b = b.clone();
+        let mut b = params_first(b);
         b.name = String::new();
         for (i, inst) in b.instructions.iter_mut().enumerate() {
             inst.name = format!("v{i}");
@@ -144,6 +145,39 @@ pub fn canonical(comp: &Computation) -> String {
         })
         .collect();
     Computation::from_bodies("m", out).unwrap().to_hlo_text()
+}
+
+/// `b` with its parameters moved to the front, in number order.
+fn params_first(b: &Body) -> Body {
+    let params = b.parameters();
+    let order: Vec<InstId> = params
+        .iter()
+        .copied()
+        .chain(
+            (0..b.instructions.len() as u32)
+                .map(InstId)
+                .filter(|i| !params.contains(i)),
+        )
+        .collect();
+    let mut new_index = vec![0u32; order.len()];
+    for (n, id) in order.iter().enumerate() {
+        new_index[id.index()] = n as u32;
+    }
+    let instructions = order
+        .iter()
+        .map(|&id| {
+            let mut inst = b.inst(id).clone();
+            for o in &mut inst.operands {
+                *o = InstId(new_index[o.index()]);
+            }
+            inst
+        })
+        .collect();
+    Body {
+        name: b.name.clone(),
+        instructions,
+        root: InstId(new_index[b.root.index()]),
+    }
 }
 
 /// The leaves of a literal (the elements of a tuple, in order).
