@@ -21,11 +21,19 @@ The workloads are those of /work/shared/peers/xla_bench.py (W1-W9b, built
 from jax.lax primitives with explicit broadcast_in_dim) and oxla-bench's W10
 (a matrix product), at small sizes. The models use only ops oxla's IR has.
 
+Older JAX versions print other forms (generic ops with `dense<...> :
+tensor<Nxi64>` attributes, `mhlo.sharding` on every argument, ...). Run with
+`--older` under an older JAX (any 0.4.x that pip still serves, e.g. 0.4.13
+or 0.4.20, in a venv of its own) to add NAME.jax-VERSION.mlir for every case
+that version can lower; the tests check those against the same outputs.
+
 Usage: ~/venvs/oxla-models/bin/python scripts/stablehlo_corpus.py
+       /path/to/old-jax-venv/bin/python scripts/stablehlo_corpus.py --older
 Deterministic: the same JAX version writes the same files.
 """
 
 import os
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -91,14 +99,16 @@ def w7(x, y):
     return lax.select(lax.gt(x, yb), x, yb)
 
 
+# lax.reduce with add/max is what lax.reduce_sum/reduce_max (which
+# xla_bench.py calls, and which older JAX lacks) lower to.
 def w9a(x):
-    return lax.reduce_sum(x, (1,))
+    return lax.reduce(x, F32(0), lax.add, (1,))
 
 
 def w9b(x):
-    m = lax.reduce_max(x, (1,))
+    m = lax.reduce(x, F32(-np.inf), lax.max, (1,))
     e = lax.exp(lax.sub(x, lax.broadcast_in_dim(m, x.shape, (0,))))
-    s = lax.reduce_sum(e, (1,))
+    s = lax.reduce(e, F32(0), lax.add, (1,))
     return lax.div(e, lax.broadcast_in_dim(s, x.shape, (0,)))
 
 
@@ -142,9 +152,12 @@ def matmul_chain(a, b, c):
     return (a @ b) @ c, jnp.einsum("bij,bjk->bik", a[None], (b @ c)[None])
 
 
-@partial(lax.composite, name="oxla.test.scaled_tanh")
 def scaled_tanh(x, *, scale):
     return jnp.tanh(x) * scale
+
+
+if hasattr(lax, "composite"):  # JAX 0.4.31 and later
+    scaled_tanh = partial(lax.composite, name="oxla.test.scaled_tanh")(scaled_tanh)
 
 
 def composite(x):
@@ -180,7 +193,7 @@ def data_movement(x, i):
     g = lax.convert_element_type(x * F32(10.0), np.int32)
     h = lax.clamp(F32(-0.5), x, F32(0.5))
     k = lax.broadcast(i, (2,))
-    onehot = (lax.broadcasted_iota(np.int32, (4, 3), 0) == i[:3][None, :]).astype(F32)
+    onehot = (lax.broadcasted_iota(np.int32, (4, 3), 0) == lax.slice(i, (0,), (3,))[None, :]).astype(F32)
     sel = onehot.T @ x
     return a, b, c, d, e, f, g, h, k, sel, lax.convert_element_type(x, np.float64)
 
@@ -241,9 +254,29 @@ def generic_text(lowered):
     return module.operation.get_asm(print_generic_op_form=True, enable_debug_info=False)
 
 
+def older():
+    """Writes NAME.jax-VERSION.mlir, leaving every other file alone."""
+    version = jax.__version__
+    written = 0
+    for seed, (name, fn, make, _exact, _debug) in enumerate(CASES):
+        rng = np.random.default_rng(1000 + seed)
+        try:
+            text = jax.jit(fn).lower(*make(rng)).as_text()
+        except Exception as e:  # noqa: BLE001 - an older JAX lacks a feature
+            print(f"{name}: skipped under jax {version}: {type(e).__name__}: {e}")
+            continue
+        (OUT / f"{name}.jax-{version}.mlir").write_text(text)
+        written += 1
+    print(f"wrote {written} cases for jax {version}")
+
+
 def main():
+    if "--older" in sys.argv[1:]:
+        return older()
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.iterdir():
+        if ".jax-" in old.name:
+            continue  # written by --older under another JAX version
         if old.suffix in (".mlir", ".npy") or old.name.endswith(".hlo.txt"):
             old.unlink()
     lines = [

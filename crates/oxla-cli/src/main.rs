@@ -383,10 +383,40 @@ fn located(path: &str, e: &Error) -> String {
     }
 }
 
-/// Reads, parses and verifies the module at `path`.
+/// Whether the module at `path` is StableHLO MLIR rather than HLO text: by
+/// its `.mlir` extension, or by how it starts after blank lines and `//`
+/// comments (`module`, `func.func`, the generic `"builtin.module"` or
+/// `"func.func"`, or an alias definition such as `#loc = ...`, none of which
+/// HLO text can start with).
+fn is_stablehlo(path: &str, text: &str) -> bool {
+    let first = text
+        .lines()
+        .map(str::trim_start)
+        .find(|l| !l.is_empty() && !l.starts_with("//"))
+        .unwrap_or("");
+    path.ends_with(".mlir")
+        || [
+            "module",
+            "func.func",
+            "\"builtin.module\"",
+            "\"func.func\"",
+            "#",
+            "!",
+        ]
+        .iter()
+        .any(|p| first.starts_with(p))
+}
+
+/// Reads, parses and verifies the module at `path`: StableHLO MLIR (see
+/// [`is_stablehlo`]) or HLO text.
 fn load(path: &str) -> Result<Computation, CliError> {
     let text = read_text(path)?;
-    oxla_ir::parse_hlo_module(&text).map_err(|e| CliError::Failure(located(path, &e)))
+    let parsed = if is_stablehlo(path, &text) {
+        oxla_stablehlo::parse_stablehlo(&text)
+    } else {
+        oxla_ir::parse_hlo_module(&text)
+    };
+    parsed.map_err(|e| CliError::Failure(located(path, &e)))
 }
 
 fn backend_of(p: &Parsed) -> Result<Backend, CliError> {
@@ -500,6 +530,9 @@ fn output_files<'l>(out: &Path, result: &'l Literal) -> Vec<(PathBuf, &'l Litera
 fn cmd_check(p: &Parsed) -> Result<(), CliError> {
     let path = &p.positionals[0];
     let text = read_text(path)?;
+    if is_stablehlo(path, &text) {
+        return Out::print(&load(path)?.to_hlo_text());
+    }
     match oxla_ir::parser::parse_hlo_module_diagnostics(&text) {
         Ok(comp) => Out::print(&comp.to_hlo_text()),
         Err(errors) => {

@@ -38,13 +38,20 @@ use super::syntax::{
     Attr, AttrAt, Block, Func, Module, NamedAttr, Operation, Region, Type, TypeAt, Use,
 };
 
-/// The most calls and regions open at once (each is a level of recursion).
-const MAX_DEPTH: usize = 64;
+/// The most calls and regions open at once (each is a level of recursion,
+/// and a debug build must lower them within a 2 MiB stack).
+const MAX_DEPTH: usize = 32;
+
+/// The fewest instructions and inlined calls a module may cost; the budget
+/// grows with the text (4 per byte). Calls that double at every level would
+/// otherwise make 2^depth copies.
+const MIN_BUDGET: usize = 1 << 14;
 
 /// Attributes that carry no meaning for the values a program computes:
 /// where values are placed or how they are partitioned (`mhlo.sharding`,
 /// `mhlo.num_partitions`, `mhlo.memory_kind`, ...), their layout
-/// (`mhlo.layout_mode`), which buffers may be reused (`jax.buffer_donor`,
+/// (`mhlo.layout_mode`, the entry layouts), what to prefetch, which
+/// buffers may be reused (`jax.buffer_donor`,
 /// `tf.aliasing_output`), names for the caller (`jax.result_info`,
 /// `jax.arg_info`) and annotations for other tools
 /// (`mhlo.frontend_attributes`). They are read and dropped; every other
@@ -59,6 +66,9 @@ pub(super) const IGNORED_ATTRIBUTES: &[&str] = &[
     "mhlo.is_same_data_across_replicas",
     "mhlo.memory_kind",
     "mhlo.layout_mode",
+    "mhlo.xla_entry_computation_parameter_layouts",
+    "mhlo.xla_entry_computation_result_layouts",
+    "mhlo.cross_program_prefetches",
     "mhlo.frontend_attributes",
     "jax.result_info",
     "jax.arg_info",
@@ -91,7 +101,7 @@ pub(super) fn lower(src: &Source<'_>, module: &Module) -> Result<Computation> {
         calls: Vec::new(),
         outer: Vec::new(),
         depth: 0,
-        budget: (src.text.len() * 4).max(1 << 16),
+        budget: (src.text.len() * 4).max(MIN_BUDGET),
         splat_budget: (src.text.len() * 16).max(1 << 16),
     };
     let module_name = match &module.name {
@@ -123,7 +133,8 @@ pub(super) struct Lowerer<'m, 's, 'a> {
     /// Names visible around the region being lowered, for messages.
     outer: Vec<HashSet<&'m str>>,
     depth: usize,
-    /// Instructions that may still be created.
+    /// Instructions that may still be created and calls that may still be
+    /// inlined.
     budget: usize,
     /// Splat elements that may still be expanded into full constants.
     splat_budget: usize,
@@ -133,6 +144,9 @@ pub(super) struct Lowerer<'m, 's, 'a> {
 pub(super) struct Target {
     instructions: Vec<Instruction>,
     names: HashSet<String>,
+    /// The next suffix to try for each base name, so that finding a free
+    /// name stays cheap when one name clashes thousands of times.
+    suffixes: HashMap<String, usize>,
 }
 
 impl Target {
@@ -140,6 +154,7 @@ impl Target {
         Target {
             instructions: Vec::new(),
             names: HashSet::new(),
+            suffixes: HashMap::new(),
         }
     }
 
@@ -148,14 +163,18 @@ impl Target {
     }
 
     /// `base`, or `base.1`, `base.2`, ... whichever is free.
-    fn unique(&self, base: &str) -> String {
+    fn unique(&mut self, base: &str) -> String {
         if !self.names.contains(base) {
             return base.to_string();
         }
-        (1..)
-            .map(|k| format!("{base}.{k}"))
-            .find(|n| !self.names.contains(n))
-            .unwrap_or_default()
+        let next = self.suffixes.entry(base.to_string()).or_insert(1);
+        loop {
+            let name = format!("{base}.{next}");
+            *next += 1;
+            if !self.names.contains(&name) {
+                return name;
+            }
+        }
     }
 
     fn push(&mut self, name: String, kind: OpKind, operands: Vec<InstId>, shape: Shape) -> InstId {
@@ -375,12 +394,27 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
         Ok(())
     }
 
-    fn enter(&mut self, pos: usize) -> Result<()> {
+    /// Takes one unit (an instruction or an inlined call) from the budget.
+    fn spend(&mut self, pos: usize, op: &str) -> Result<()> {
+        if self.budget == 0 {
+            return Err(self.err(
+                pos,
+                format!(
+                    "{op}: the module lowers to too many instructions (inlined calls multiply them)"
+                ),
+                "a smaller module, or fewer nested calls",
+            ));
+        }
+        self.budget -= 1;
+        Ok(())
+    }
+
+    fn enter(&mut self, pos: usize, op: &str) -> Result<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.err(
                 pos,
-                format!("calls and regions nest more than {MAX_DEPTH} levels deep"),
+                format!("{op}: calls and regions nest more than {MAX_DEPTH} levels deep"),
                 format!("at most {MAX_DEPTH} levels of calls and regions"),
             ));
         }
@@ -667,7 +701,8 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
                 ));
             }
         }
-        self.enter(at)?;
+        self.spend(at, &op.name)?;
+        self.enter(at, &op.name)?;
         self.calls.push(f.name.as_str());
         let outer = std::mem::take(&mut self.outer);
         let lowered = self.lower_block(t, block, args, &owner);
@@ -688,7 +723,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
         kind: &str,
     ) -> Result<ComputationId> {
         let block = single_block(self, region, &op.name)?;
-        self.enter(region.pos)?;
+        self.enter(region.pos, &op.name)?;
         let mut t = Target::new();
         let mut params = Vec::new();
         for (k, arg) in block.args.iter().enumerate() {
@@ -823,14 +858,7 @@ impl<'m> OpCx<'_, 'm, '_, '_> {
         operands: Vec<InstId>,
         declared: &Shape,
     ) -> Result<InstId> {
-        if self.lx.budget == 0 {
-            return Err(self.err(
-                self.op.pos,
-                "the module lowers to too many instructions (inlined calls multiply them)",
-                "a smaller module, or fewer nested calls",
-            ));
-        }
-        self.lx.budget -= 1;
+        self.lx.spend(self.op.pos, &self.op.name)?;
         let shapes: Vec<&Shape> = operands.iter().map(|&o| self.t.shape(o)).collect();
         let bodies = &self.lx.bodies;
         let called = |id: ComputationId| -> Option<(Vec<Shape>, Shape)> {

@@ -282,7 +282,7 @@ pub(super) static OPS: &[OpDef] = &[
     ),
     not_yet(
         "chlo.erfc",
-        "it lowers to HLO's `erf`, which oxla's IR has no op for yet",
+        "oxla's IR has no `erf` yet; JAX's HLO text (`as_text(dialect=\"hlo\")`) spells erfc out in ops oxla has, and runs",
     ),
     not_yet(
         "chlo.erf_inv",

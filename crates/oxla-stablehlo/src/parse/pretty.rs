@@ -18,308 +18,26 @@ use super::syntax::{
 /// Reads the rest of `op` (after its name) in the pretty form `syntax`.
 pub(super) fn parse(p: &mut Parser<'_, '_>, syntax: Syntax, op: &mut Operation) -> Result<()> {
     match syntax {
-        Syntax::SameType => {
-            op.operands = uses(p)?;
-            attr_dict(p, op)?;
-            same_type_signature(p, op)
-        }
-        Syntax::Functional => {
-            op.operands = uses(p)?;
-            attr_dict(p, op)?;
-            functional_signature(p, op)
-        }
-        Syntax::Compare => {
-            let (dir, pos) = p.c.expect_bare("a comparison direction (`GT`)")?;
-            set(
-                op,
-                "comparison_direction",
-                Attr::Keyword(dir.to_string()),
-                pos,
-            );
-            p.c.expect(",", "after the comparison direction")?;
-            op.operands = uses(p)?;
-            if p.c.eat(",") {
-                let (ty, pos) = p.c.expect_bare("a compare type (`FLOAT`)")?;
-                set(op, "compare_type", Attr::Keyword(ty.to_string()), pos);
-            }
-            attr_dict(p, op)?;
-            functional_signature(p, op)
-        }
-        Syntax::Select => {
-            op.operands = uses(p)?;
-            attr_dict(p, op)?;
-            p.c.expect(":", "before the op's types")?;
-            let first = p.parse_type()?;
-            if let Type::Function(..) = first.ty {
-                return assign_function(p, op, first);
-            }
-            p.c.expect(",", "between the predicate type and the result type")?;
-            let second = p.parse_type()?;
-            op.operand_types = vec![first, second.clone(), second.clone()];
-            op.result_types = vec![second];
-            Ok(())
-        }
+        Syntax::SameType => same_type(p, op),
+        Syntax::Functional => functional(p, op),
+        Syntax::Compare => compare(p, op),
+        Syntax::Select => select(p, op),
         Syntax::Constant => constant(p, op),
-        Syntax::Iota => {
-            let pos = p.c.expect_keyword("dim", "after stablehlo.iota")?;
-            p.c.expect("=", "after `dim`")?;
-            let (d, _) = p.c.integer("the iota dimension")?;
-            set(op, "iota_dimension", Attr::Int(i128::from(d)), pos);
-            attr_dict(p, op)?;
-            p.c.expect(":", "before the result type")?;
-            op.result_types = vec![p.parse_type()?];
-            Ok(())
-        }
-        Syntax::ListAttr(keyword, attr) | Syntax::ListAttrSameType(keyword, attr) => {
-            op.operands = vec![p.value_use()?];
-            p.c.expect(",", "after the operand")?;
-            let pos = p.c.expect_keyword(keyword, "after the operand")?;
-            p.c.expect("=", &format!("after `{keyword}`"))?;
-            let (list, _) = p.c.int_list(keyword)?;
-            set(op, attr, dense_array(&list), pos);
-            attr_dict(p, op)?;
-            if let Syntax::ListAttrSameType(..) = syntax {
-                same_type_signature(p, op)
-            } else {
-                functional_signature(p, op)
-            }
-        }
-        Syntax::Slice => {
-            op.operands = vec![p.value_use()?];
-            let pos = p.c.expect("[", "opening the slice ranges")?;
-            let (mut starts, mut limits, mut strides) = (Vec::new(), Vec::new(), Vec::new());
-            if !p.c.eat("]") {
-                loop {
-                    starts.push(p.c.integer("a slice start")?.0);
-                    p.c.expect(":", "between a slice's start and limit")?;
-                    limits.push(p.c.integer("a slice limit")?.0);
-                    strides.push(if p.c.eat(":") {
-                        p.c.integer("a slice stride")?.0
-                    } else {
-                        1
-                    });
-                    if p.c.eat("]") {
-                        break;
-                    }
-                    p.c.expect(",", "or `]` after a slice range")?;
-                }
-            }
-            set(op, "start_indices", dense_array(&starts), pos);
-            set(op, "limit_indices", dense_array(&limits), pos);
-            set(op, "strides", dense_array(&strides), pos);
-            attr_dict(p, op)?;
-            functional_signature(p, op)
-        }
-        Syntax::Concatenate => {
-            while p.c.peek() == Some(b'%') {
-                op.operands.push(p.value_use()?);
-                p.c.expect(",", "after an operand")?;
-            }
-            let pos = p.c.expect_keyword("dim", "after the operands")?;
-            p.c.expect("=", "after `dim`")?;
-            let (d, _) = p.c.integer("the concatenation dimension")?;
-            set(op, "dimension", Attr::Int(i128::from(d)), pos);
-            attr_dict(p, op)?;
-            functional_signature(p, op)
-        }
-        Syntax::Pad => {
-            op.operands = vec![p.value_use()?];
-            p.c.expect(",", "after the operand")?;
-            op.operands.push(p.value_use()?);
-            for (i, (keyword, attr)) in [
-                ("low", "edge_padding_low"),
-                ("high", "edge_padding_high"),
-                ("interior", "interior_padding"),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                p.c.expect(
-                    ",",
-                    if i == 0 {
-                        "after the padding value"
-                    } else {
-                        "between paddings"
-                    },
-                )?;
-                let pos = p.c.expect_keyword(keyword, "in stablehlo.pad")?;
-                p.c.expect("=", &format!("after `{keyword}`"))?;
-                let (list, _) = p.c.int_list(keyword)?;
-                set(op, attr, dense_array(&list), pos);
-            }
-            attr_dict(p, op)?;
-            functional_signature(p, op)
-        }
+        Syntax::Iota => iota(p, op),
+        Syntax::ListAttr(keyword, attr) => list_attr(p, op, keyword, attr, false),
+        Syntax::ListAttrSameType(keyword, attr) => list_attr(p, op, keyword, attr, true),
+        Syntax::Slice => slice(p, op),
+        Syntax::Concatenate => concatenate(p, op),
+        Syntax::Pad => pad(p, op),
         Syntax::Reduce => reduce(p, op),
-        Syntax::DotGeneral => {
-            op.operands = vec![p.value_use()?];
-            p.c.expect(",", "after the left operand")?;
-            op.operands.push(p.value_use()?);
-            p.c.expect(",", "after the right operand")?;
-            let pos = p.c.pos;
-            let mut fields = Vec::new();
-            let mut pair = |p: &mut Parser<'_, '_>, lhs: &str, rhs: &str| -> Result<()> {
-                p.c.expect("=", "before the dimensions")?;
-                let (l, lpos) = p.c.int_list("dimensions")?;
-                p.c.expect_keyword("x", "between the left and right dimensions")?;
-                let (r, rpos) = p.c.int_list("dimensions")?;
-                fields.push(named(lhs, dense_array(&l), lpos));
-                fields.push(named(rhs, dense_array(&r), rpos));
-                Ok(())
-            };
-            if p.c.eat_keyword("batching_dims") {
-                pair(p, "lhs_batching_dimensions", "rhs_batching_dimensions")?;
-                p.c.expect(",", "after the batching dims")?;
-            }
-            p.c.expect_keyword("contracting_dims", "in stablehlo.dot_general")?;
-            pair(
-                p,
-                "lhs_contracting_dimensions",
-                "rhs_contracting_dimensions",
-            )?;
-            set(op, "dot_dimension_numbers", Attr::Dict(fields), pos);
-            precision_and_algorithm(p, op)?;
-            attr_dict(p, op)?;
-            functional_signature(p, op)
-        }
-        Syntax::Dot => {
-            op.operands = vec![p.value_use()?];
-            p.c.expect(",", "after the left operand")?;
-            op.operands.push(p.value_use()?);
-            precision_and_algorithm(p, op)?;
-            attr_dict(p, op)?;
-            functional_signature(p, op)
-        }
-        Syntax::Tuple => {
-            op.operands = uses(p)?;
-            attr_dict(p, op)?;
-            p.c.expect(":", "before the tuple type")?;
-            let t = p.parse_type()?;
-            let parts: Vec<TypeAt> = match &t.ty {
-                Type::Value(s) if s.is_tuple() => s
-                    .tuple_shapes()
-                    .iter()
-                    .map(|e| TypeAt {
-                        ty: Type::Value(e.clone()),
-                        pos: t.pos,
-                        end: t.end,
-                    })
-                    .collect(),
-                Type::Unsupported(_) => vec![t.clone(); op.operands.len()],
-                Type::Value(_) | Type::Scalar(_) | Type::Function(..) => {
-                    return Err(p.c.err(t.pos, "expected a tuple type", "`tuple<...>`"));
-                }
-            };
-            if parts.len() != op.operands.len() {
-                return Err(p.c.err(
-                    t.pos,
-                    format!(
-                        "{} operand(s) for a tuple of {}",
-                        op.operands.len(),
-                        parts.len()
-                    ),
-                    "one operand per tuple element",
-                ));
-            }
-            op.operand_types = parts;
-            op.result_types = vec![t];
-            Ok(())
-        }
-        Syntax::Return => {
-            op.operands = uses(p)?;
-            attr_dict(p, op)?;
-            if p.c.eat(":") {
-                op.operand_types = type_list(p)?;
-                if op.operand_types.len() != op.operands.len() {
-                    return Err(p.c.err(
-                        op.pos,
-                        format!(
-                            "{} value(s) but {} type(s)",
-                            op.operands.len(),
-                            op.operand_types.len()
-                        ),
-                        "one type per returned value",
-                    ));
-                }
-            } else if !op.operands.is_empty() {
-                return Err(p.c.err(
-                    p.c.pos,
-                    "expected `:` and the returned values' types",
-                    "`: type, ...`",
-                ));
-            }
-            Ok(())
-        }
-        Syntax::Composite => {
-            let (name, pos) = p.c.string("the composite's name")?;
-            set(op, "name", Attr::Str(name), pos);
-            op.operands = uses(p)?;
-            if p.c.eat("(") {
-                loop {
-                    op.regions.push(p.region(None)?);
-                    if p.c.eat(")") {
-                        break;
-                    }
-                    p.c.expect(",", "or `)` after a region")?;
-                }
-            }
-            attr_dict(p, op)?;
-            functional_signature(p, op)
-        }
-        Syntax::OptimizationBarrier => {
-            attr_dict(p, op)?;
-            if p.c.eat("(") {
-                p.c.expect(")", "for an empty barrier")?;
-                return Ok(());
-            }
-            op.operands = uses(p)?;
-            p.c.expect(":", "before the operands' types")?;
-            op.operand_types = type_list(p)?;
-            op.result_types = op.operand_types.clone();
-            Ok(())
-        }
-        Syntax::Call => {
-            let (callee, pos) = p.c.symbol("the callee")?;
-            set(op, "callee", Attr::Symbol(callee), pos);
-            p.c.expect("(", "opening the call's arguments")?;
-            op.operands = p.uses_until(")")?;
-            attr_dict(p, op)?;
-            functional_signature(p, op)
-        }
-        Syntax::ChloTyped => {
-            op.operands = uses(p)?;
-            attr_dict(p, op)?;
-            p.c.expect(":", "before the op's types")?;
-            let first = p.parse_type()?;
-            if let Type::Function(..) = first.ty {
-                return assign_function(p, op, first);
-            }
-            let mut ins = vec![first];
-            while p.c.eat(",") {
-                ins.push(p.parse_type()?);
-            }
-            p.c.expect("->", "before the result type")?;
-            op.result_types = if p.c.eat("(") {
-                let list = type_list(p)?;
-                p.c.expect(")", "closing the result types")?;
-                list
-            } else {
-                vec![p.parse_type()?]
-            };
-            if ins.len() != op.operands.len() {
-                return Err(p.c.err(
-                    op.pos,
-                    format!(
-                        "{} operand(s) but {} operand type(s)",
-                        op.operands.len(),
-                        ins.len()
-                    ),
-                    "one type per operand",
-                ));
-            }
-            op.operand_types = ins;
-            Ok(())
-        }
+        Syntax::DotGeneral => dot_general(p, op),
+        Syntax::Dot => dot(p, op),
+        Syntax::Tuple => tuple(p, op),
+        Syntax::Return => ret(p, op),
+        Syntax::Composite => composite(p, op),
+        Syntax::OptimizationBarrier => optimization_barrier(p, op),
+        Syntax::Call => call(p, op),
+        Syntax::ChloTyped => chlo_typed(p, op),
         Syntax::GenericOnly => Err(p.c.err(
             op.pos,
             format!(
@@ -329,6 +47,329 @@ pub(super) fn parse(p: &mut Parser<'_, '_>, syntax: Syntax, op: &mut Operation) 
             "the generic form",
         )),
     }
+}
+
+fn same_type(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = uses(p)?;
+    attr_dict(p, op)?;
+    same_type_signature(p, op)
+}
+
+fn functional(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = uses(p)?;
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
+
+fn compare(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    let (dir, pos) = p.c.expect_bare("a comparison direction (`GT`)")?;
+    set(
+        op,
+        "comparison_direction",
+        Attr::Keyword(dir.to_string()),
+        pos,
+    );
+    p.c.expect(",", "after the comparison direction")?;
+    op.operands = uses(p)?;
+    if p.c.eat(",") {
+        let (ty, pos) = p.c.expect_bare("a compare type (`FLOAT`)")?;
+        set(op, "compare_type", Attr::Keyword(ty.to_string()), pos);
+    }
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
+
+fn select(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = uses(p)?;
+    attr_dict(p, op)?;
+    p.c.expect(":", "before the op's types")?;
+    let first = p.parse_type()?;
+    if let Type::Function(..) = first.ty {
+        return assign_function(p, op, first);
+    }
+    p.c.expect(",", "between the predicate type and the result type")?;
+    let second = p.parse_type()?;
+    op.operand_types = vec![first, second.clone(), second.clone()];
+    op.result_types = vec![second];
+    Ok(())
+}
+
+fn iota(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    let pos = p.c.expect_keyword("dim", "after stablehlo.iota")?;
+    p.c.expect("=", "after `dim`")?;
+    let (d, _) = p.c.integer("the iota dimension")?;
+    set(op, "iota_dimension", Attr::Int(i128::from(d)), pos);
+    attr_dict(p, op)?;
+    p.c.expect(":", "before the result type")?;
+    op.result_types = vec![p.parse_type()?];
+    Ok(())
+}
+
+fn list_attr(
+    p: &mut Parser<'_, '_>,
+    op: &mut Operation,
+    keyword: &str,
+    attr: &str,
+    same_type: bool,
+) -> Result<()> {
+    op.operands = vec![p.value_use()?];
+    p.c.expect(",", "after the operand")?;
+    let pos = p.c.expect_keyword(keyword, "after the operand")?;
+    p.c.expect("=", &format!("after `{keyword}`"))?;
+    let (list, _) = p.c.int_list(keyword)?;
+    set(op, attr, dense_array(&list), pos);
+    attr_dict(p, op)?;
+    if same_type {
+        same_type_signature(p, op)
+    } else {
+        functional_signature(p, op)
+    }
+}
+
+fn slice(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = vec![p.value_use()?];
+    let pos = p.c.expect("[", "opening the slice ranges")?;
+    let (mut starts, mut limits, mut strides) = (Vec::new(), Vec::new(), Vec::new());
+    if !p.c.eat("]") {
+        loop {
+            starts.push(p.c.integer("a slice start")?.0);
+            p.c.expect(":", "between a slice's start and limit")?;
+            limits.push(p.c.integer("a slice limit")?.0);
+            strides.push(if p.c.eat(":") {
+                p.c.integer("a slice stride")?.0
+            } else {
+                1
+            });
+            if p.c.eat("]") {
+                break;
+            }
+            p.c.expect(",", "or `]` after a slice range")?;
+        }
+    }
+    set(op, "start_indices", dense_array(&starts), pos);
+    set(op, "limit_indices", dense_array(&limits), pos);
+    set(op, "strides", dense_array(&strides), pos);
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
+
+fn concatenate(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    while p.c.peek() == Some(b'%') {
+        op.operands.push(p.value_use()?);
+        p.c.expect(",", "after an operand")?;
+    }
+    let pos = p.c.expect_keyword("dim", "after the operands")?;
+    p.c.expect("=", "after `dim`")?;
+    let (d, _) = p.c.integer("the concatenation dimension")?;
+    set(op, "dimension", Attr::Int(i128::from(d)), pos);
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
+
+fn pad(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = vec![p.value_use()?];
+    p.c.expect(",", "after the operand")?;
+    op.operands.push(p.value_use()?);
+    for (i, (keyword, attr)) in [
+        ("low", "edge_padding_low"),
+        ("high", "edge_padding_high"),
+        ("interior", "interior_padding"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        p.c.expect(
+            ",",
+            if i == 0 {
+                "after the padding value"
+            } else {
+                "between paddings"
+            },
+        )?;
+        let pos = p.c.expect_keyword(keyword, "in stablehlo.pad")?;
+        p.c.expect("=", &format!("after `{keyword}`"))?;
+        let (list, _) = p.c.int_list(keyword)?;
+        set(op, attr, dense_array(&list), pos);
+    }
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
+
+fn dot_general(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = vec![p.value_use()?];
+    p.c.expect(",", "after the left operand")?;
+    op.operands.push(p.value_use()?);
+    p.c.expect(",", "after the right operand")?;
+    let pos = p.c.pos;
+    let mut fields = Vec::new();
+    let mut pair = |p: &mut Parser<'_, '_>, lhs: &str, rhs: &str| -> Result<()> {
+        p.c.expect("=", "before the dimensions")?;
+        let (l, lpos) = p.c.int_list("dimensions")?;
+        p.c.expect_keyword("x", "between the left and right dimensions")?;
+        let (r, rpos) = p.c.int_list("dimensions")?;
+        fields.push(named(lhs, dense_array(&l), lpos));
+        fields.push(named(rhs, dense_array(&r), rpos));
+        Ok(())
+    };
+    if p.c.eat_keyword("batching_dims") {
+        pair(p, "lhs_batching_dimensions", "rhs_batching_dimensions")?;
+        p.c.expect(",", "after the batching dims")?;
+    }
+    p.c.expect_keyword("contracting_dims", "in stablehlo.dot_general")?;
+    pair(
+        p,
+        "lhs_contracting_dimensions",
+        "rhs_contracting_dimensions",
+    )?;
+    set(op, "dot_dimension_numbers", Attr::Dict(fields), pos);
+    precision_and_algorithm(p, op)?;
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
+
+fn dot(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = vec![p.value_use()?];
+    p.c.expect(",", "after the left operand")?;
+    op.operands.push(p.value_use()?);
+    precision_and_algorithm(p, op)?;
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
+
+fn tuple(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = uses(p)?;
+    attr_dict(p, op)?;
+    p.c.expect(":", "before the tuple type")?;
+    let t = p.parse_type()?;
+    let parts: Vec<TypeAt> = match &t.ty {
+        Type::Value(s) if s.is_tuple() => s
+            .tuple_shapes()
+            .iter()
+            .map(|e| TypeAt {
+                ty: Type::Value(e.clone()),
+                pos: t.pos,
+                end: t.end,
+            })
+            .collect(),
+        Type::Unsupported(_) => vec![t.clone(); op.operands.len()],
+        Type::Value(_) | Type::Scalar(_) | Type::Function(..) => {
+            return Err(p.c.err(t.pos, "expected a tuple type", "`tuple<...>`"));
+        }
+    };
+    if parts.len() != op.operands.len() {
+        return Err(p.c.err(
+            t.pos,
+            format!(
+                "{} operand(s) for a tuple of {}",
+                op.operands.len(),
+                parts.len()
+            ),
+            "one operand per tuple element",
+        ));
+    }
+    op.operand_types = parts;
+    op.result_types = vec![t];
+    Ok(())
+}
+
+fn ret(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = uses(p)?;
+    attr_dict(p, op)?;
+    if p.c.eat(":") {
+        op.operand_types = type_list(p)?;
+        if op.operand_types.len() != op.operands.len() {
+            return Err(p.c.err(
+                op.pos,
+                format!(
+                    "{} value(s) but {} type(s)",
+                    op.operands.len(),
+                    op.operand_types.len()
+                ),
+                "one type per returned value",
+            ));
+        }
+    } else if !op.operands.is_empty() {
+        return Err(p.c.err(
+            p.c.pos,
+            "expected `:` and the returned values' types",
+            "`: type, ...`",
+        ));
+    }
+    Ok(())
+}
+
+fn composite(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    let (name, pos) = p.c.string("the composite's name")?;
+    set(op, "name", Attr::Str(name), pos);
+    op.operands = uses(p)?;
+    if p.c.eat("(") {
+        loop {
+            op.regions.push(p.region(None)?);
+            if p.c.eat(")") {
+                break;
+            }
+            p.c.expect(",", "or `)` after a region")?;
+        }
+    }
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
+
+fn optimization_barrier(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    attr_dict(p, op)?;
+    if p.c.eat("(") {
+        p.c.expect(")", "for an empty barrier")?;
+        return Ok(());
+    }
+    op.operands = uses(p)?;
+    p.c.expect(":", "before the operands' types")?;
+    op.operand_types = type_list(p)?;
+    op.result_types = op.operand_types.clone();
+    Ok(())
+}
+
+fn call(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    let (callee, pos) = p.c.symbol("the callee")?;
+    set(op, "callee", Attr::Symbol(callee), pos);
+    p.c.expect("(", "opening the call's arguments")?;
+    op.operands = p.uses_until(")")?;
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
+
+fn chlo_typed(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = uses(p)?;
+    attr_dict(p, op)?;
+    p.c.expect(":", "before the op's types")?;
+    let first = p.parse_type()?;
+    if let Type::Function(..) = first.ty {
+        return assign_function(p, op, first);
+    }
+    let mut ins = vec![first];
+    while p.c.eat(",") {
+        ins.push(p.parse_type()?);
+    }
+    p.c.expect("->", "before the result type")?;
+    op.result_types = if p.c.eat("(") {
+        let list = type_list(p)?;
+        p.c.expect(")", "closing the result types")?;
+        list
+    } else {
+        vec![p.parse_type()?]
+    };
+    if ins.len() != op.operands.len() {
+        return Err(p.c.err(
+            op.pos,
+            format!(
+                "{} operand(s) but {} operand type(s)",
+                op.operands.len(),
+                ins.len()
+            ),
+            "one type per operand",
+        ));
+    }
+    op.operand_types = ins;
+    Ok(())
 }
 
 fn named(key: &str, attr: Attr, pos: usize) -> NamedAttr {

@@ -96,9 +96,17 @@ impl<'a> Source<'a> {
 /// found inside an op's syntax names the op.
 pub(super) fn in_op(mut e: Error, op: &str) -> Error {
     if let Error::Parse { message, .. } = &mut e
-        && !message.starts_with(op)
+        && !names_an_op(message)
     {
         *message = format!("{op}: {message}");
     }
     e
+}
+
+/// Whether a message already starts with an op's name (`stablehlo.add: `),
+/// as an error from an op nested in a region does.
+fn names_an_op(message: &str) -> bool {
+    message.split_once(": ").is_some_and(|(head, _)| {
+        head.contains('.') && !head.contains(' ') && !head.starts_with(|c: char| c.is_ascii_digit())
+    })
 }

@@ -20,8 +20,13 @@ use super::cursor::Cursor;
 use super::ops::{self, Lower};
 use super::source::{Source, in_op};
 
-/// The deepest nesting of regions, attributes, types and literals accepted.
+/// The deepest nesting of regions, attributes, types and literals accepted
+/// (counted in levels; a region is [`REGION_WEIGHT`] levels, so at most 16
+/// regions nest: a debug build reads 64 levels within a 2 MiB stack).
 pub(super) const MAX_NESTING: usize = 64;
+
+/// What one region costs of [`MAX_NESTING`].
+const REGION_WEIGHT: usize = 4;
 
 /// A type and where it was written (`pos..end`).
 #[derive(Debug, Clone)]
@@ -255,20 +260,24 @@ fn is_builtin_type(word: &str) -> bool {
 }
 
 impl<'s, 'a> Parser<'s, 'a> {
+    /// One more level of nesting; a region counts as [`REGION_WEIGHT`]
+    /// levels, as reading one takes several times the stack.
     fn enter(&mut self, pos: usize, what: &str) -> Result<()> {
-        self.depth += 1;
+        self.depth += if what == "regions" { REGION_WEIGHT } else { 1 };
         if self.depth > MAX_NESTING {
             return Err(self.c.err(
                 pos,
-                format!("{what} nested more than {MAX_NESTING} levels deep"),
-                format!("at most {MAX_NESTING} levels of nesting"),
+                format!(
+                    "{what} nested too deeply: at most {MAX_NESTING} levels of attributes, types and lists, a region counting {REGION_WEIGHT}"
+                ),
+                format!("at most {} nested regions and {MAX_NESTING} levels in all", MAX_NESTING / REGION_WEIGHT),
             ));
         }
         Ok(())
     }
 
-    fn leave(&mut self) {
-        self.depth -= 1;
+    fn leave(&mut self, what: &str) {
+        self.depth -= if what == "regions" { REGION_WEIGHT } else { 1 };
     }
 
     /// Skips a trailing `loc(...)`.
@@ -320,6 +329,12 @@ impl<'s, 'a> Parser<'s, 'a> {
             } else if self.c.peek_bare() == "func.func" || self.c.at("\"func.func\"") {
                 loose_pos.get_or_insert(pos);
                 loose.push(self.func()?);
+            } else if self.c.peek_bare() == "HloModule" {
+                return Err(self.c.err(
+                    pos,
+                    "this is HLO text, not StableHLO MLIR; read it with the HLO parser (`oxla_ir::parse_hlo_module`, or a `.hlo` file for the CLI)",
+                    "`module @name { ... }` or `func.func @main(...)`",
+                ));
             } else {
                 return Err(self.c.err(
                     pos,
@@ -823,7 +838,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         if !current.ops.is_empty() || labelled || blocks.is_empty() {
             blocks.push(current);
         }
-        self.leave();
+        self.leave("regions");
         Ok(Region { blocks, pos })
     }
 
@@ -1046,7 +1061,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 self.c.expect(",", "or `}` after an attribute")?;
             }
         }
-        self.leave();
+        self.leave("");
         Ok(out)
     }
 
@@ -1056,7 +1071,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let pos = self.c.pos;
         self.enter(pos, "attributes")?;
         let attr = self.attr_inner(pos)?;
-        self.leave();
+        self.leave("");
         Ok(AttrAt { attr, pos })
     }
 
@@ -1298,7 +1313,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                     self.c.expect(",", "or `]` in a dense literal")?;
                 }
             }
-            self.leave();
+            self.leave("");
             return Ok(DenseElem::List(items, pos));
         }
         if self.c.peek() == Some(b'(') {
@@ -1331,7 +1346,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let pos = self.c.pos;
         self.enter(pos, "types")?;
         let ty = self.type_inner(pos)?;
-        self.leave();
+        self.leave("");
         Ok(TypeAt {
             ty,
             pos,

@@ -146,3 +146,41 @@ fn jax_corpus_parses_in_every_form_runs_on_both_backends_and_matches_jax() {
         report.join("\n")
     );
 }
+
+/// What older JAX versions printed for the same functions
+/// (`NAME.jax-VERSION.mlir`, written by `stablehlo_corpus.py --older`):
+/// other forms (`mhlo.sharding` on arguments, generic ops with `dense<...>
+/// : tensor<Nxi64>` attributes, no composites), the same values.
+#[test]
+fn older_jax_versions_read_and_match_the_same_outputs() {
+    let cases = cases();
+    let mut files: Vec<_> = std::fs::read_dir(data("stablehlo"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".jax-") && n.ends_with(".mlir"))
+        .collect();
+    files.sort();
+    let mut versions: Vec<&str> = files
+        .iter()
+        .filter_map(|f| f.split(".jax-").nth(1)?.strip_suffix(".mlir"))
+        .collect();
+    versions.sort();
+    versions.dedup();
+    assert!(files.len() >= 40, "only {} older-JAX files", files.len());
+    for file in &files {
+        let name = file.split(".jax-").next().unwrap();
+        let case = cases
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("{file}: no such case"));
+        let comp = parse_file(&format!("stablehlo/{file}"));
+        let inputs = arrays(name, "in");
+        let args: Vec<&Literal> = inputs.iter().collect();
+        let outputs = arrays(name, "out");
+        let got = oxla_interp::evaluate(&comp, &args).unwrap_or_else(|e| panic!("{file}: {e}"));
+        check(case, file, &got, &outputs);
+        let jit = oxla_jit::compile(&comp).unwrap().run(&args).unwrap();
+        check(case, file, &jit, &outputs);
+    }
+    println!("{} files of JAX {}", files.len(), versions.join(", "));
+}
