@@ -917,6 +917,13 @@ fn tuple(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
 fn composite(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
     let (callee, at) = cx.symbol("decomposition", "decomposition = @fn")?;
     cx.read(&["name", "composite_attributes", "version"]);
+    if cx.region_count() > 0 {
+        return Err(cx.err(
+            cx.op.pos,
+            "a composite with regions is not supported: oxla inlines the decomposition, which cannot take regions",
+            "a composite without regions",
+        ));
+    }
     let args = cx.operands.clone();
     cx.call(callee, at, &args)
 }
