@@ -85,7 +85,7 @@ fn select(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
     p.c.expect(":", "before the op's types")?;
     let first = p.parse_type()?;
     if let Type::Function(..) = first.ty {
-        return assign_function(p, op, first);
+        return p.assign_function(op, first);
     }
     p.c.expect(",", "between the predicate type and the result type")?;
     let second = p.parse_type()?;
@@ -343,7 +343,7 @@ fn chlo_typed(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
     p.c.expect(":", "before the op's types")?;
     let first = p.parse_type()?;
     if let Type::Function(..) = first.ty {
-        return assign_function(p, op, first);
+        return p.assign_function(op, first);
     }
     let mut ins = vec![first];
     while p.c.eat(",") {
@@ -436,36 +436,11 @@ fn type_list(p: &mut Parser<'_, '_>) -> Result<Vec<TypeAt>> {
     Ok(out)
 }
 
-/// Operand and result types from a function type.
-fn assign_function(p: &mut Parser<'_, '_>, op: &mut Operation, t: TypeAt) -> Result<()> {
-    let Type::Function(ins, outs) = t.ty else {
-        return Err(p.c.err(
-            t.pos,
-            "expected a function type",
-            "`(operand types) -> result types`",
-        ));
-    };
-    if ins.len() != op.operands.len() {
-        return Err(p.c.err(
-            t.pos,
-            format!(
-                "{} operand(s) but the type lists {}",
-                op.operands.len(),
-                ins.len()
-            ),
-            format!("{} operand type(s)", op.operands.len()),
-        ));
-    }
-    op.operand_types = ins;
-    op.result_types = outs;
-    Ok(())
-}
-
 /// `: (types) -> types`.
 fn functional_signature(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
     p.c.expect(":", "before the op's type")?;
     let t = p.parse_type()?;
-    assign_function(p, op, t)
+    p.assign_function(op, t)
 }
 
 /// `: type` (every operand and the result) or `: (types) -> type`.
@@ -473,7 +448,7 @@ fn same_type_signature(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()>
     p.c.expect(":", "before the op's type")?;
     let t = p.parse_type()?;
     if let Type::Function(..) = t.ty {
-        return assign_function(p, op, t);
+        return p.assign_function(op, t);
     }
     op.operand_types = vec![t.clone(); op.operands.len()];
     op.result_types = vec![t];
@@ -492,7 +467,7 @@ fn constant(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
         attr_dict(p, op)?;
         p.c.expect(":", "before the constant's type")?;
         let t = p.parse_type()?;
-        return assign_function(p, op, t);
+        return p.assign_function(op, t);
     }
     attr_dict(p, op)?;
     let value = p.attr()?;

@@ -964,16 +964,21 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
         self.c.expect(":", "before the op's type")?;
         let ty = self.parse_type()?;
-        let Type::Function(ins, outs) = ty.ty else {
+        self.assign_function(op, ty)
+    }
+
+    /// Sets `op`'s operand and result types from its function type `t`.
+    pub(super) fn assign_function(&self, op: &mut Operation, t: TypeAt) -> Result<()> {
+        let Type::Function(ins, outs) = t.ty else {
             return Err(self.c.err(
-                ty.pos,
+                t.pos,
                 "expected the op's function type",
                 "`(operand types) -> result types`",
             ));
         };
         if ins.len() != op.operands.len() {
             return Err(self.c.err(
-                ty.pos,
+                t.pos,
                 format!(
                     "{} operand(s) but the type lists {}",
                     op.operands.len(),
