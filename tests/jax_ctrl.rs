@@ -1,5 +1,5 @@
 //! JAX programs with loops, branches, tuples and argmax-style reduces run in
-//! the interpreter and match JAX.
+//! the interpreter and on the JIT, and match JAX.
 //!
 //! `scripts/jax_ctrl.py` wrote `tests/data/jax_ctrl/`: for each program
 //! `NAME`, the HLO text JAX prints (`NAME.hlo`), its arguments
@@ -7,12 +7,12 @@
 //! Every program must parse, print and re-parse to the same text, evaluate
 //! to JAX's result exactly (floats bit for bit, any NaN matching any NaN:
 //! these programs add and multiply small integers, compare, select and
-//! shift), and be refused by the JIT with `Error::UnsupportedOp` until the
-//! JIT compiles control flow (then this test must change).
+//! shift), and compile on the JIT to the same result, through `run` and
+//! `run_into`.
 
 use std::path::{Path, PathBuf};
 
-use oxla::{ArrayData, Error, Literal};
+use oxla::{ArrayData, Literal};
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/jax_ctrl")
@@ -102,12 +102,39 @@ fn jax_control_flow_programs_match_jax() {
             }
             Err(e) => failures.push(format!("{name}: evaluation failed: {e}")),
         }
-        match oxla::compile(&comp) {
-            Err(Error::UnsupportedOp { backend, .. }) if backend == "jit" => {}
-            Err(e) => failures.push(format!("{name}: the JIT fails otherwise: {e}")),
-            Ok(_) => failures.push(format!(
-                "{name}: the JIT now compiles it: check its result here instead"
-            )),
+        let exe = match oxla::compile(&comp) {
+            Ok(exe) => exe,
+            Err(e) => {
+                failures.push(format!("{name}: the JIT does not compile it: {e}"));
+                continue;
+            }
+        };
+        // Both ways of running: a fresh result, and into a caller's.
+        let fresh = exe.run(&args);
+        let mut into = Literal::zeros(comp.result_shape()).map_err(|e| e.to_string());
+        let ran_into = into
+            .as_mut()
+            .map_err(|e| e.clone())
+            .and_then(|out| exe.run_into(&args, out).map_err(|e| e.to_string()));
+        for (how, got) in [
+            ("run", fresh.map_err(|e| e.to_string())),
+            ("run_into", ran_into.and(into)),
+        ] {
+            match got {
+                Ok(got) => {
+                    let got = leaves(&got);
+                    if got.len() != expected.len()
+                        || !got.iter().zip(&expected).all(|(g, e)| same(g, e))
+                    {
+                        let got: Vec<String> = got.iter().map(|l| l.to_string()).collect();
+                        let want: Vec<String> = expected.iter().map(|l| l.to_string()).collect();
+                        failures.push(format!(
+                            "{name}: the JIT's {how} gives {got:?}, JAX {want:?}"
+                        ));
+                    }
+                }
+                Err(e) => failures.push(format!("{name}: the JIT's {how} fails: {e}")),
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -17,13 +17,15 @@ use std::fmt::Write;
 use oxla_ir::{Computation, Result};
 
 use crate::codegen::{Jit, KernelReport, VectorPlan};
+use crate::entity::{IdVec, RegionId};
 use crate::executable::{Executable, Kernel};
-use crate::fusion::{Leaf, OutputTree, Plan};
+use crate::fusion::{Leaf, OutputTree, Plan, Region, Regions, Role, StepKind};
 use crate::inplace::{StepIo, dot_io, in_place_params, loop_io, merge_io};
 use crate::kernel::{KernelDesc, LoopKernel, Work};
 use crate::launch::{Launch, LaunchShape};
 use crate::lower::lower_step;
 use crate::pool::pool;
+use crate::program::Program;
 use crate::verify;
 
 /// One fusion step as compiled.
@@ -47,42 +49,151 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     comp.check_values_known()?;
     // What the JIT does not compile yet is refused before any code is built.
     crate::unsupported::check(comp)?;
-    let plan = Plan::new(comp)?;
-    verify::verify_plan(comp, &plan)?;
-    let lowered = (0..plan.steps.len())
-        .map(|k| lower_step(comp, &plan, k))
-        .collect::<Result<Vec<_>>>()?;
-    verify::verify_kernels(&plan, &lowered)?;
+    // Fusion: the entry region, after the regions of its loops and
+    // branches (planned as it meets them).
+    let mut regions = Regions::new();
+    let plan = Plan::build(comp, Role::Entry, &mut regions)?;
+    let entry = regions.push(Region {
+        comp: comp.clone(),
+        plan,
+        role: Role::Entry,
+    });
+    for region in regions.values() {
+        verify::verify_plan(&region.comp, &region.plan)?;
+    }
+    let mut lowered: IdVec<RegionId, Vec<Vec<KernelDesc>>> = IdVec::new();
+    for region in regions.values() {
+        let steps = (0..region.plan.steps.len())
+            .map(|k| lower_step(&region.comp, &region.plan, k))
+            .collect::<Result<Vec<_>>>()?;
+        verify::verify_kernels(&region.plan, &steps)?;
+        lowered.push(steps);
+    }
+    verify::verify_program(&regions)?;
     let mut jit = Jit::new()?;
-    let result_buf = match &plan.output {
+    let result_buf = match &regions[entry].plan.output {
         OutputTree::Leaf(Leaf::Buffer(b)) => Some(*b),
         _ => None,
     };
-    let mut steps = Vec::with_capacity(plan.steps.len());
-    for kernels in &lowered {
-        steps.push(compile_step(&mut jit, kernels, result_buf)?);
+    let mut compiled: IdVec<RegionId, Vec<CompiledStep>> = IdVec::new();
+    for (r, region) in regions.iter() {
+        let result = if r == entry { result_buf } else { None };
+        let steps = lowered[r]
+            .iter()
+            .zip(&region.plan.steps)
+            .map(|(kernels, step)| {
+                let several = match step.kind {
+                    StepKind::Loop { .. } => "split along the innermost loop where its guards flip",
+                    StepKind::While(_) => "the loop state's fused init values",
+                    _ => "one per output",
+                };
+                let mut compiled = compile_step(&mut jit, kernels, result, several)?;
+                if kernels.is_empty()
+                    && matches!(step.kind, StepKind::While(_) | StepKind::Conditional(_))
+                {
+                    compiled.text = "no kernel of its own: its regions' kernels run".to_string();
+                }
+                if let StepKind::While(w) = &step.kind {
+                    let copied: Vec<usize> =
+                        crate::program::body_slots_alias_state(&regions[w.body].plan)
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, alias)| !**alias)
+                            .map(|(i, _)| i)
+                            .collect();
+                    let line = if copied.is_empty() {
+                        "per iteration: no state copied (updated in place or passed through)"
+                            .to_string()
+                    } else {
+                        format!("per iteration: state leaves {copied:?} copied back after the body")
+                    };
+                    compiled.text = format!("{line}\n{}", compiled.text);
+                }
+                Ok(compiled)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        compiled.push(steps);
     }
     let entries = jit.finalize()?;
     let threads = pool().map_or(1, |p| p.threads()) as i64;
-    let mut kernels = Vec::new();
-    let mut io = Vec::with_capacity(steps.len());
-    let mut texts = Vec::with_capacity(steps.len());
-    for step in steps {
-        for (f, shape) in step.kernels {
-            kernels.push(Kernel {
-                entry: entries[f],
-                launch: Launch::new(shape, threads),
-            });
+    let mut kernels: IdVec<RegionId, Vec<Vec<Kernel>>> = IdVec::new();
+    let mut texts: IdVec<RegionId, Vec<String>> = IdVec::new();
+    let mut entry_io = Vec::new();
+    for (r, steps) in compiled.into_iter_ids() {
+        let mut region_kernels = Vec::with_capacity(steps.len());
+        let mut region_texts = Vec::with_capacity(steps.len());
+        for step in steps {
+            region_kernels.push(
+                step.kernels
+                    .iter()
+                    .map(|&(f, shape)| Kernel {
+                        entry: entries[f],
+                        launch: Launch::new(shape, threads),
+                    })
+                    .collect(),
+            );
+            region_texts.push(step.text);
+            if r == entry {
+                entry_io.push(step.io);
+            }
         }
-        io.push(step.io);
-        texts.push(step.text);
+        kernels.push(region_kernels);
+        texts.push(region_texts);
     }
-    let in_place = in_place_params(comp, &plan, &io, result_buf);
-    let fusion = plan.text(comp, &texts);
+    let program = Program::build(&regions, entry, &kernels)?;
+    let entry_region = &regions[entry];
+    let in_place = if comp.parameter_shapes().iter().any(|s| s.is_tuple()) {
+        vec![false; comp.parameter_shapes().len()]
+    } else {
+        in_place_params(comp, &entry_region.plan, &entry_io, result_buf)
+    };
+    let fusion = program_text(&regions, entry, &texts);
     let clif = jit.clif.join("\n");
+    let plan = regions
+        .into_iter_ids()
+        .find_map(|(r, region)| (r == entry).then_some(region.plan))
+        .ok_or_else(|| crate::error::internal(crate::error::Stage::Fusion, "no entry region"))?;
     Ok(Executable::new(
-        comp, plan, kernels, jit.module, clif, fusion, in_place,
+        comp, plan, program, jit.module, clif, fusion, in_place,
     ))
+}
+
+/// The fusion text of every region: the entry's, then each loop's and
+/// branch's, in the order the run meets them.
+fn program_text(
+    regions: &Regions,
+    entry: RegionId,
+    texts: &IdVec<RegionId, Vec<String>>,
+) -> String {
+    let mut out = regions[entry]
+        .plan
+        .text(&regions[entry].comp, &texts[entry]);
+    let mut stack = vec![entry];
+    let mut order = Vec::new();
+    while let Some(r) = stack.pop() {
+        if r != entry {
+            order.push(r);
+        }
+        for step in regions[r].plan.steps.iter().rev() {
+            match &step.kind {
+                StepKind::While(w) => stack.extend([w.body, w.cond]),
+                StepKind::Conditional(c) => stack.extend(c.branches.iter().rev().map(|(b, _)| *b)),
+                _ => {}
+            }
+        }
+    }
+    for r in order {
+        let region = &regions[r];
+        let role = match region.role {
+            Role::Entry => "entry",
+            Role::Condition => "loop condition",
+            Role::LoopBody => "loop body",
+            Role::Branch => "branch",
+        };
+        let _ = writeln!(out, "{r} ({role}):");
+        out.push_str(&region.plan.text(&region.comp, &texts[r]));
+    }
+    out
 }
 
 /// The fusion decisions for `comp` as HLO-like text: every buffer, then
@@ -97,6 +208,7 @@ fn compile_step(
     jit: &mut Jit,
     kernels: &[KernelDesc],
     result_buf: Option<crate::entity::BufferId>,
+    several: &str,
 ) -> Result<CompiledStep> {
     let mut compiled = Vec::with_capacity(kernels.len());
     let mut ios = Vec::with_capacity(kernels.len());
@@ -129,9 +241,7 @@ fn compile_step(
         0 => "empty output: not run".to_string(),
         1 => texts.remove(0),
         n => {
-            let mut text = format!(
-                "runs as {n} kernels: split along the innermost loop where its guards flip"
-            );
+            let mut text = format!("runs as {n} kernels: {several}");
             for t in texts {
                 text.push('\n');
                 text.push_str(&t);

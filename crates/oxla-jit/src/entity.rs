@@ -3,7 +3,7 @@
 //! The JIT's IR lives in arenas: the buffers of a plan, the nodes of an
 //! expression graph, the folds of a graph, the loop variables of a kernel.
 //! Each arena is addressed by its own `u32` newtype ([`BufferId`],
-//! [`NodeId`], [`FoldId`], [`LoopVar`]; parameters by [`ParamId`]), so a
+//! [`NodeId`], [`FoldId`], [`LoopVar`], [`RegionId`]; parameters by [`ParamId`]), so a
 //! node id cannot index the buffer table and a loop variable cannot be
 //! passed where a buffer is expected. Analyses keep their results in side
 //! tables ([`IdVec`]) indexed by the same handle. This is Cranelift's
@@ -88,6 +88,12 @@ entity_id!(
     "fold"
 );
 entity_id!(
+    /// A region of a program: the entry body, or one call site's while
+    /// condition, while body or conditional branch (`fusion::Region`).
+    RegionId,
+    "region"
+);
+entity_id!(
     /// A loop variable of a kernel, numbered by the kernel: the kernel's
     /// own loops first, then the folds' (`graph::Graph::var_count`).
     LoopVar,
@@ -144,6 +150,14 @@ impl<K: EntityId, V> IdVec<K, V> {
     /// Every handle, in order.
     pub(crate) fn keys(&self) -> impl DoubleEndedIterator<Item = K> + use<K, V> {
         (0..self.items.len()).map(K::new)
+    }
+
+    /// Every handle with its entry, by value, in order.
+    pub(crate) fn into_iter_ids(self) -> impl Iterator<Item = (K, V)> {
+        self.items
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| (K::new(i), v))
     }
 
     /// Every entry, in order.

@@ -14,6 +14,7 @@ use crate::error::{Stage, internal};
 use crate::fusion::{Buffer, BufferKind, Leaf, OutputTree, Plan};
 use crate::launch::Launch;
 use crate::pool::pool;
+use crate::program::{Item, Program, Slot};
 
 /// Output allocations of at least this many bytes ask for huge pages, and
 /// results of at least this many bytes give their storage back to the
@@ -21,7 +22,7 @@ use crate::pool::pool;
 const LARGE_OUTPUT: usize = 4 << 20;
 
 /// One compiled kernel: its entry point and how it is launched.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Kernel {
     pub(crate) entry: KernelFn,
     pub(crate) launch: Launch,
@@ -48,16 +49,20 @@ pub struct Executable {
     comp: Computation,
     param_shapes: Vec<Shape>,
     result_shape: Shape,
+    /// The entry region's plan (its buffers and result leaves).
     plan: Plan,
-    /// Every kernel, in launch order.
-    kernels: Vec<Kernel>,
-    /// The constants' data, by buffer.
-    constants: IdVec<BufferId, Option<Literal>>,
+    /// The run-time program: every region's buffers in one table, and the
+    /// kernels, copies, loops and branches to run.
+    program: Program,
+    /// Whether some parameter is a tuple (arguments are then flattened
+    /// into leaves).
+    tuple_params: bool,
     /// Freed on drop.
     module: Mutex<Option<JITModule>>,
     clif: String,
     fusion: String,
     temps: Mutex<Vec<Vec<u64>>>,
+    /// Whether any table entry is storage allocated per run.
     has_temps: bool,
     /// Output storage handed back by dropped results and
     /// [`Executable::recycle`], for the next run.
@@ -193,24 +198,13 @@ impl Executable {
     pub(crate) fn new(
         comp: &Computation,
         plan: Plan,
-        kernels: Vec<Kernel>,
+        program: Program,
         module: JITModule,
         clif: String,
         fusion: String,
         in_place: Vec<bool>,
     ) -> Executable {
-        let constants = plan
-            .buffers
-            .values()
-            .map(|b| match &b.kind {
-                BufferKind::Constant(l) => Some(l.clone()),
-                _ => None,
-            })
-            .collect();
-        let has_temps = plan
-            .buffers
-            .values()
-            .any(|b| matches!(b.kind, BufferKind::Temp));
+        let has_temps = program.slots.iter().any(|s| matches!(s, Slot::Scratch(_)));
         let fits = plan
             .buffers
             .values()
@@ -222,8 +216,8 @@ impl Executable {
             param_shapes: comp.parameter_shapes(),
             result_shape: comp.result_shape().clone(),
             plan,
-            kernels,
-            constants,
+            program,
+            tuple_params: comp.parameter_shapes().iter().any(Shape::is_tuple),
             module: Mutex::new(Some(module)),
             clif,
             fusion,
@@ -252,9 +246,29 @@ impl Executable {
         &self.clif
     }
 
-    /// The number of kernels launched per run.
+    /// The number of kernels compiled (a kernel inside a loop counts once,
+    /// however often it runs).
     pub fn kernel_count(&self) -> usize {
-        self.kernels.len()
+        self.program.kernel_count
+    }
+
+    /// Leaf `j` of the arguments flattened (tuples depth-first).
+    fn arg_leaf<'l>(&self, args: &[&'l Literal], j: usize) -> Option<&'l Literal> {
+        if !self.tuple_params {
+            return args.get(j).copied();
+        }
+        fn walk<'l>(l: &'l Literal, j: &mut usize) -> Option<&'l Literal> {
+            match l.tuple_elements() {
+                Some(items) => items.iter().find_map(|i| walk(i, j)),
+                None if *j == 0 => Some(l),
+                None => {
+                    *j -= 1;
+                    None
+                }
+            }
+        }
+        let mut j = j;
+        args.iter().find_map(|a| walk(a, &mut j))
     }
 
     fn check_args(&self, args: &[&Literal]) -> Result<()> {
@@ -449,7 +463,9 @@ impl Executable {
                         .ok_or_else(|| bug("the output literal is not an array"))?;
                     return self.execute(args, &mut IdVec::new(), &[(*b, p)]);
                 }
-                Leaf::Param(k) => args[k.index()],
+                Leaf::Param(k) => self
+                    .arg_leaf(args, k.index())
+                    .ok_or_else(|| bug("a result leaf names a missing argument leaf"))?,
                 Leaf::Constant(l) => l,
                 Leaf::Duplicate(_) => return Err(bug("a duplicate leaf without a tuple")),
             };
@@ -512,8 +528,9 @@ impl Executable {
                     Some(&(_, p)) => p,
                     None => return Err(bug("a duplicate of a missing output")),
                 },
-                Leaf::Param(n) => args[n.index()]
-                    .array_data()
+                Leaf::Param(n) => self
+                    .arg_leaf(args, n.index())
+                    .and_then(|a| a.array_data())
                     .map(data_ptr)
                     .ok_or_else(|| bug("a tuple argument as a result leaf"))?,
                 Leaf::Constant(l) => l
@@ -641,7 +658,7 @@ impl Executable {
         into: &[(BufferId, *mut u8)],
     ) -> Result<()> {
         let param = |k: usize| {
-            args.get(k)
+            self.arg_leaf(args, k)
                 .and_then(|a| a.array_data())
                 .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8)
         };
@@ -657,7 +674,7 @@ impl Executable {
         outputs: &mut IdVec<BufferId, Option<ArrayData>>,
         into: &[(BufferId, *mut u8)],
     ) -> Result<()> {
-        let n = self.plan.buffers.len();
+        let n = self.program.slots.len();
         let mut small = [std::ptr::null_mut::<u8>(); 16];
         let mut big: Vec<*mut u8>;
         let table: &mut [*mut u8] = if n <= small.len() {
@@ -675,16 +692,13 @@ impl Executable {
         } else {
             Vec::new()
         };
-        for (i, b) in self.plan.buffers.iter() {
-            table[i.index()] = match &b.kind {
-                BufferKind::Param(k) => param(k.index()),
-                BufferKind::Constant(_) => self.constants[i]
-                    .as_ref()
-                    .and_then(|l| l.array_data())
+        for (i, slot) in self.program.slots.iter().enumerate() {
+            table[i] = match slot {
+                Slot::Arg(k) => param(*k),
+                Slot::Const(c) => self.program.constants[*c]
+                    .array_data()
                     .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8),
-                BufferKind::Temp => {
-                    let bytes =
-                        b.shape.element_count() as usize * b.shape.element_type().byte_size();
+                Slot::Scratch(bytes) => {
                     let words = bytes.div_ceil(8).max(1);
                     let mut v = match cache.iter().position(|t| t.len() >= words) {
                         Some(p) => cache.swap_remove(p),
@@ -692,7 +706,7 @@ impl Executable {
                             Some(v) => v,
                             None => {
                                 self.keep_temps(temps, cache);
-                                return Err(self.allocation_error(b, "intermediate"));
+                                return Err(self.scratch_error(i, *bytes));
                             }
                         },
                     };
@@ -700,35 +714,122 @@ impl Executable {
                     temps.push(v);
                     p
                 }
-                BufferKind::Output(_) => match into.iter().find(|&&(ob, _)| ob == i) {
+                Slot::Output(b) => match into.iter().find(|&&(ob, _)| ob == *b) {
                     Some(&(_, p)) => p,
                     None => outputs
-                        .get_mut(i)
+                        .get_mut(*b)
                         .and_then(|o| o.as_mut())
                         .map_or(std::ptr::null_mut(), data_ptr_mut),
                 },
+                Slot::Same(j) => table.get(*j).copied().unwrap_or(std::ptr::null_mut()),
             };
         }
-        for k in &self.kernels {
-            let (f, l) = (k.entry, k.launch);
-            match (l.parallel, pool()) {
-                (true, Some(p)) => p.run(f, table.as_ptr(), l.extent, l.chunk),
-                _ => {
-                    // SAFETY: `f` was compiled for this executable's buffer
-                    // table; every pointer in `table` addresses a buffer of
-                    // the shape the plan gave it (arguments were checked,
-                    // outputs and temporaries allocated here, constants
-                    // owned by `self`), and `0..extent` is its full range.
-                    // Over that range every load stays inside its buffer or
-                    // is clamped into it, every store inside its output,
-                    // and no buffer is read before its step wrote it:
-                    // `verify::check_kernels` checked each at compile time.
-                    unsafe { f(table.as_ptr(), 0, l.extent) }
+        self.run_items(&self.program.items, table);
+        self.keep_temps(temps, cache);
+        Ok(())
+    }
+
+    /// Runs `items` on `table` (see `program.rs`).
+    fn run_items(&self, items: &[Item], table: &[*mut u8]) {
+        for item in items {
+            match item {
+                Item::Kernel { base, kernel } => {
+                    let (f, l) = (kernel.entry, kernel.launch);
+                    // `base` is the start of the kernel's region in the table
+                    // (`Program::build` laid every region out inside it).
+                    let t = table[*base..].as_ptr();
+                    match (l.parallel, pool()) {
+                        (true, Some(p)) => p.run(f, t, l.extent, l.chunk),
+                        _ => {
+                            // SAFETY: `f` was compiled for its region's
+                            // buffer table, which starts at `t`; every
+                            // pointer there addresses a buffer of the shape
+                            // the region's plan gave it (arguments were
+                            // checked, outputs and scratch storage allocated
+                            // for the run, constants owned by `self`, and a
+                            // region's parameters and results bound to its
+                            // caller's buffers of the same shapes, checked by
+                            // `verify::check_program`), and `0..extent` is
+                            // its full range. Over that range every load
+                            // stays inside its buffer or is clamped into it,
+                            // every store inside its output, and no buffer is
+                            // read before its step wrote it:
+                            // `verify::check_kernels` checked each at compile
+                            // time.
+                            unsafe { f(t, 0, l.extent) }
+                        }
+                    }
+                }
+                Item::Copy { src, dst, bytes } => {
+                    let (s, d) = (table[*src], table[*dst]);
+                    if s != d && *bytes > 0 {
+                        // SAFETY: both entries address buffers of the same
+                        // shape, `bytes` long (`verify::check_program`
+                        // compares the shapes of every copy), and distinct
+                        // buffers never overlap (each is its own
+                        // allocation, an argument or a constant).
+                        unsafe { std::ptr::copy_nonoverlapping(s as *const u8, d, *bytes) };
+                    }
+                }
+                Item::While { cond, pred, body } => loop {
+                    self.run_items(cond, table);
+                    // SAFETY: `pred` is a one-byte scratch entry the
+                    // condition's items wrote (its region's one result
+                    // leaf, a `pred[]`: 0 or 1).
+                    let go = unsafe { *table[*pred] } != 0;
+                    if !go {
+                        break;
+                    }
+                    self.run_items(body, table);
+                },
+                Item::Cond {
+                    selector,
+                    ty,
+                    branches,
+                } => {
+                    let p = table[*selector];
+                    let k = if ty.is_pred() {
+                        // SAFETY: the selector is a `pred[]` buffer: one
+                        // byte, 0 or 1, written before this step.
+                        usize::from(unsafe { *p } == 0)
+                    } else {
+                        // SAFETY: the selector is an `s32[]` buffer: four
+                        // bytes, written before this step (read unaligned:
+                        // scratch storage is 8-byte aligned, arguments need
+                        // not be).
+                        let v = unsafe { std::ptr::read_unaligned(p as *const i32) };
+                        usize::try_from(v)
+                            .ok()
+                            .filter(|&k| k < branches.len())
+                            .unwrap_or(branches.len().saturating_sub(1))
+                    };
+                    if let Some(items) = branches.get(k) {
+                        self.run_items(items, table);
+                    }
                 }
             }
         }
-        self.keep_temps(temps, cache);
-        Ok(())
+    }
+
+    /// The error for table entry `slot`, scratch storage of `bytes` bytes
+    /// the system cannot allocate.
+    fn scratch_error(&self, slot: usize, bytes: usize) -> Error {
+        match self
+            .plan
+            .buffers
+            .iter()
+            .nth(slot)
+            .filter(|(_, b)| matches!(b.kind, BufferKind::Temp))
+        {
+            Some((_, b)) => self.allocation_error(b, "intermediate"),
+            None => Error::JitAllocation {
+                computation: self.comp.name().to_string(),
+                instruction: format!("<loop or branch storage {slot}>"),
+                role: "intermediate".to_string(),
+                shape: format!("u8[{bytes}]"),
+                bytes: bytes as u64,
+            },
+        }
     }
 
     /// The error for `buffer` (an `output` or `intermediate`), which the
@@ -787,7 +888,10 @@ impl Executable {
                     }
                     Ok(lit)
                 }
-                Leaf::Param(k) => Ok((*args[k.index()]).clone()),
+                Leaf::Param(k) => self
+                    .arg_leaf(args, k.index())
+                    .cloned()
+                    .ok_or_else(|| bug("a result leaf names a missing argument leaf")),
                 Leaf::Constant(l) => Ok(l.clone()),
                 Leaf::Duplicate(b) => {
                     let data = outputs[*b]

@@ -82,7 +82,7 @@ pub(crate) enum Node {
     /// A value bound by the kernel (the reducer's accumulator and element),
     /// or, in a fold's body, by the fold (slot 0: the accumulator, slot 1:
     /// the element being folded).
-    Var { ty: ElementType, slot: u8 },
+    Var { ty: ElementType, slot: u16 },
     /// In a fold's body: the fold node's captured value `slot`
     /// (`captures[slot]` of the [`Node::Fold`]).
     Capture { ty: ElementType, slot: u32 },
@@ -260,7 +260,7 @@ pub(crate) enum Source {
     /// Buffer `id` of the executable.
     Buffer(BufferId),
     /// A value bound by the kernel.
-    Var(u8),
+    Var(u16),
     /// A node already built (a reducer applied to known values).
     Node(NodeId),
 }
@@ -304,6 +304,11 @@ pub(crate) struct Graph {
 struct Walked {
     memo: HashMap<Key, NodeId>,
     begun: HashMap<Key, (FoldId, Vec<Key>)>,
+    /// The frame of each `map` request, once its operands are built.
+    frames_of: HashMap<Key, u32>,
+    /// Each frame's scope and arguments (frame 0, the kernel's own, has
+    /// none).
+    frames: Vec<(Scope, Vec<NodeId>)>,
 }
 
 /// The most nodes one kernel may have (in every scope together): a guard
@@ -366,6 +371,10 @@ pub(crate) fn scalar_bits(literal: &Literal) -> Option<u64> {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Key {
     scope: Scope,
+    /// Which call of `body` the value belongs to: 0 for the kernel's own
+    /// body and the reducers it folds with, a fresh frame per `map` whose
+    /// computation is inlined (its parameters are the frame's arguments).
+    frame: u32,
     body: ComputationId,
     inst: InstId,
     index: Vec<Ix>,
@@ -413,6 +422,7 @@ impl Graph {
     pub(crate) fn forget_instructions(&mut self) {
         self.walked.memo.clear();
         self.walked.begun.clear();
+        self.walked.frames_of.clear();
     }
 
     /// The node built for `inst` of body `body` at `index` (unguarded)
@@ -420,6 +430,7 @@ impl Graph {
     pub(crate) fn built(&self, body: ComputationId, inst: InstId, index: &[Ix]) -> Option<NodeId> {
         let key = Key {
             scope: None,
+            frame: 0,
             body,
             inst,
             index: index.to_vec(),
@@ -488,6 +499,7 @@ impl Graph {
     fn walk(&mut self, ctx: &Ctx, root: InstId, index: Vec<Ix>, expand: bool) -> Result<NodeId> {
         let top = Key {
             scope: None,
+            frame: 0,
             body: ctx.body_id,
             inst: root,
             index,
@@ -554,6 +566,52 @@ impl Graph {
                 self.walked.memo.insert(key, id);
                 continue;
             }
+            if let OpKind::Map { to_apply, .. } = &inst.kind {
+                // Operands first; then the computation's root in a frame
+                // whose parameters are the operands' values.
+                let requests = self.map_requests(ctx, &key);
+                if !expanded {
+                    stack.push((key, true));
+                    for r in requests {
+                        if !self.walked.memo.contains_key(&r) {
+                            stack.push((r, false));
+                        }
+                    }
+                    continue;
+                }
+                let frame = match self.walked.frames_of.get(&key) {
+                    Some(&f) => f,
+                    None => {
+                        let args: Vec<NodeId> =
+                            requests.iter().map(|r| self.walked.memo[r]).collect();
+                        if self.walked.frames.is_empty() {
+                            self.walked.frames.push((None, vec![]));
+                        }
+                        self.walked.frames.push((key.scope, args));
+                        let f = (self.walked.frames.len() - 1) as u32;
+                        self.walked.frames_of.insert(key.clone(), f);
+                        f
+                    }
+                };
+                let root = Key {
+                    scope: key.scope,
+                    frame,
+                    body: *to_apply,
+                    inst: ctx.comp.body(*to_apply).root,
+                    index: vec![],
+                    guarded: key.guarded,
+                };
+                match self.walked.memo.get(&root) {
+                    Some(&v) => {
+                        self.walked.memo.insert(key, v);
+                    }
+                    None => {
+                        stack.push((key, true));
+                        stack.push((root, false));
+                    }
+                }
+                continue;
+            }
             let plan = self.plan(ctx, &key)?;
             if !expanded {
                 stack.push((key.clone(), true));
@@ -575,13 +633,19 @@ impl Graph {
     /// kernel's body, `ctx.source`; in a called body, a parameter of the
     /// fold's reducer (its slot) or a non-scalar constant's buffer.
     fn source(&self, ctx: &Ctx, key: &Key) -> Option<Source> {
-        if key.body == ctx.body_id {
+        if key.body == ctx.body_id && key.frame == 0 {
             return (ctx.source)(key.inst);
         }
         match &ctx.comp.body(key.body).inst(key.inst).kind {
+            OpKind::Parameter { number } if key.frame != 0 => self
+                .walked
+                .frames
+                .get(key.frame as usize)
+                .and_then(|(_, args)| args.get(*number as usize))
+                .map(|&n| Source::Node(n)),
             OpKind::Parameter { number } => {
                 let f = key.scope?;
-                let slot = u8::try_from(*number).ok().filter(|&n| n < 2)?;
+                let slot = u16::try_from(*number).ok().filter(|&n| n < 2)?;
                 (self.folds[f].combiner == Some(key.body)).then_some(Source::Var(slot))
             }
             OpKind::Constant { .. } => ctx
@@ -597,6 +661,18 @@ impl Graph {
         let ty = shape.element_type();
         Ok(match src {
             Source::Var(slot) => self.put(key.scope, Node::Var { ty, slot }),
+            Source::Node(n) if key.frame != 0 => {
+                // A mapped computation's argument, built in the map's scope.
+                match self.walked.frames.get(key.frame as usize) {
+                    Some((scope, _)) if *scope == key.scope => n,
+                    _ => {
+                        return Err(bug(format!(
+                            "`{}`, an argument of a mapped computation, is read in another scope",
+                            inst.name
+                        )));
+                    }
+                }
+            }
             Source::Node(n) if key.scope.is_none() => n,
             Source::Node(_) => {
                 return Err(bug(format!(
@@ -685,6 +761,7 @@ impl Graph {
         let at = |i: usize| key.index.get(i).cloned().unwrap_or(Ix::constant(0));
         let in_fold = |inst: InstId, index: Vec<Ix>| Key {
             scope: Some(f),
+            frame: key.frame,
             body: key.body,
             inst,
             index,
@@ -715,6 +792,7 @@ impl Graph {
                 }
                 let init = Key {
                     scope: key.scope,
+                    frame: key.frame,
                     body: key.body,
                     inst: inst.operands[1],
                     index: vec![],
@@ -722,6 +800,7 @@ impl Graph {
                 };
                 let root = Key {
                     scope: Some(f),
+                    frame: key.frame,
                     body: *to_apply,
                     inst: ctx.comp.body(*to_apply).root,
                     index: vec![],
@@ -876,6 +955,25 @@ enum Shaped {
 }
 
 impl Graph {
+    /// The operands of the `map` of `key`, each at the map's index (a
+    /// scalar operand at its one element).
+    fn map_requests(&self, ctx: &Ctx, key: &Key) -> Vec<Key> {
+        let body = ctx.comp.body(key.body);
+        body.inst(key.inst)
+            .operands
+            .iter()
+            .map(|&o| Key {
+                inst: o,
+                index: if body.inst(o).shape.is_scalar() {
+                    vec![]
+                } else {
+                    key.index.clone()
+                },
+                ..key.clone()
+            })
+            .collect()
+    }
+
     fn plan(&self, ctx: &Ctx, key: &Key) -> Result<Plan> {
         let body = ctx.comp.body(key.body);
         let inst = body.inst(key.inst);
@@ -884,6 +982,7 @@ impl Graph {
         let operand = |k: usize| body.inst(inst.operands[k]);
         let req = |k: usize, index: Vec<Ix>, g: bool| Key {
             scope: key.scope,
+            frame: key.frame,
             body: key.body,
             inst: inst.operands[k],
             index,
@@ -914,12 +1013,30 @@ impl Graph {
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                 return Err(bug(format!("`{}` is a fold, not a plan", inst.name)));
             }
+            // Built by `walk` in a frame of its own.
+            OpKind::Map { .. } => {
+                return Err(bug(format!("`{}` is a map, not a plan", inst.name)));
+            }
+            // In a called body (the kernel's own body has them
+            // materialised): the array the element or barrier names.
+            OpKind::GetTupleElement { .. } | OpKind::OptimizationBarrier => {
+                let target = crate::fusion::tuples::value_trees(body)[key.inst.index()].leaf();
+                match target {
+                    Some(crate::fusion::tuples::Sym::Inst(r)) if r != key.inst => Plan {
+                        requests: vec![Key {
+                            inst: r,
+                            ..key.clone()
+                        }],
+                        shape: Shaped::Plain,
+                    },
+                    _ => {
+                        return Err(bug(format!("`{}` names no array of its body", inst.name)));
+                    }
+                }
+            }
             // Refused before planning (see `unsupported`).
-            OpKind::GetTupleElement { .. }
-            | OpKind::While { .. }
+            OpKind::While { .. }
             | OpKind::Conditional { .. }
-            | OpKind::OptimizationBarrier
-            | OpKind::Map { .. }
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
             | OpKind::SelectAndScatter { .. } => {
@@ -1227,12 +1344,13 @@ impl Graph {
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                 return Err(bug(format!("`{}` is a fold, not a plan", inst.name)));
             }
+            OpKind::Map { .. } => {
+                return Err(bug(format!("`{}` is a map, not a plan", inst.name)));
+            }
+            OpKind::GetTupleElement { .. } | OpKind::OptimizationBarrier => ops[0],
             // Refused before planning (see `unsupported`).
-            OpKind::GetTupleElement { .. }
-            | OpKind::While { .. }
+            OpKind::While { .. }
             | OpKind::Conditional { .. }
-            | OpKind::OptimizationBarrier
-            | OpKind::Map { .. }
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
             | OpKind::SelectAndScatter { .. } => {

@@ -37,6 +37,21 @@ pub(crate) enum Reducer {
     Body(NodeId),
 }
 
+/// One more accumulator of a reduction of several inputs (a variadic
+/// `reduce`, argmax's value and index): its element, init, reducer root,
+/// output buffer and element type. The reducer body of a reduction of `n`
+/// inputs reads the accumulators as `Var` slots `0..n` and the elements
+/// as `n..2n` (the reducer's parameter order); the work's own `reducer`
+/// gives accumulator 0's new value, each [`Acc::combine`] another's.
+#[derive(Clone, Debug)]
+pub(crate) struct Acc {
+    pub(crate) element: NodeId,
+    pub(crate) init: NodeId,
+    pub(crate) combine: NodeId,
+    pub(crate) out: BufferId,
+    pub(crate) ty: ElementType,
+}
+
 /// What a pass does per element of its loops.
 #[derive(Clone, Debug)]
 pub(crate) enum Work {
@@ -56,6 +71,9 @@ pub(crate) enum Work {
         out: BufferId,
         out_offset: Ix,
         first_reduced: usize,
+        /// The other accumulators of a variadic reduce (written at the
+        /// same offset of their own buffers).
+        more: Vec<Acc>,
     },
     /// A reduction whose innermost loop walks the output's last dimension
     /// and whose reduced loops run from depth `first_reduced` to just
@@ -68,6 +86,8 @@ pub(crate) enum Work {
         out: BufferId,
         out_offset: Ix,
         first_reduced: usize,
+        /// As in [`Work::RowReduce`].
+        more: Vec<Acc>,
     },
 }
 
@@ -81,6 +101,22 @@ impl Work {
         }
     }
 
+    /// Every buffer the work writes, each at [`Work::out_offset`]: its
+    /// output, then a variadic reduce's other outputs.
+    pub(crate) fn outs(&self) -> Vec<BufferId> {
+        let mut outs = vec![self.out()];
+        outs.extend(self.more().iter().map(|a| a.out));
+        outs
+    }
+
+    /// A variadic reduce's other accumulators (none otherwise).
+    pub(crate) fn more(&self) -> &[Acc] {
+        match self {
+            Work::Store { .. } => &[],
+            Work::RowReduce { more, .. } | Work::ColumnReduce { more, .. } => more,
+        }
+    }
+
     /// Where the work writes its value (in elements of [`Work::out`]).
     pub(crate) fn out_offset(&self) -> &Ix {
         match self {
@@ -90,23 +126,32 @@ impl Work {
         }
     }
 
-    /// The per-element value (stored or folded) and the root of the
-    /// reducer body, if the reducer is one.
-    pub(crate) fn roots(&self) -> (NodeId, Option<NodeId>) {
+    /// The per-element values (stored or folded: one per accumulator) and
+    /// the roots of the reducer body, if the reducer is one.
+    pub(crate) fn roots(&self) -> (Vec<NodeId>, Vec<NodeId>) {
         match self {
-            Work::Store { root, .. } => (*root, None),
+            Work::Store { root, .. } => (vec![*root], vec![]),
             Work::RowReduce {
-                element, reducer, ..
+                element,
+                reducer,
+                more,
+                ..
             }
             | Work::ColumnReduce {
-                element, reducer, ..
-            } => (
-                *element,
-                match reducer {
-                    Reducer::Body(r) => Some(*r),
-                    Reducer::Op(_) => None,
-                },
-            ),
+                element,
+                reducer,
+                more,
+                ..
+            } => {
+                let mut elements = vec![*element];
+                elements.extend(more.iter().map(|a| a.element));
+                let mut body = match reducer {
+                    Reducer::Body(r) => vec![*r],
+                    Reducer::Op(_) => vec![],
+                };
+                body.extend(more.iter().map(|a| a.combine));
+                (elements, body)
+            }
         }
     }
 }
@@ -139,12 +184,13 @@ impl Pass {
     /// Every node the pass evaluates: its per-element value, the values it
     /// keeps, and for a reduction its init and reducer body.
     pub(crate) fn roots(&self) -> Vec<NodeId> {
-        let (x, body) = self.work.roots();
-        let mut roots = vec![x];
+        let (xs, body) = self.work.roots();
+        let mut roots = xs;
         roots.extend(self.keeps.iter().map(|k| k.node));
         if let Work::RowReduce { init, .. } | Work::ColumnReduce { init, .. } = &self.work {
             roots.push(*init);
         }
+        roots.extend(self.work.more().iter().map(|a| a.init));
         roots.extend(body);
         roots
     }
@@ -200,9 +246,12 @@ impl LoopKernel {
 
     /// Every buffer the kernel writes (with repeats).
     pub(crate) fn written(&self) -> impl Iterator<Item = BufferId> + '_ {
-        self.passes
-            .iter()
-            .flat_map(|p| std::iter::once(p.work.out()).chain(p.keeps.iter().map(|k| k.buf)))
+        self.passes.iter().flat_map(|p| {
+            p.work
+                .outs()
+                .into_iter()
+                .chain(p.keeps.iter().map(|k| k.buf))
+        })
     }
 }
 

@@ -23,10 +23,10 @@ use oxla_ir::{
 
 use crate::entity::{BufferId, IdVec, LoopVar, NodeId};
 use crate::error::{Stage, internal};
-use crate::fusion::{KeepPlan, Plan, RowSpace, Step, StepKind, pass_source};
+use crate::fusion::{InitLeaf, KeepPlan, Plan, RowSpace, Step, StepKind, pass_source};
 use crate::graph::{Ctx, Graph, Source, delinearise};
 use crate::ix::{Extents, Ix};
-use crate::kernel::{DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
+use crate::kernel::{Acc, DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
 /// An internal error of lowering.
 fn bug(message: impl Into<String>) -> Error {
@@ -508,13 +508,52 @@ fn reducer_of(
     })
 }
 
-/// The kernel of a `reduce` step.
-fn reduce_kernel(
+/// The new values of a variadic reducer's accumulators: the leaves of
+/// its root tuple, built over `Var` slots (accumulators `0..n`, then
+/// elements `n..2n`: the reducer's parameters in order).
+fn reducer_roots(
     comp: &Computation,
     plan: &Plan,
-    out: BufferId,
+    graph: &mut Graph,
+    to_apply: ComputationId,
+    slots: &[Source],
+) -> Result<Vec<NodeId>> {
+    let rbody = comp.body(to_apply);
+    let called = &plan.called_constants;
+    let src = move |i: InstId| match rbody.inst(i).kind {
+        OpKind::Parameter { number } => slots.get(number as usize).copied(),
+        OpKind::Constant { .. } => called.get(&(to_apply, i)).map(|&b| Source::Buffer(b)),
+        _ => None,
+    };
+    let rctx = Ctx {
+        body_id: to_apply,
+        comp,
+        called,
+        source: &src,
+    };
+    let leaves = crate::fusion::tuples::value_trees(rbody)[rbody.root.index()].flat();
+    leaves
+        .into_iter()
+        .map(|s| match s {
+            crate::fusion::tuples::Sym::Inst(r) => graph.value(&rctx, r, vec![]),
+            crate::fusion::tuples::Sym::Part(..) => Err(bug(format!(
+                "the reducer `{}` returns an element of a tuple parameter",
+                rbody.name
+            ))),
+        })
+        .collect()
+}
+
+/// The kernels of a `reduce` step: `outs` are its result buffers (one, or
+/// one per input of a variadic reduce). Every input is read at the same
+/// index; with several, each keeps an accumulator of its own and the
+/// reducer body updates them all at once.
+fn reduce_kernels(
+    comp: &Computation,
+    plan: &Plan,
+    outs: &[BufferId],
     inst: InstId,
-) -> Result<LoopKernel> {
+) -> Result<Vec<LoopKernel>> {
     let body = comp.entry();
     let ri = body.inst(inst);
     let OpKind::Reduce {
@@ -524,15 +563,24 @@ fn reduce_kernel(
     else {
         return Err(bug("reduce step on a non-reduce"));
     };
-    let x_inst = ri.operands[0];
-    let init_inst = ri.operands[1];
-    let xdims = body.inst(x_inst).shape.dims().to_vec();
-    let ty = ri.shape.element_type();
+    let n = ri.operands.len() / 2;
+    let variadic = ri.shape.is_tuple();
+    if n == 0 || outs.len() != n || (!variadic && n != 1) {
+        return Err(bug(format!(
+            "reduce `{}` of {} operands with {} output buffers",
+            ri.name,
+            ri.operands.len(),
+            outs.len()
+        )));
+    }
+    let out_shape = &plan.buffers[outs[0]].shape;
+    let xdims = body.inst(ri.operands[0]).shape.dims().to_vec();
+    let ty = out_shape.element_type();
     let reduced = |d: usize| dimensions.contains(&(d as i64));
     let (dims, extents) = loop_dims(&xdims);
     let kept: IdVec<LoopVar, bool> = dims.values().map(|&d| !reduced(d)).collect();
     // Output offset over the kept variables.
-    let out_strides = row_major_strides(ri.shape.dims());
+    let out_strides = row_major_strides(out_shape.dims());
     let kept_dims: Vec<usize> = (0..xdims.len()).filter(|&d| !reduced(d)).collect();
     let mut out_offset = Ix::constant(0);
     for (v, &d) in dims.iter() {
@@ -552,41 +600,78 @@ fn reduce_kernel(
         called: &plan.called_constants,
         source: &source,
     };
-    let mut graph = Graph::new(extents.clone());
-    let x = graph.value(&ctx, x_inst, index)?;
-    let init = graph.value(&ctx, init_inst, vec![])?;
-    let rbody = comp.body(*to_apply);
+    let build = || -> Result<(Graph, Vec<NodeId>, Vec<NodeId>)> {
+        let mut graph = Graph::new(extents.clone());
+        let mut xs = Vec::with_capacity(n);
+        let mut inits = Vec::with_capacity(n);
+        for k in 0..n {
+            xs.push(graph.value(&ctx, ri.operands[k], index.clone())?);
+        }
+        for k in 0..n {
+            inits.push(graph.value(&ctx, ri.operands[n + k], vec![])?);
+        }
+        Ok((graph, xs, inits))
+    };
     let n_reduced = kept.values().filter(|k| !**k).count();
+    let nv = extents.len();
     if n_reduced == 0 {
-        // Nothing to fold over: out = reducer(init, x) elementwise.
-        let called = &plan.called_constants;
-        let src = reducer_source(
-            rbody,
-            *to_apply,
-            called,
-            [Source::Node(init), Source::Node(x)],
-        );
-        let rctx = Ctx {
-            body_id: *to_apply,
-            comp,
-            called: &plan.called_constants,
-            source: &src,
-        };
-        let root = graph.value(&rctx, rbody.root, vec![])?;
-        let nv = extents.len();
-        return Ok(LoopKernel::single(
-            graph,
-            in_order(&extents),
-            (nv > 0).then_some(0),
-            Work::Store {
-                root,
-                out,
-                out_offset,
-            },
-            ty,
-        ));
+        // Nothing to fold over: out = reducer(init, x) elementwise (one
+        // kernel per output of a variadic reduce).
+        let mut kernels = Vec::with_capacity(n);
+        for (k, &out) in outs.iter().enumerate() {
+            let (mut graph, xs, inits) = build()?;
+            let slots: Vec<Source> = inits.iter().chain(&xs).map(|&v| Source::Node(v)).collect();
+            let root = if variadic {
+                reducer_roots(comp, plan, &mut graph, *to_apply, &slots)?
+                    .get(k)
+                    .copied()
+                    .ok_or_else(|| {
+                        bug(format!("the reducer of `{}` has too few results", ri.name))
+                    })?
+            } else {
+                let rbody = comp.body(*to_apply);
+                let called = &plan.called_constants;
+                let src = reducer_source(rbody, *to_apply, called, [slots[0], slots[1]]);
+                let rctx = Ctx {
+                    body_id: *to_apply,
+                    comp,
+                    called,
+                    source: &src,
+                };
+                graph.value(&rctx, rbody.root, vec![])?
+            };
+            kernels.push(LoopKernel::single(
+                graph,
+                in_order(&extents),
+                (nv > 0).then_some(0),
+                Work::Store {
+                    root,
+                    out,
+                    out_offset: out_offset.clone(),
+                },
+                plan.buffers[out].shape.element_type(),
+            ));
+        }
+        return Ok(kernels);
     }
-    let reducer = reducer_of(comp, plan, &mut graph, *to_apply)?;
+    let (mut graph, xs, inits) = build()?;
+    let (reducer, more) = if variadic {
+        let slots: Vec<Source> = (0..2 * n).map(|k| Source::Var(k as u16)).collect();
+        let roots = reducer_roots(comp, plan, &mut graph, *to_apply, &slots)?;
+        let more = (1..n)
+            .map(|k| Acc {
+                element: xs[k],
+                init: inits[k],
+                combine: roots[k],
+                out: outs[k],
+                ty: plan.buffers[outs[k]].shape.element_type(),
+            })
+            .collect();
+        (Reducer::Body(roots[0]), more)
+    } else {
+        (reducer_of(comp, plan, &mut graph, *to_apply)?, vec![])
+    };
+    let (x, init, out) = (xs[0], inits[0], outs[0]);
     let kept_vars: Vec<LoopVar> = extents.keys().filter(|&v| kept[v]).collect();
     let red_vars: Vec<LoopVar> = extents.keys().filter(|&v| !kept[v]).collect();
     let last_kept = kept.values().last().copied().unwrap_or(true);
@@ -603,6 +688,7 @@ fn reduce_kernel(
                 out,
                 out_offset,
                 first_reduced: k,
+                more,
             },
             (k > 0).then_some(0),
         )
@@ -621,11 +707,12 @@ fn reduce_kernel(
                 out,
                 out_offset,
                 first_reduced: k - 1,
+                more,
             },
             Some(partition),
         )
     };
-    Ok(LoopKernel::single(graph, order, partition, work, ty))
+    Ok(vec![LoopKernel::single(graph, order, partition, work, ty)])
 }
 
 // ---------------------------------------------------------------------
@@ -707,9 +794,15 @@ fn build_group(
                     out: step.out,
                     out_offset: row.clone(),
                     first_reduced: n_rows,
+                    more: vec![],
                 }
             }
-            StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => {
+            StepKind::DotCopy { .. }
+            | StepKind::Dot { .. }
+            | StepKind::RowGroup { .. }
+            | StepKind::MultiReduce { .. }
+            | StepKind::While(_)
+            | StepKind::Conditional(_) => {
                 return Err(bug("a row-group pass that is not a loop or a reduce"));
             }
         };
@@ -818,33 +911,63 @@ fn row_group_kernel(
 
 /// Lowers step `k` of `plan` into the kernels that compute it, run in
 /// order: none when its output is empty, several for a loop split where
-/// its guards flip (see `split_points`).
+/// its guards flip (see `split_points`) or a variadic reduce of no reduced
+/// dimension. A `while` step's kernels compute its fused init leaves into
+/// the state; a `conditional` step has none (its branches are regions).
 pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Vec<KernelDesc>> {
     let step = &plan.steps[k];
+    let body = comp.entry();
+    let loop_kernel = |out: BufferId, root: InstId| -> Result<Vec<KernelDesc>> {
+        let shape = &plan.buffers[out].shape;
+        if shape.element_count() == 0 {
+            return Ok(vec![]);
+        }
+        let id = |i: &[Ix], _: &Extents| i.to_vec();
+        let target = Target {
+            out,
+            dims: shape.dims(),
+            ty: shape.element_type(),
+        };
+        let specs = loop_kernels(comp, plan, target, root, true, &id)?;
+        Ok(specs.into_iter().map(KernelDesc::Loop).collect())
+    };
+    match &step.kind {
+        StepKind::While(w) => {
+            let mut kernels = Vec::new();
+            for (leaf, &out) in w.init.iter().zip(&w.state) {
+                if let InitLeaf::Compute(root) = leaf {
+                    kernels.extend(loop_kernel(out, *root)?);
+                }
+            }
+            return Ok(kernels);
+        }
+        StepKind::Conditional(_) => return Ok(vec![]),
+        StepKind::MultiReduce { inst, outs } => {
+            if plan.buffers[step.out].shape.element_count() == 0 {
+                return Ok(vec![]);
+            }
+            let specs = reduce_kernels(comp, plan, outs, *inst)?;
+            return Ok(specs.into_iter().map(KernelDesc::Loop).collect());
+        }
+        StepKind::Loop { .. }
+        | StepKind::DotCopy { .. }
+        | StepKind::Reduce { .. }
+        | StepKind::RowGroup { .. }
+        | StepKind::Dot { .. } => {}
+    }
     let out_shape = &plan.buffers[step.out].shape;
     if out_shape.element_count() == 0 {
         return Ok(vec![]);
     }
-    let body = comp.entry();
     Ok(match &step.kind {
-        StepKind::Loop { root } => {
-            let id = |i: &[Ix], _: &Extents| i.to_vec();
-            let target = Target {
-                out: step.out,
-                dims: out_shape.dims(),
-                ty: out_shape.element_type(),
-            };
-            let specs = loop_kernels(comp, plan, target, *root, true, &id)?;
-            specs.into_iter().map(KernelDesc::Loop).collect()
-        }
+        StepKind::Loop { root } => loop_kernel(step.out, *root)?,
         StepKind::DotCopy { source, groups } => vec![KernelDesc::Loop(dot_copy_kernel(
             comp, plan, step.out, *source, groups,
         )?)],
-        StepKind::Reduce { inst } => {
-            vec![KernelDesc::Loop(reduce_kernel(
-                comp, plan, step.out, *inst,
-            )?)]
-        }
+        StepKind::Reduce { inst } => reduce_kernels(comp, plan, &[step.out], *inst)?
+            .into_iter()
+            .map(KernelDesc::Loop)
+            .collect(),
         StepKind::RowGroup {
             space,
             passes,
@@ -864,5 +987,6 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
             out: step.out,
             sizes: *sizes,
         })],
+        StepKind::While(_) | StepKind::Conditional(_) | StepKind::MultiReduce { .. } => vec![],
     })
 }

@@ -1,11 +1,10 @@
 //! What the JIT does not compile yet, refused before any native code is
-//! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
-//! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
-//! of several inputs (or with a tuple-returning reducer), `convolution`,
-//! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
-//! `dynamic-slice` and `dynamic-update-slice`. Each is
-//! an [`Error::UnsupportedOp`] naming the op and the instruction; the
-//! interpreter runs all of them.
+//! built: `convolution`, `reduce-window`, `select-and-scatter`, `gather`,
+//! `scatter`, `dynamic-slice` and `dynamic-update-slice`; and, inside a
+//! computation called per element (a reducer or a mapped computation,
+//! whose code is inlined into the kernels), `while`, `conditional` and a
+//! `reduce` of several inputs. Each is an [`Error::UnsupportedOp`] naming
+//! the op and the instruction; the interpreter runs all of them.
 //!
 //! This is the one place that decides it: [`check`] runs first in
 //! `compile`, so the rest of the JIT may assume none of these occur (its
@@ -15,15 +14,39 @@ use oxla_ir::{Body, Computation, Error, Instruction, OpKind, Result};
 
 /// Refuses `comp` if any body holds something the JIT cannot compile.
 pub(crate) fn check(comp: &Computation) -> Result<()> {
-    let entry = comp.entry_id();
+    let inline = inline_bodies(comp);
     for (bi, body) in comp.bodies().iter().enumerate() {
         for inst in &body.instructions {
-            if let Some(reason) = reason(inst, bi == entry.index()) {
+            if let Some(reason) = reason(inst, inline[bi]) {
                 return Err(refuse(body, inst, reason));
             }
         }
     }
     Ok(())
+}
+
+/// For each body: whether it is called per element (its code inlined into
+/// a kernel) rather than run as a region of its own (the entry, a loop's
+/// condition or body, a branch).
+fn inline_bodies(comp: &Computation) -> Vec<bool> {
+    let n = comp.bodies().len();
+    let mut region = vec![false; n];
+    let mut inline = vec![false; n];
+    let mut stack = vec![(comp.entry_id().index(), false)];
+    while let Some((b, called)) = stack.pop() {
+        let seen = if called { &mut inline } else { &mut region };
+        if b >= n || std::mem::replace(&mut seen[b], true) {
+            continue;
+        }
+        for inst in &comp.bodies()[b].instructions {
+            let per_element =
+                called || !matches!(inst.kind, OpKind::While { .. } | OpKind::Conditional { .. });
+            for c in inst.kind.called_computations() {
+                stack.push((c.index(), per_element));
+            }
+        }
+    }
+    inline
 }
 
 fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
@@ -36,15 +59,10 @@ fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
     }
 }
 
-/// Why `inst` cannot be compiled, or `None`.
-fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
+/// Why `inst` cannot be compiled, or `None`; `inline` when its body is
+/// called per element.
+fn reason(inst: &Instruction, inline: bool) -> Option<&'static str> {
     match &inst.kind {
-        OpKind::GetTupleElement { .. } => Some("the JIT does not read tuples as values yet"),
-        OpKind::While { .. } | OpKind::Conditional { .. } => {
-            Some("the JIT does not compile control flow yet")
-        }
-        OpKind::OptimizationBarrier => Some("the JIT does not compile opt-barrier yet"),
-        OpKind::Map { .. } => Some("the JIT does not compile map yet"),
         OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. } => {
@@ -56,12 +74,14 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::DynamicUpdateSlice => {
             Some("the JIT does not compile gathers, scatters and dynamic slices yet")
         }
-        OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
-            Some("the JIT compiles reduces of one input with a scalar reducer only")
-        }
-        OpKind::Parameter { .. } if in_entry && inst.shape.is_tuple() => {
-            Some("the JIT takes array arguments only, not tuples")
-        }
+        OpKind::While { .. } | OpKind::Conditional { .. } if inline => Some(
+            "the JIT does not compile control flow inside a computation called per element \
+             (a reducer or a mapped computation)",
+        ),
+        OpKind::Reduce { .. } if inline && inst.shape.is_tuple() => Some(
+            "the JIT does not compile a reduce of several inputs inside a computation called \
+             per element (a reducer or a mapped computation)",
+        ),
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }
@@ -79,6 +99,11 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
-        | OpKind::Tuple => None,
+        | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::Map { .. } => None,
     }
 }

@@ -22,11 +22,14 @@
 
 use std::fmt;
 
-use oxla_ir::{Computation, InstId, Result};
+use std::collections::HashSet;
 
-use crate::entity::{BufferId, FoldId, IdVec, LoopVar, NodeId};
+use oxla_ir::{Body, Computation, ElementType, InstId, Result, Shape};
+
+use crate::entity::{BufferId, FoldId, IdVec, LoopVar, NodeId, RegionId};
 use crate::error::{Stage, internal};
-use crate::fusion::{BufferKind, Leaf, OutputTree, Plan, Step, StepKind};
+use crate::fusion::tuples::{self, Sym, Tree};
+use crate::fusion::{BufferKind, InitLeaf, Leaf, OutputTree, Plan, Regions, Role, Step, StepKind};
 use crate::graph::{Graph, Node, reachable};
 use crate::ix::{Atom, Extents, Ix};
 use crate::kernel::{DotKernel, KernelDesc, LoopKernel, Work};
@@ -104,6 +107,16 @@ pub(crate) enum Problem {
         buf: BufferId,
         what: &'static str,
     },
+    /// A loop-state parameter updated in place whose update is malformed:
+    /// not a parameter, or written by a step that does not compute the
+    /// value listed with it.
+    Update { buf: BufferId, what: &'static str },
+    /// A step after the one that updates a parameter in place reads the
+    /// parameter's old value.
+    OldValueRead { buf: BufferId, step: usize },
+    /// A region, loop or branch whose buffers do not match what it is
+    /// bound to (see `check_program`).
+    Binding { what: String },
 }
 
 impl fmt::Display for At {
@@ -178,6 +191,12 @@ impl fmt::Display for Problem {
                  write the same element"
             ),
             Problem::DotBounds { at, buf, what } => write!(f, "{at}: the dot {what} {buf}"),
+            Problem::Update { buf, what } => write!(f, "the in-place update of {buf}: {what}"),
+            Problem::OldValueRead { buf, step } => write!(
+                f,
+                "step {step} reads the old value of {buf} after it was updated in place"
+            ),
+            Problem::Binding { what } => write!(f, "{what}"),
         }
     }
 }
@@ -201,6 +220,143 @@ pub(crate) fn verify_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Result
     report(Stage::VerifyKernels, check_kernels(plan, lowered))
 }
 
+/// Checks how the regions of a program fit together (see
+/// [`check_program`]).
+pub(crate) fn verify_program(regions: &Regions) -> Result<()> {
+    report(Stage::VerifyPlan, check_program(regions))
+}
+
+// ---------------------------------------------------------------------
+// The program
+// ---------------------------------------------------------------------
+
+/// The problems of a program's regions taken together: every copy and
+/// every binding joins buffers of one shape, so the run path may copy
+/// whole buffers and hand a region its caller's buffers.
+///
+/// - each result leaf of a region has the shape of the buffer, parameter
+///   leaf or constant it comes from;
+/// - a loop's state leaves start from values of their shapes, and its
+///   condition and body take the state's leaf shapes; the condition gives
+///   one `pred[]`, the body the state's shapes;
+/// - a branch's selector is a `pred[]` or `s32[]`; each branch takes its
+///   operand buffers' shapes and gives the conditional's output shapes;
+/// - only loop bodies update parameters in place.
+pub(crate) fn check_program(regions: &Regions) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut fail = |what: String| problems.push(Problem::Binding { what });
+    let param_shapes = |r: RegionId| -> Vec<Shape> {
+        regions.get(r).map_or_else(Vec::new, |region| {
+            region
+                .comp
+                .parameter_shapes()
+                .iter()
+                .flat_map(tuples::leaf_shapes)
+                .collect()
+        })
+    };
+    let result_shapes = |r: RegionId| -> Vec<Shape> {
+        regions.get(r).map_or_else(Vec::new, |region| {
+            tuples::leaf_shapes(region.comp.result_shape())
+        })
+    };
+    for (r, region) in regions.iter() {
+        let plan = &region.plan;
+        let shape_of = |b: BufferId| plan.buffers.get(b).map(|x| x.shape.clone());
+        if !plan.updates.is_empty() && region.role != Role::LoopBody {
+            fail(format!(
+                "{r}: parameters updated in place outside a loop body"
+            ));
+        }
+        let params = param_shapes(r);
+        let results = result_shapes(r);
+        let leaves = crate::program::leaves(&plan.output);
+        if leaves.len() != results.len() {
+            fail(format!(
+                "{r}: {} result leaves for a result of {}",
+                leaves.len(),
+                results.len()
+            ));
+        }
+        for (i, (leaf, want)) in leaves.iter().zip(&results).enumerate() {
+            let got = match leaf {
+                Leaf::Buffer(b) | Leaf::Duplicate(b) => shape_of(*b),
+                Leaf::Param(j) => params.get(j.index()).cloned(),
+                Leaf::Constant(l) => Some(l.shape().clone()),
+            };
+            if got.as_ref() != Some(want) {
+                fail(format!("{r}: result leaf {i} is not a {want}"));
+            }
+        }
+        for (k, step) in plan.steps.iter().enumerate() {
+            match &step.kind {
+                StepKind::While(w) => {
+                    let state: Vec<Option<Shape>> = w.state.iter().map(|&b| shape_of(b)).collect();
+                    for (leaf, want) in w.init.iter().zip(&state) {
+                        let got = match leaf {
+                            InitLeaf::Copy(b) => shape_of(*b),
+                            InitLeaf::Compute(i) => {
+                                let body = region.comp.entry();
+                                (i.index() < body.instructions.len())
+                                    .then(|| body.inst(*i).shape.clone())
+                            }
+                        };
+                        if got.is_none() || &got != want {
+                            fail(format!(
+                                "{r} step {k}: a loop state leaf starts from another shape"
+                            ));
+                        }
+                    }
+                    let state: Vec<Shape> = state.into_iter().flatten().collect();
+                    if w.init.len() != w.state.len()
+                        || param_shapes(w.cond) != state
+                        || param_shapes(w.body) != state
+                        || result_shapes(w.body) != state
+                    {
+                        fail(format!(
+                            "{r} step {k}: the loop's condition or body does not take or give its state"
+                        ));
+                    }
+                    if result_shapes(w.cond) != [Shape::new(ElementType::Pred, &[])] {
+                        fail(format!(
+                            "{r} step {k}: the loop condition does not give one pred[]"
+                        ));
+                    }
+                }
+                StepKind::Conditional(c) => {
+                    let sel = shape_of(c.selector);
+                    let scalar_of = |t: ElementType| Some(Shape::new(t, &[]));
+                    if sel != scalar_of(ElementType::Pred) && sel != scalar_of(ElementType::S32) {
+                        fail(format!(
+                            "{r} step {k}: the selector is not a pred[] or s32[]"
+                        ));
+                    }
+                    let outs: Vec<Option<Shape>> = c.outs.iter().map(|&b| shape_of(b)).collect();
+                    for (b, (branch, ops)) in c.branches.iter().enumerate() {
+                        let ops: Vec<Option<Shape>> = ops.iter().map(|&o| shape_of(o)).collect();
+                        let takes: Vec<Option<Shape>> =
+                            param_shapes(*branch).into_iter().map(Some).collect();
+                        let gives: Vec<Option<Shape>> =
+                            result_shapes(*branch).into_iter().map(Some).collect();
+                        if takes != ops || gives != outs {
+                            fail(format!(
+                                "{r} step {k}: branch {b} does not take its operand or give the outputs"
+                            ));
+                        }
+                    }
+                }
+                StepKind::Loop { .. }
+                | StepKind::Reduce { .. }
+                | StepKind::DotCopy { .. }
+                | StepKind::Dot { .. }
+                | StepKind::RowGroup { .. }
+                | StepKind::MultiReduce { .. } => {}
+            }
+        }
+    }
+    problems
+}
+
 // ---------------------------------------------------------------------
 // The plan
 // ---------------------------------------------------------------------
@@ -218,6 +374,21 @@ fn step_writes(step: &Step) -> Vec<Vec<BufferId>> {
                 w
             })
             .collect(),
+        StepKind::MultiReduce { outs, .. } => vec![outs.clone()],
+        StepKind::While(w) => {
+            let mut all = w.state.clone();
+            if !all.contains(&step.out) {
+                all.push(step.out);
+            }
+            vec![all]
+        }
+        StepKind::Conditional(c) => {
+            let mut all = c.outs.clone();
+            if !all.contains(&step.out) {
+                all.push(step.out);
+            }
+            vec![all]
+        }
         StepKind::Loop { .. }
         | StepKind::Reduce { .. }
         | StepKind::DotCopy { .. }
@@ -262,6 +433,30 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<BufferId>
             }
         }],
         StepKind::Dot { lhs, rhs, .. } => vec![vec![lhs.buf, rhs.buf]],
+        StepKind::MultiReduce { inst, .. } => vec![of(*inst, &step.fused, None)],
+        StepKind::While(w) => {
+            let mut reads: Vec<BufferId> = w
+                .init
+                .iter()
+                .filter_map(|i| match i {
+                    InitLeaf::Copy(b) => Some(*b),
+                    InitLeaf::Compute(_) => None,
+                })
+                .collect();
+            for &i in &step.fused {
+                for o in &body.inst(i).operands {
+                    reads.extend(plan.materialised.get(o));
+                }
+            }
+            vec![reads]
+        }
+        StepKind::Conditional(c) => {
+            let mut reads = vec![c.selector];
+            for (_, ops) in &c.branches {
+                reads.extend(ops);
+            }
+            vec![reads]
+        }
         StepKind::RowGroup { passes, keep, .. } => passes
             .iter()
             .enumerate()
@@ -270,9 +465,12 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<BufferId>
                 match pass.kind {
                     StepKind::Loop { root } => of(root, &pass.fused, kept),
                     StepKind::Reduce { inst } => of(inst, &pass.fused, kept),
-                    StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => {
-                        vec![]
-                    }
+                    StepKind::DotCopy { .. }
+                    | StepKind::Dot { .. }
+                    | StepKind::RowGroup { .. }
+                    | StepKind::MultiReduce { .. }
+                    | StepKind::While(_)
+                    | StepKind::Conditional(_) => vec![],
                 }
             })
             .collect(),
@@ -296,6 +494,7 @@ pub(crate) fn check_plan(comp: &Computation, plan: &Plan) -> Vec<Problem> {
             }
         }
     }
+    let updated = |b: BufferId| plan.updates.iter().any(|u| u.0 == b);
     for (b, buffer) in plan.buffers.iter() {
         let w = &writers[b];
         match buffer.kind {
@@ -305,6 +504,13 @@ pub(crate) fn check_plan(comp: &Computation, plan: &Plan) -> Vec<Problem> {
                     steps: w.clone(),
                 });
             }
+            BufferKind::Param(_) if updated(b) && w.len() != 1 => {
+                problems.push(Problem::WriterCount {
+                    buf: b,
+                    steps: w.clone(),
+                });
+            }
+            BufferKind::Param(_) if updated(b) => {}
             BufferKind::Param(_) | BufferKind::Constant(_) if !w.is_empty() => {
                 problems.push(Problem::InputWritten { buf: b, step: w[0] });
             }
@@ -336,6 +542,10 @@ pub(crate) fn check_plan(comp: &Computation, plan: &Plan) -> Vec<Problem> {
         if let StepKind::RowGroup { passes, keep, .. } = &step.kind {
             check_row_group(k, step, passes, *keep, &mut problems);
         }
+    }
+    // Loop state updated in place.
+    if !plan.updates.is_empty() {
+        check_updates(comp, plan, &writers, &mut problems);
     }
     // The result tree.
     let mut leaves = Vec::new();
@@ -383,6 +593,95 @@ pub(crate) fn check_plan(comp: &Computation, plan: &Plan) -> Vec<Problem> {
         }
     }
     problems
+}
+
+/// The arrays a step reads from buffers: the operands of its root and
+/// fused instructions that are materialised (or tuples, by leaf).
+fn step_syms(body: &Body, trees: &[Tree], plan: &Plan, step: &Step) -> HashSet<Sym> {
+    let mut insts: Vec<InstId> = Vec::new();
+    let mut add_step = |st: &Step| {
+        insts.extend(st.fused.iter().copied());
+        match &st.kind {
+            StepKind::Loop { root } => insts.push(*root),
+            StepKind::Reduce { inst }
+            | StepKind::Dot { inst, .. }
+            | StepKind::MultiReduce { inst, .. } => insts.push(*inst),
+            StepKind::DotCopy { source, .. } => insts.push(*source),
+            StepKind::While(w) => insts.push(w.inst),
+            StepKind::Conditional(c) => insts.push(c.inst),
+            StepKind::RowGroup { .. } => {}
+        }
+    };
+    add_step(step);
+    if let StepKind::RowGroup { passes, .. } = &step.kind {
+        passes.iter().for_each(&mut add_step);
+    }
+    let mut out = HashSet::new();
+    for i in insts {
+        for &o in &body.inst(i).operands {
+            let tuple = matches!(trees[o.index()], Tree::Tuple(_));
+            if tuple || plan.materialised.contains_key(&o) {
+                out.extend(trees[o.index()].flat());
+            }
+        }
+    }
+    out
+}
+
+/// Each parameter updated in place is written by the step that computes
+/// its new value, and no later step reads its old value.
+fn check_updates(
+    comp: &Computation,
+    plan: &Plan,
+    writers: &IdVec<BufferId, Vec<usize>>,
+    problems: &mut Vec<Problem>,
+) {
+    let body = comp.entry();
+    let trees = tuples::value_trees(body);
+    for &(b, s) in &plan.updates {
+        let Some(BufferKind::Param(j)) = plan.buffers.get(b).map(|x| &x.kind) else {
+            problems.push(Problem::Update {
+                buf: b,
+                what: "it is not a parameter buffer",
+            });
+            continue;
+        };
+        let Some(old) = tuples::param_sym(body, j.index()) else {
+            problems.push(Problem::Update {
+                buf: b,
+                what: "it is no parameter leaf of the body",
+            });
+            continue;
+        };
+        let Some(&w) = writers.get(b).and_then(|w| w.first()) else {
+            continue; // reported as a writer count
+        };
+        let computes = match (&plan.steps[w].kind, s) {
+            (StepKind::Loop { root: r }, Sym::Inst(v))
+            | (StepKind::Reduce { inst: r }, Sym::Inst(v))
+            | (StepKind::Dot { inst: r, .. }, Sym::Inst(v)) => *r == v,
+            (StepKind::RowGroup { passes, .. }, Sym::Inst(v)) => passes
+                .iter()
+                .any(|p| p.out == b && matches!(p.kind, StepKind::Loop { root } if root == v)),
+            (StepKind::MultiReduce { inst, outs }, Sym::Part(x, k)) => {
+                *inst == x && outs.get(k) == Some(&b)
+            }
+            (StepKind::While(st), Sym::Part(x, k)) => st.inst == x && st.state.get(k) == Some(&b),
+            (StepKind::Conditional(c), Sym::Part(x, k)) => c.inst == x && c.outs.get(k) == Some(&b),
+            _ => false,
+        };
+        if !computes {
+            problems.push(Problem::Update {
+                buf: b,
+                what: "its writer does not compute the value it is updated with",
+            });
+        }
+        for (k, step) in plan.steps.iter().enumerate().skip(w + 1) {
+            if step_syms(body, &trees, plan, step).contains(&old) {
+                problems.push(Problem::OldValueRead { buf: b, step: k });
+            }
+        }
+    }
 }
 
 fn collect_leaves<'t>(tree: &'t OutputTree, out: &mut Vec<&'t Leaf>) {
@@ -613,10 +912,24 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
             }
         }
     }
+    let updated = |b: BufferId| plan.updates.iter().any(|u| u.0 == b);
     for (b, buffer) in plan.buffers.iter() {
         if let (BufferKind::Param(_) | BufferKind::Constant(_), Some(k)) = (&buffer.kind, writer[b])
+            && !updated(b)
         {
             problems.push(Problem::InputWritten { buf: b, step: k });
+        }
+    }
+    // Buffers a loop or branch step writes without kernels (copies of its
+    // init, its branches' results): checked by `check_program`.
+    let mut by_control: IdVec<BufferId, Option<usize>> = IdVec::filled(buffer_count, None);
+    for (k, step) in plan.steps.iter().enumerate() {
+        if matches!(step.kind, StepKind::While(_) | StepKind::Conditional(_)) {
+            for b in step_writes(step).into_iter().flatten() {
+                if let Some(slot) = by_control.get_mut(b) {
+                    *slot = Some(k);
+                }
+            }
         }
     }
     // An empty buffer has nothing to read (its step has no kernel).
@@ -624,16 +937,17 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
         match plan.buffers.get(b).map(|x| &x.kind) {
             Some(BufferKind::Param(_) | BufferKind::Constant(_)) => true,
             Some(BufferKind::Output(_) | BufferKind::Temp) => {
-                numel[b] == 0 || writer[b].is_some_and(|w| w < k)
+                numel[b] == 0
+                    || writer[b].is_some_and(|w| w < k)
+                    || by_control[b].is_some_and(|w| w < k)
             }
             None => false,
         }
     };
     for (b, buffer) in plan.buffers.iter() {
-        if matches!(buffer.kind, BufferKind::Output(_) | BufferKind::Temp)
-            && numel[b] > 0
-            && writer[b].is_none()
-        {
+        let must_write = matches!(buffer.kind, BufferKind::Output(_) | BufferKind::Temp)
+            || (matches!(buffer.kind, BufferKind::Param(_)) && updated(b));
+        if must_write && numel[b] > 0 && writer[b].is_none() && by_control[b].is_none() {
             problems.push(Problem::WriteCoverage {
                 step: lowered.len(),
                 buf: b,
@@ -654,6 +968,7 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
                     &numel,
                     &known,
                     &read_ok,
+                    &updated,
                     &mut sets,
                     &mut problems,
                 ),
@@ -709,6 +1024,7 @@ fn check_loop_kernel(
     numel: &IdVec<BufferId, i64>,
     known: &dyn Fn(BufferId) -> bool,
     read_ok: &dyn Fn(BufferId, usize) -> bool,
+    updated: &dyn Fn(BufferId) -> bool,
     sets: &mut Vec<(BufferId, WriteSet)>,
     problems: &mut Vec<Problem>,
 ) {
@@ -823,40 +1139,44 @@ fn check_loop_kernel(
     let mut writes_in_kernel: Vec<(usize, BufferId, Ix)> = Vec::new();
     for (p, pass) in kernel.passes.iter().enumerate() {
         let vars = written_vars(kernel, p);
-        let out = pass.work.out();
-        if !known(out) {
-            problems.push(Problem::WriterCount {
-                buf: out,
-                steps: vec![at.step],
-            });
-            continue;
-        }
-        if let Some(v) = split_var
-            && !vars.contains(&v)
-        {
-            problems.push(Problem::SplitLoopNotWritten { at, pass: p });
-        }
-        match WriteSet::of(pass.work.out_offset(), &vars, &graph.extents) {
-            Ok(set) => {
-                let (lo, hi) = set.range();
-                if !set.injective() {
-                    problems.push(Problem::WriteMap {
-                        at,
-                        buf: out,
-                        what: "writes some element twice".into(),
-                    });
-                } else if set.count() > 0 && (lo < 0 || hi >= numel[out] as i128) {
-                    problems.push(Problem::WriteMap {
-                        at,
-                        buf: out,
-                        what: format!("reaches elements {lo}..={hi}, outside 0..{}", numel[out]),
-                    });
-                }
-                sets.push((out, set));
+        for out in pass.work.outs() {
+            if !known(out) {
+                problems.push(Problem::WriterCount {
+                    buf: out,
+                    steps: vec![at.step],
+                });
+                continue;
             }
-            Err(what) => problems.push(Problem::WriteMap { at, buf: out, what }),
+            if let Some(v) = split_var
+                && !vars.contains(&v)
+            {
+                problems.push(Problem::SplitLoopNotWritten { at, pass: p });
+            }
+            match WriteSet::of(pass.work.out_offset(), &vars, &graph.extents) {
+                Ok(set) => {
+                    let (lo, hi) = set.range();
+                    if !set.injective() {
+                        problems.push(Problem::WriteMap {
+                            at,
+                            buf: out,
+                            what: "writes some element twice".into(),
+                        });
+                    } else if set.count() > 0 && (lo < 0 || hi >= numel[out] as i128) {
+                        problems.push(Problem::WriteMap {
+                            at,
+                            buf: out,
+                            what: format!(
+                                "reaches elements {lo}..={hi}, outside 0..{}",
+                                numel[out]
+                            ),
+                        });
+                    }
+                    sets.push((out, set));
+                }
+                Err(what) => problems.push(Problem::WriteMap { at, buf: out, what }),
+            }
+            writes_in_kernel.push((p, out, pass.work.out_offset().clone()));
         }
-        writes_in_kernel.push((p, out, pass.work.out_offset().clone()));
         for keep in &pass.keeps {
             let covered_later = kernel.passes[p + 1..]
                 .iter()
@@ -892,7 +1212,14 @@ fn check_loop_kernel(
                 continue;
             }
             let first = mine[0];
-            if first.0 >= p || &first.2 != offset {
+            // A parameter updated in place is read (its old value, or the
+            // new one in a later pass) only at the element it is written.
+            let bad = if updated(*buf) {
+                &first.2 != offset
+            } else {
+                first.0 >= p || &first.2 != offset
+            };
+            if bad {
                 problems.push(Problem::ReadInKernel {
                     at,
                     pass: p,
@@ -1144,6 +1471,7 @@ mod tests {
             output: OutputTree::Leaf(Leaf::Buffer(BufferId::new(0))),
             materialised: HashMap::new(),
             called_constants: HashMap::new(),
+            updates: vec![],
         }
     }
 
@@ -1474,6 +1802,7 @@ mod tests {
                 out: BufferId::new(2),
                 out_offset: Ix::var(I0),
                 first_reduced: 1,
+                more: vec![],
             },
             F32,
         )

@@ -8,14 +8,13 @@
 //! shape the generator knows from its own model: a loop and a barrier keep
 //! their state's shape, a branch returns its operand's, a map has its
 //! operands' dims and its computation's element type, a reduce keeps the
-//! dims not reduced. The JIT does not compile these ops yet, so the
-//! differential test leaves them off; the interpreter-only property test
-//! turns them on.
+//! dims not reduced. The differential test of exact programs (JIT against
+//! interpreter) and the interpreter-only property test turn them on.
 
 use oxla_ir::ir::{BinaryOp, ComparisonDirection};
 use oxla_ir::{Builder, Computation, ElementType, Op, Result, Shape};
 
-use crate::{Gen, binary_accepts};
+use crate::{Gen, binary_accepts, reducer};
 
 /// A binary op that keeps `ty` (no comparison), usable on any `ty`:
 /// `add` (which is `or` on `pred`) when nothing else is drawn.
@@ -30,6 +29,38 @@ fn same_type_op(g: &mut Gen<'_>, ty: ElementType) -> BinaryOp {
     } else {
         g.rng.pick(&candidates)
     }
+}
+
+/// A body `(x: shape) -> shape` returning `x`.
+fn identity_body(name: &str, shape: &Shape) -> Result<Computation> {
+    let mut b = Builder::new(name);
+    let x = b.parameter(0, shape.clone(), "x")?;
+    b.build(x)
+}
+
+/// A loop nested in `b`: `y = y op y`, `trips` times, on an `(s32, y)`
+/// state.
+fn inner_loop(b: &mut Builder, y: Op, shape: &Shape, op: BinaryOp, trips: i32) -> Result<Op> {
+    let state = Shape::tuple(vec![Shape::scalar(ElementType::S32), shape.clone()]);
+    let mut cb = Builder::new("inner_cond");
+    let s = cb.parameter(0, state.clone(), "s")?;
+    let i = cb.get_tuple_element(s, 0)?;
+    let n = cb.constant_scalar(trips)?;
+    let go = cb.lt(i, n, &[])?;
+    let condition = cb.build(go)?;
+    let mut body = Builder::new("inner_body");
+    let s = body.parameter(0, state, "s")?;
+    let i = body.get_tuple_element(s, 0)?;
+    let x = body.get_tuple_element(s, 1)?;
+    let one = body.constant_scalar(1i32)?;
+    let next = body.add(i, one, &[])?;
+    let x2 = body.binary(x, x, op, &[])?;
+    let t = body.tuple(&[next, x2])?;
+    let inner = body.build(t)?;
+    let zero = b.constant_scalar(0i32)?;
+    let init = b.tuple(&[zero, y])?;
+    let w = b.while_loop(&condition, &inner, init)?;
+    b.get_tuple_element(w, 1)
 }
 
 /// A body `(x: shape) -> shape` applying `op` to `x` and itself.
@@ -87,37 +118,100 @@ impl Gen<'_> {
         }))
     }
 
-    /// `while (i < n) { (i, x, y) = (i + 1, x op x, y) }` from `(0, a, b)`
-    /// with `n` in 0..4 (so zero trips happen); the result is `x`.
+    /// A counted loop `while (i < n) { (i, x, y, z) = (i + 1, x', y', z') }`
+    /// from `(0, a, b, c)` with `n` in 0..4 (so zero trips happen), `c` of
+    /// `a`'s shape; the result is `x` or `z`. The new values are drawn so
+    /// that every kind of state update appears: in place (`x op x`, `x op
+    /// z`, `x op max(x)`), read elsewhere (`reverse(x) op z`), swapped
+    /// (`x' = z`, `z' = x`), repeated (`z' = x'`), passed through, a
+    /// constant, and `y` updated by a branch or a loop nested in the body.
     fn counted_loop(&mut self, a: Op, ashape: &Shape) -> Result<Op> {
         let s32 = Shape::scalar(ElementType::S32);
+        let ty = ashape.element_type();
         let other = self.rng.pick(&self.cfg.element_types);
         let (b, bshape) = self.value_of_type(other)?;
-        let state = Shape::tuple(vec![s32.clone(), ashape.clone(), bshape.clone()]);
+        let c = self.param(ashape.clone())?;
+        let state = Shape::tuple(vec![
+            s32.clone(),
+            ashape.clone(),
+            bshape.clone(),
+            ashape.clone(),
+        ]);
         let trips = self.rng.below(4) as i32;
-        let mut c = Builder::new("loop_cond");
-        let s = c.parameter(0, state.clone(), "s")?;
-        let i = c.get_tuple_element(s, 0)?;
-        let n = c.constant_scalar(trips)?;
-        let go = c.lt(i, n, &[])?;
-        let condition = c.build(go)?;
+        let mut cb = Builder::new("loop_cond");
+        let s = cb.parameter(0, state.clone(), "s")?;
+        let i = cb.get_tuple_element(s, 0)?;
+        let n = cb.constant_scalar(trips)?;
+        let go = cb.lt(i, n, &[])?;
+        let condition = cb.build(go)?;
 
-        let op = same_type_op(self, ashape.element_type());
+        let op = same_type_op(self, ty);
+        let x_kind = self.rng.below(5);
+        let z_kind = self.rng.below(4);
+        let y_kind = self.rng.below(3);
+        let y_op = same_type_op(self, bshape.element_type());
+        let max_ok = binary_accepts(BinaryOp::Max, ty, false);
         let mut body = Builder::new("loop_body");
         let s = body.parameter(0, state.clone(), "s")?;
         let i = body.get_tuple_element(s, 0)?;
         let x = body.get_tuple_element(s, 1)?;
         let y = body.get_tuple_element(s, 2)?;
+        let z = body.get_tuple_element(s, 3)?;
         let one = body.constant_scalar(1i32)?;
         let next = body.add(i, one, &[])?;
-        let x2 = body.binary(x, x, op, &[])?;
-        let t = body.tuple(&[next, x2, y])?;
-        let body = body.build(t)?;
+        let all: Vec<i64> = (0..ashape.rank() as i64).collect();
+        let x2 = match x_kind {
+            0 => body.binary(x, x, op, &[])?,
+            1 => body.binary(x, z, op, &[])?,
+            2 => {
+                let r = body.reverse(x, &all)?;
+                body.binary(r, z, op, &[])?
+            }
+            3 => z,
+            _ if max_ok => {
+                let m = reducer(ty, 1)?;
+                let init = body.constant(oxla_ir::Literal::zeros(&Shape::scalar(ty))?)?;
+                let peak = body.reduce(x, init, &all, &m)?;
+                body.binary(x, peak, op, &[])?
+            }
+            _ => body.binary(x, x, op, &[])?,
+        };
+        let z2 = match z_kind {
+            0 => z,
+            1 => x,
+            2 => x2,
+            _ => {
+                let zero = body.constant(oxla_ir::Literal::zeros(&Shape::scalar(ty))?)?;
+                body.broadcast(zero, ashape.dims())?
+            }
+        };
+        let y2 = match y_kind {
+            0 => y,
+            1 => {
+                // A branch on the counter's parity.
+                let two = body.constant_scalar(2i32)?;
+                let parity = body.binary(i, two, BinaryOp::Rem, &[])?;
+                let zero = body.constant_scalar(0i32)?;
+                let even = body.binary(
+                    parity,
+                    zero,
+                    BinaryOp::Compare(ComparisonDirection::Eq),
+                    &[],
+                )?;
+                let twice = self_op_body("twice", &bshape, y_op)?;
+                let same = identity_body("same", &bshape)?;
+                body.conditional(even, y, &twice, y, &same)?
+            }
+            _ => inner_loop(&mut body, y, &bshape, y_op, 1 + (trips % 2))?,
+        };
+        let t = body.tuple(&[next, x2, y2, z2])?;
+        let loop_body = body.build(t)?;
 
         let zero = self.b.constant_scalar(0i32)?;
-        let init = self.b.tuple(&[zero, a, b])?;
-        let w = self.b.while_loop(&condition, &body, init)?;
-        self.b.get_tuple_element(w, 1)
+        let init = self.b.tuple(&[zero, a, b, c])?;
+        let w = self.b.while_loop(&condition, &loop_body, init)?;
+        let k = if self.rng.chance(0.7) { 1 } else { 3 };
+        self.b.get_tuple_element(w, k)
     }
 
     /// A conditional on `a`: a `pred` parameter choosing between two

@@ -93,8 +93,9 @@ pub struct GenConfig {
     pub nested_bodies: f64,
     /// Whether control flow and tuples may appear: counted `while` loops,
     /// both `conditional` forms, `map`, argmax-style variadic `reduce`,
-    /// `opt-barrier` and `get-tuple-element`. Off by default: the JIT does
-    /// not compile them yet, so the differential test cannot use them.
+    /// `opt-barrier` and `get-tuple-element`. Off by default (it changes
+    /// which programs a seed gives); the differential test of exact
+    /// programs turns it on.
     pub control_flow: bool,
     /// Whether `convolution`, `reduce-window` and `select-and-scatter` may
     /// appear (see the `windows` module). Off by default: the JIT does not

@@ -109,9 +109,14 @@ fn check_exact(seed: u64, p: &Program) {
     }
 }
 
+/// Exact programs, with control flow and tuples (loops, branches, `map`,
+/// argmax-style variadic reduces, barriers) among their ops.
 #[test]
 fn exact_programs_agree_bit_for_bit() {
-    let cfg = GenConfig::exact();
+    let cfg = GenConfig {
+        control_flow: true,
+        ..GenConfig::exact()
+    };
     let n = cases(400);
     let mut ops = std::collections::BTreeMap::new();
     let mut nesting = [0u64; 3];

@@ -48,13 +48,18 @@ pub(super) struct KernelEmitter<'a, 'f> {
     pub(super) buffer_bases: IdVec<BufferId, Option<Value>>,
     /// The pass being emitted.
     pub(super) pass: usize,
-    /// The reducer's arguments (accumulator, element) while a reducer body
-    /// is emitted: `Var` slots 0 and 1.
-    pub(super) reducer_args: [Option<Value>; 2],
+    /// The reducer's arguments while a reducer body is emitted: `Var`
+    /// slots 0 and 1 (accumulator, element), or for a variadic reduce of
+    /// `n` inputs the `n` accumulators then the `n` elements.
+    pub(super) reducer_args: Vec<Option<Value>>,
     /// A vectorised row reduction's accumulators, one per unrolled copy.
     pub(super) vector_accumulators: Vec<Variable>,
     /// A row reduction's scalar accumulator.
     pub(super) scalar_accumulator: Option<Variable>,
+    /// A variadic row reduction's other accumulators (`Work::more`).
+    pub(super) more_accumulators: Vec<Variable>,
+    /// A variadic column reduction's other output rows (`Work::more`).
+    pub(super) more_rows: Vec<Value>,
     /// The row pointer of the output (stores and column reductions).
     pub(super) out_row: Option<Value>,
     /// The row pointers of the pass's kept values.
@@ -109,9 +114,11 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             row_ptr: IdVec::filled(nodes.len(), None),
             buffer_bases: IdVec::filled(buffer_count, None),
             pass: 0,
-            reducer_args: [None, None],
+            reducer_args: Vec::new(),
             vector_accumulators: Vec::new(),
             scalar_accumulator: None,
+            more_accumulators: Vec::new(),
+            more_rows: Vec::new(),
             out_row: None,
             kept_rows: Vec::new(),
             touch_rows: Vec::new(),
@@ -498,12 +505,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                     }
                 }
             }
-            match self.work() {
-                Work::Store { root, .. } => need.push(*root),
-                Work::RowReduce { element, .. } | Work::ColumnReduce { element, .. } => {
-                    need.push(*element)
-                }
-            }
+            need.extend(self.work().roots().0);
             need.extend(self.keeps().iter().map(|k| k.node));
             for n in need {
                 if self.schedule.level[n] < depth && self.splatted[n].is_none() {
@@ -552,6 +554,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             Work::RowReduce {
                 element: x,
                 reducer,
+                more,
                 ..
             } => {
                 let xv = self.value_of(mode, x, &vals)?;
@@ -566,23 +569,52 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                         let var = self
                             .scalar_accumulator
                             .ok_or_else(|| bug("row accumulator missing"))?;
-                        let acc = self.b.use_var(var);
-                        let r =
-                            self.apply_reducer(Mode::Scalar, &reducer, acc, xv, u, &mut vals)?;
-                        self.b.def_var(var, r);
+                        let mut vars = vec![var];
+                        vars.extend(self.more_accumulators.iter().copied());
+                        let mut accs = Vec::with_capacity(vars.len());
+                        let mut xs = vec![xv];
+                        for &v in &vars {
+                            accs.push(self.b.use_var(v));
+                        }
+                        for a in &more {
+                            xs.push(self.value_of(mode, a.element, &vals)?);
+                        }
+                        let rs = self.apply_reducer(
+                            Mode::Scalar,
+                            &reducer,
+                            &more,
+                            &accs,
+                            &xs,
+                            u,
+                            &mut vals,
+                        )?;
+                        for (&v, r) in vars.iter().zip(rs) {
+                            self.b.def_var(v, r);
+                        }
                     }
                 }
             }
             Work::ColumnReduce {
                 element: x,
                 reducer,
+                more,
                 ..
             } => {
-                let xv = self.value_of(mode, x, &vals)?;
                 let row = self.out_row.ok_or_else(|| bug("output row missing"))?;
-                let acc = self.load_at(mode, ty, row, i, u);
-                let r = self.apply_reducer(mode, &reducer, acc, xv, u, &mut vals)?;
-                self.store_at(mode, ty, row, i, u, r);
+                let mut rows = vec![(row, ty)];
+                rows.extend(self.more_rows.iter().zip(&more).map(|(&r, a)| (r, a.ty)));
+                let mut xs = vec![self.value_of(mode, x, &vals)?];
+                for a in &more {
+                    xs.push(self.value_of(mode, a.element, &vals)?);
+                }
+                let accs: Vec<Value> = rows
+                    .iter()
+                    .map(|&(r, t)| self.load_at(mode, t, r, i, u))
+                    .collect();
+                let rs = self.apply_reducer(mode, &reducer, &more, &accs, &xs, u, &mut vals)?;
+                for (&(r, t), v) in rows.iter().zip(rs) {
+                    self.store_at(mode, t, r, i, u, v);
+                }
             }
         }
         Ok(())
@@ -660,9 +692,12 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                 clamp,
             } => self.load_node(mode, n, u, buf, ty, &offset, numel, clamp),
             Node::Iota { ty, index } => self.iota(mode, u, ty, &index)?,
-            Node::Var { slot, .. } => {
-                self.reducer_args[slot as usize].ok_or_else(|| bug("reducer variable unbound"))?
-            }
+            Node::Var { slot, .. } => self
+                .reducer_args
+                .get(slot as usize)
+                .copied()
+                .flatten()
+                .ok_or_else(|| bug("reducer variable unbound"))?,
             Node::Fold { fold, .. } => match mode {
                 Mode::Scalar => self.emit_fold(fold, ops[0], &ops[1..])?,
                 Mode::Vector(_) => return Err(bug("a fold in a vector loop")),

@@ -14,7 +14,7 @@ use oxla_ir::{BinaryOp, ElementType, Result};
 
 use crate::entity::{BufferId, IdVec, NodeId};
 use crate::ix::Ix;
-use crate::kernel::{Reducer, Work};
+use crate::kernel::{Acc, Reducer, Work};
 
 use super::loops::KernelEmitter;
 use super::{Mode, bug, clif_type, flags, int_type, size_of, vector_type, width_mask};
@@ -127,6 +127,14 @@ impl KernelEmitter<'_, '_> {
                     self.b.def_var(acc, init_v);
                 }
                 self.scalar_accumulator = Some(acc);
+                self.more_accumulators.clear();
+                for a in self.work().more() {
+                    let v = self.b.declare_var(clif_type(a.ty));
+                    let init_v =
+                        self.scalar[a.init].ok_or_else(|| bug("reduce init not computed"))?;
+                    self.b.def_var(v, init_v);
+                    self.more_accumulators.push(v);
+                }
             }
             Work::ColumnReduce { .. } => {
                 // Row pointer of the output, then fill it with `init`.
@@ -138,13 +146,24 @@ impl KernelEmitter<'_, '_> {
                 self.out_row = Some(row);
                 let (lo, hi) = self.bounds(self.schedule.loop_count - 1);
                 let init_v = self.scalar[init].ok_or_else(|| bug("reduce init not computed"))?;
+                let mut fills = vec![(row, ty, init_v)];
+                self.more_rows.clear();
+                for a in self.work().more() {
+                    let base = self.buffer_base(a.out);
+                    let r = self.address(base, off, size_of(a.ty));
+                    let v = self.scalar[a.init].ok_or_else(|| bug("reduce init not computed"))?;
+                    self.more_rows.push(r);
+                    fills.push((r, a.ty, v));
+                }
                 let plan = self.vector().cloned();
                 self.vector_loop_and_tail(lo, hi, plan, &mut |em, mode, i, u| {
-                    let v = match mode {
-                        Mode::Scalar => init_v,
-                        Mode::Vector(w) => em.splat_scalar(ty, w, init_v),
-                    };
-                    em.store_at(mode, ty, row, i, u, v);
+                    for &(row, ty, init_v) in &fills {
+                        let v = match mode {
+                            Mode::Scalar => init_v,
+                            Mode::Vector(w) => em.splat_scalar(ty, w, init_v),
+                        };
+                        em.store_at(mode, ty, row, i, u, v);
+                    }
                     Ok(())
                 })?;
             }
@@ -196,30 +215,52 @@ impl KernelEmitter<'_, '_> {
             let base = self.buffer_base(out);
             let a = self.address(base, off, size_of(ty));
             self.b.ins().store(flags(), total, a, 0);
+            let more = self.work().more();
+            for (acc, &v) in more.iter().zip(&self.more_accumulators.clone()) {
+                let value = self.b.use_var(v);
+                let base = self.buffer_base(acc.out);
+                let a = self.address(base, off, size_of(acc.ty));
+                self.b.ins().store(flags(), value, a, 0);
+            }
         }
         Ok(())
     }
 
-    /// One reduction step: the reducer applied to the accumulator `acc` and
-    /// the element `x` (a reducer body's per-element nodes go into `vals`).
+    /// One reduction step: the reducer applied to the accumulators `accs`
+    /// and the elements `xs` (one each, or one per input of a variadic
+    /// reduce, whose other reducer roots are `more`'s); the new
+    /// accumulators. A reducer body's per-element nodes go into `vals`.
+    #[allow(clippy::too_many_arguments, reason = "one step of one reduction")]
     pub(super) fn apply_reducer(
         &mut self,
         mode: Mode,
         reducer: &Reducer,
-        acc: Value,
-        x: Value,
+        more: &[Acc],
+        accs: &[Value],
+        xs: &[Value],
         u: u32,
         vals: &mut IdVec<NodeId, Option<Value>>,
-    ) -> Result<Value> {
+    ) -> Result<Vec<Value>> {
         match reducer {
-            Reducer::Op(op) => self.binary(mode, *op, self.value_type(), acc, x, None),
+            Reducer::Op(op) => Ok(vec![self.binary(
+                mode,
+                *op,
+                self.value_type(),
+                accs[0],
+                xs[0],
+                None,
+            )?]),
             Reducer::Body(root) => {
-                self.reducer_args = [Some(acc), Some(x)];
+                self.reducer_args = accs.iter().chain(xs).map(|&v| Some(v)).collect();
                 for &n in &self.pass_schedule().reducer_nodes {
                     let v = self.element_node(mode, n, u, vals)?;
                     vals[n] = Some(v);
                 }
-                self.value_of(mode, *root, vals)
+                let mut out = vec![self.value_of(mode, *root, vals)?];
+                for a in more {
+                    out.push(self.value_of(mode, a.combine, vals)?);
+                }
+                Ok(out)
             }
         }
     }

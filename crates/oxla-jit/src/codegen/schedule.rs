@@ -100,19 +100,21 @@ impl Schedule {
         let mut in_reducer = IdVec::filled(nodes.len(), false);
         let mut passes = Vec::with_capacity(kernel.passes.len());
         for pass in &kernel.passes {
-            let (x, reducer_root) = pass.work.roots();
-            let mut element_roots = vec![x];
+            let (xs, reducer_roots) = pass.work.roots();
+            let mut element_roots = xs;
             element_roots.extend(pass.keeps.iter().map(|k| k.node));
             let element_nodes: Vec<NodeId> = reachable(nodes, &element_roots)
                 .into_iter()
                 .filter(per_element)
                 .collect();
-            let reducer_nodes: Vec<NodeId> = reducer_root
-                .map(|r| reachable(nodes, &[r]))
-                .unwrap_or_default()
-                .into_iter()
-                .filter(per_element)
-                .collect();
+            let reducer_nodes: Vec<NodeId> = if reducer_roots.is_empty() {
+                vec![]
+            } else {
+                reachable(nodes, &reducer_roots)
+                    .into_iter()
+                    .filter(per_element)
+                    .collect()
+            };
             for &n in &reducer_nodes {
                 in_reducer[n] = true;
             }
@@ -202,11 +204,17 @@ impl Schedule {
         for k in &pass.keeps {
             note(k.ty);
         }
+        for a in pass.work.more() {
+            note(a.ty);
+        }
         if w == 0 {
             w = 1;
         }
         let fits = |et: ElementType| et.is_pred() || size_of(et) == w;
-        if !fits(ty) || pass.keeps.iter().any(|k| !fits(k.ty)) {
+        if !fits(ty)
+            || pass.keeps.iter().any(|k| !fits(k.ty))
+            || pass.work.more().iter().any(|a| !fits(a.ty))
+        {
             return None;
         }
         let lanes_of = Lanes {

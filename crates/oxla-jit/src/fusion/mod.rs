@@ -45,9 +45,13 @@ use oxla_ir::{
 
 use crate::entity::{BufferId, IdVec, ParamId};
 
+mod control;
 mod row_groups;
+pub(crate) mod tuples;
 
+pub(crate) use control::{CondStep, InitLeaf, Region, Regions, Role, WhileStep};
 pub(crate) use row_groups::{RowSpace, pass_source};
+use tuples::Sym;
 
 /// Cost of a transcendental op in the recompute heuristic.
 pub(crate) const EXPENSIVE: u64 = 10;
@@ -132,6 +136,16 @@ pub(crate) enum StepKind {
         /// pass's output row and loaded from there by later passes.
         keep: Option<KeepPlan>,
     },
+    /// A `reduce` of several inputs (or with a tuple-returning reducer):
+    /// one kernel folding every input at once, writing one buffer per
+    /// input (`outs`, in result order; the step's `out` is the first).
+    MultiReduce { inst: InstId, outs: Vec<BufferId> },
+    /// A `while` loop: its state buffers, how they start, and the regions
+    /// of its condition and body (see `control.rs`).
+    While(Box<WhileStep>),
+    /// A `conditional`: its selector, its output buffers, and each
+    /// branch's region and operand buffers (see `control.rs`).
+    Conditional(Box<CondStep>),
 }
 
 /// The value a row group keeps between passes (see [`StepKind::RowGroup`]).
@@ -177,16 +191,26 @@ pub(crate) enum OutputTree {
     Tuple(Vec<OutputTree>),
 }
 
-/// The whole schedule of an executable.
+/// The schedule of one region (the entry body, or a loop's or branch's
+/// body; see `control.rs`): its buffers, its steps, and where each leaf
+/// of its result comes from. Its parameters are the leaves of the body's
+/// parameters, flattened in order ([`ParamId`] is the flat leaf index).
 #[derive(Clone, Debug)]
 pub(crate) struct Plan {
     pub(crate) buffers: IdVec<BufferId, Buffer>,
     pub(crate) steps: Vec<Step>,
     pub(crate) output: OutputTree,
-    /// The buffer of each materialised entry instruction.
+    /// The buffer of each materialised array instruction of the body (an
+    /// element of a tuple, or a barrier, has the buffer of the array it
+    /// names).
     pub(crate) materialised: HashMap<InstId, BufferId>,
     /// Buffers of non-scalar constants inside called bodies.
     pub(crate) called_constants: HashMap<(ComputationId, InstId), BufferId>,
+    /// In a loop body: the state leaves updated in place. Each entry is a
+    /// parameter buffer and the value (computed by one step of the body)
+    /// that step writes over it; the result leaf of that parameter then
+    /// is the parameter itself (see `control.rs`).
+    pub(crate) updates: Vec<(BufferId, Sym)>,
 }
 
 pub(crate) fn op_cost(kind: &OpKind) -> u64 {
@@ -221,11 +245,21 @@ fn repeats(body: &Body, user: InstId, k: usize) -> bool {
 
 impl Plan {
     /// Partitions the entry body of `comp` into buffers and steps, row
-    /// groups included. Fails only if the index analysis of a row-group
-    /// candidate does (a kernel past the node budget).
+    /// groups included, as a program's entry region (the regions of any
+    /// loops and branches are planned and dropped: for tests of plans
+    /// without control flow). Fails only if the index analysis of a
+    /// row-group candidate does (a kernel past the node budget).
+    #[cfg(test)]
     pub(crate) fn new(comp: &Computation) -> Result<Plan> {
+        Plan::build(comp, Role::Entry, &mut Regions::new())
+    }
+
+    /// The plan of `comp`'s entry body run as `role`. The regions of its
+    /// loops and branches are planned first and pushed onto `regions`.
+    pub(crate) fn build(comp: &Computation, role: Role, regions: &mut Regions) -> Result<Plan> {
         let body = comp.entry();
         let n = body.instructions.len();
+        let trees = tuples::value_trees(body);
         // Live instructions and their use counts.
         let mut live = vec![false; n];
         live[body.root.index()] = true;
@@ -244,6 +278,8 @@ impl Plan {
                 }
             }
         }
+        // `mat`: has a buffer, or computes nothing itself (tuples, their
+        // elements, barriers, loops and branches): never fused.
         let mut mat = vec![false; n];
         for (i, inst) in body.instructions.iter().enumerate() {
             mat[i] = match &inst.kind {
@@ -251,23 +287,49 @@ impl Plan {
                     true
                 }
                 OpKind::Constant { .. } => !inst.shape.is_scalar(),
-                _ => false,
+                kind => tuples::is_alias(kind) || tuples::produces_parts(kind, &inst.shape),
             };
         }
+        // Arrays read through an alias, a branch's operands and its
+        // selector get buffers (a branch reads its operands from buffers).
+        let force = |mat: &mut [bool], s: Sym| {
+            if let Sym::Inst(r) = s {
+                mat[r.index()] = true;
+            }
+        };
+        for (i, inst) in body.instructions.iter().enumerate() {
+            if !live[i] {
+                continue;
+            }
+            match &inst.kind {
+                OpKind::GetTupleElement { .. } | OpKind::OptimizationBarrier => {
+                    if let Some(s) = trees[i].leaf() {
+                        force(&mut mat, s);
+                    }
+                }
+                OpKind::Conditional { .. } => {
+                    for o in &inst.operands {
+                        for s in trees[o.index()].flat() {
+                            force(&mut mat, s);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
         // Result leaves.
-        let mut leaves = Vec::new();
-        collect_leaves(body, body.root, &mut leaves);
-        for &l in &leaves {
-            mat[l.index()] = true;
+        let leaves: Vec<Sym> = trees[body.root.index()].flat();
+        for &s in &leaves {
+            force(&mut mat, s);
         }
         // Cost-based cuts, in definition order.
         let mut cost = vec![0u64; n];
         for i in 0..n {
-            if !live[i] {
-                continue;
-            }
             let inst = &body.instructions[i];
-            if matches!(inst.kind, OpKind::Tuple) {
+            if !live[i]
+                || tuples::is_alias(&inst.kind)
+                || tuples::produces_parts(&inst.kind, &inst.shape)
+            {
                 continue;
             }
             let c = op_cost(&inst.kind)
@@ -298,78 +360,149 @@ impl Plan {
             }
         }
 
-        let mut plan = Plan {
-            buffers: IdVec::new(),
-            steps: Vec::new(),
-            output: OutputTree::Tuple(vec![]),
-            materialised: HashMap::new(),
-            called_constants: HashMap::new(),
-        };
-        // Output buffers, in leaf order (duplicates and inputs are copies).
-        let mut leaf_kinds = Vec::new();
-        for (li, &l) in leaves.iter().enumerate() {
-            let inst = body.inst(l);
-            let leaf = match &inst.kind {
-                OpKind::Parameter { number } => Leaf::Param(ParamId::new(*number as usize)),
-                OpKind::Constant { literal } => Leaf::Constant(literal.clone()),
-                _ => match plan.materialised.get(&l) {
-                    Some(&b) => Leaf::Duplicate(b),
-                    None => {
-                        let b = plan.push(BufferKind::Output(li), &inst.shape, &inst.name);
-                        plan.materialised.insert(l, b);
-                        Leaf::Buffer(b)
-                    }
-                },
+        let mut b = control::Buffers::new(
+            body,
+            Plan {
+                buffers: IdVec::new(),
+                steps: Vec::new(),
+                output: OutputTree::Tuple(vec![]),
+                materialised: HashMap::new(),
+                called_constants: HashMap::new(),
+                updates: Vec::new(),
+            },
+        );
+        // Output buffers, in leaf order (inputs, constants and repeats are
+        // copies; in a loop body, a state leaf may be updated in place).
+        let mut leaf_kinds = Vec::with_capacity(leaves.len());
+        for (li, &s) in leaves.iter().enumerate() {
+            let leaf = if let Some(j) = b.param_leaf(s) {
+                Leaf::Param(ParamId::new(j))
+            } else if let Sym::Inst(c) = s
+                && let OpKind::Constant { literal } = &body.inst(c).kind
+            {
+                Leaf::Constant(literal.clone())
+            } else if let Some(buf) = b.buffer_of(s) {
+                match b.plan.buffers[buf].kind {
+                    BufferKind::Param(j) => Leaf::Param(j),
+                    _ => Leaf::Duplicate(buf),
+                }
+            } else if role == Role::LoopBody
+                && control::in_place_ok(body, &trees, &live, &mat, &leaves, li, s)
+            {
+                let buf = b.param_buffer(li);
+                b.assign(s, buf);
+                b.plan.updates.push((buf, s));
+                Leaf::Param(ParamId::new(li))
+            } else {
+                let (shape, name) = b.sym_shape(s);
+                let buf = b.plan.push(BufferKind::Output(li), &shape, &name);
+                b.assign(s, buf);
+                Leaf::Buffer(buf)
             };
             leaf_kinds.push(leaf);
         }
         let mut leaf_iter = leaf_kinds.into_iter();
-        plan.output = build_tree(body, body.root, &mut leaf_iter);
-        // Inputs and intermediates, then steps in definition order.
+        b.plan.output = output_tree(&body.root_inst().shape, &mut leaf_iter);
+        // Inputs and intermediates in definition order: buffers of
+        // materialised arrays and of every leaf of a loop, branch or
+        // variadic reduce; elements of tuples and barriers alias the
+        // buffer of the array they name.
         for i in 0..n {
-            if !live[i] || !mat[i] {
+            if !live[i] {
                 continue;
             }
             let id = InstId(i as u32);
             let inst = body.inst(id);
-            if plan.materialised.contains_key(&id) {
-                continue;
+            match &inst.kind {
+                OpKind::Parameter { .. } if !inst.shape.is_tuple() => {
+                    b.buffer_or_param(Sym::Inst(id));
+                }
+                OpKind::Parameter { .. } => {}
+                OpKind::GetTupleElement { .. } | OpKind::OptimizationBarrier => {
+                    if let Some(s) = trees[i].leaf() {
+                        let buf = b.buffer_or_param(s);
+                        b.plan.materialised.insert(id, buf);
+                    }
+                }
+                OpKind::Tuple => {}
+                kind if tuples::produces_parts(kind, &inst.shape) => {
+                    for (k, shape) in tuples::leaf_shapes(&inst.shape).iter().enumerate() {
+                        let s = Sym::Part(id, k);
+                        if b.buffer_of(s).is_none() {
+                            let name = format!("{}.{k}", inst.name);
+                            let buf = b.plan.push(BufferKind::Temp, shape, &name);
+                            b.assign(s, buf);
+                        }
+                    }
+                    // An array-shaped loop or branch is read as itself.
+                    if !inst.shape.is_tuple()
+                        && let Some(buf) = b.buffer_of(Sym::Part(id, 0))
+                    {
+                        b.plan.materialised.insert(id, buf);
+                    }
+                }
+                kind if mat[i] && b.buffer_of(Sym::Inst(id)).is_none() => {
+                    let k = match kind {
+                        OpKind::Constant { literal } => BufferKind::Constant(literal.clone()),
+                        _ => BufferKind::Temp,
+                    };
+                    let buf = b.plan.push(k, &inst.shape, &inst.name);
+                    b.assign(Sym::Inst(id), buf);
+                }
+                _ => {}
             }
-            let kind = match &inst.kind {
-                OpKind::Parameter { number } => BufferKind::Param(ParamId::new(*number as usize)),
-                OpKind::Constant { literal } => BufferKind::Constant(literal.clone()),
-                _ => BufferKind::Temp,
-            };
-            let b = plan.push(kind, &inst.shape, &inst.name);
-            plan.materialised.insert(id, b);
         }
-        for (bi, b) in comp.bodies().iter().enumerate() {
-            if bi + 1 == comp.bodies().len() {
-                break;
-            }
-            for (i, inst) in b.instructions.iter().enumerate() {
+        for bi in control::inline_bodies(comp) {
+            for (i, inst) in comp.body(bi).instructions.iter().enumerate() {
                 if let OpKind::Constant { literal } = &inst.kind
                     && !inst.shape.is_scalar()
                 {
-                    let buf = plan.push(
+                    let buf = b.plan.push(
                         BufferKind::Constant(literal.clone()),
                         &inst.shape,
                         &inst.name,
                     );
-                    plan.called_constants
-                        .insert((ComputationId(bi as u32), InstId(i as u32)), buf);
+                    b.plan.called_constants.insert((bi, InstId(i as u32)), buf);
                 }
             }
         }
-        for i in 0..n {
+        for (i, &is_live) in live.iter().enumerate() {
             let id = InstId(i as u32);
             let inst = body.inst(id);
-            let Some(&out) = plan.materialised.get(&id) else {
+            if !is_live {
+                continue;
+            }
+            match &inst.kind {
+                OpKind::While { .. } | OpKind::Conditional { .. } => {
+                    let step = b.control_step(comp, &trees, id, regions)?;
+                    b.plan.steps.push(step);
+                    continue;
+                }
+                OpKind::Reduce { .. } if inst.shape.is_tuple() => {
+                    let outs = b.parts_of(id);
+                    let fused = b.plan.fused_under(body, &inst.operands);
+                    b.plan.steps.push(Step {
+                        kind: StepKind::MultiReduce {
+                            inst: id,
+                            outs: outs.clone(),
+                        },
+                        out: outs[0],
+                        fused,
+                    });
+                    continue;
+                }
+                _ => {}
+            }
+            let Some(&out) = b.plan.materialised.get(&id) else {
                 continue;
             };
+            let plan = &mut b.plan;
             match &inst.kind {
-                OpKind::Parameter { .. } | OpKind::Constant { .. } => {}
-                OpKind::Tuple => {}
+                OpKind::Parameter { .. }
+                | OpKind::Constant { .. }
+                | OpKind::Tuple
+                | OpKind::GetTupleElement { .. }
+                | OpKind::OptimizationBarrier => {}
                 OpKind::Reduce { .. } => {
                     let fused = plan.fused_under(body, &inst.operands);
                     plan.steps.push(Step {
@@ -403,11 +536,12 @@ impl Plan {
                 }
             }
         }
+        let mut plan = b.plan;
         row_groups::form_row_groups(comp, &mut plan)?;
         Ok(plan)
     }
 
-    fn push(&mut self, kind: BufferKind, shape: &Shape, name: &str) -> BufferId {
+    pub(crate) fn push(&mut self, kind: BufferKind, shape: &Shape, name: &str) -> BufferId {
         self.buffers.push(Buffer {
             kind,
             shape: shape.clone(),
@@ -416,7 +550,7 @@ impl Plan {
     }
 
     /// The non-materialised instructions reachable from `roots`.
-    fn fused_under(&self, body: &Body, roots: &[InstId]) -> Vec<InstId> {
+    pub(crate) fn fused_under(&self, body: &Body, roots: &[InstId]) -> Vec<InstId> {
         self.fused_under_except(body, roots, None)
     }
 
@@ -505,7 +639,16 @@ impl Plan {
         );
         for (i, b) in self.buffers.iter() {
             let kind = match &b.kind {
-                BufferKind::Param(n) => format!("parameter({})", n.index()),
+                BufferKind::Param(n) => match self.updates.iter().find(|u| u.0 == i) {
+                    Some((_, s)) => {
+                        let name = match *s {
+                            Sym::Inst(r) => body.inst(r).name.clone(),
+                            Sym::Part(x, k) => format!("{}.{k}", body.inst(x).name),
+                        };
+                        format!("parameter({}), updated in place with {name}", n.index())
+                    }
+                    None => format!("parameter({})", n.index()),
+                },
                 BufferKind::Constant(_) => "constant".to_string(),
                 BufferKind::Temp => "temp".to_string(),
                 BufferKind::Output(n) => format!("output({n})"),
@@ -566,6 +709,43 @@ impl Plan {
                 StepKind::Loop { root } => format!("loop root={}", body.inst(*root).name),
                 StepKind::Reduce { inst } => format!("reduce root={}", body.inst(*inst).name),
                 StepKind::RowGroup { .. } => String::new(),
+                StepKind::MultiReduce { inst, outs } => format!(
+                    "multi-output reduce root={} -> {}",
+                    body.inst(*inst).name,
+                    buffer_list(outs)
+                ),
+                StepKind::While(w) => {
+                    let init: Vec<String> = w
+                        .init
+                        .iter()
+                        .map(|i| match i {
+                            InitLeaf::Copy(b) => format!("copy {b}"),
+                            InitLeaf::Compute(r) => format!("compute {}", body.inst(*r).name),
+                        })
+                        .collect();
+                    format!(
+                        "while root={} state={} init=[{}] condition={} body={}",
+                        body.inst(w.inst).name,
+                        buffer_list(&w.state),
+                        init.join(", "),
+                        w.cond,
+                        w.body
+                    )
+                }
+                StepKind::Conditional(c) => {
+                    let branches: Vec<String> = c
+                        .branches
+                        .iter()
+                        .map(|(r, ops)| format!("{r}{}", buffer_list(ops)))
+                        .collect();
+                    format!(
+                        "conditional root={} selector={} outs={} branches=[{}]",
+                        body.inst(c.inst).name,
+                        c.selector,
+                        buffer_list(&c.outs),
+                        branches.join(", ")
+                    )
+                }
                 StepKind::DotCopy { source, groups } => format!(
                     "dot-operand-copy of {} groups={:?}",
                     body.inst(*source).name,
@@ -602,7 +782,11 @@ impl Plan {
             }
             let root = match &step.kind {
                 StepKind::Loop { root } => Some(*root),
-                StepKind::Reduce { inst } | StepKind::Dot { inst, .. } => Some(*inst),
+                StepKind::Reduce { inst }
+                | StepKind::Dot { inst, .. }
+                | StepKind::MultiReduce { inst, .. } => Some(*inst),
+                StepKind::While(w) => Some(w.inst),
+                StepKind::Conditional(c) => Some(c.inst),
                 StepKind::DotCopy { .. } | StepKind::RowGroup { .. } => None,
             };
             if let Some(r) = root {
@@ -613,29 +797,25 @@ impl Plan {
     }
 }
 
-/// The result leaves (arrays) under `id`, in tuple order.
-fn collect_leaves(body: &Body, id: InstId, out: &mut Vec<InstId>) {
-    let inst = body.inst(id);
-    match inst.kind {
-        OpKind::Tuple => {
-            for &o in &inst.operands {
-                collect_leaves(body, o, out);
-            }
-        }
-        _ => out.push(id),
-    }
+/// `[buf1, buf2]`.
+fn buffer_list(bufs: &[BufferId]) -> String {
+    let names: Vec<String> = bufs.iter().map(|b| b.to_string()).collect();
+    format!("[{}]", names.join(", "))
 }
 
-fn build_tree(body: &Body, id: InstId, leaves: &mut impl Iterator<Item = Leaf>) -> OutputTree {
-    let inst = body.inst(id);
-    match inst.kind {
-        OpKind::Tuple => OutputTree::Tuple(
-            inst.operands
+/// The result tree of a value of `shape`, its array leaves taken in order
+/// from `leaves`.
+fn output_tree(shape: &Shape, leaves: &mut impl Iterator<Item = Leaf>) -> OutputTree {
+    if shape.is_tuple() {
+        OutputTree::Tuple(
+            shape
+                .tuple_shapes()
                 .iter()
-                .map(|&o| build_tree(body, o, leaves))
+                .map(|s| output_tree(s, leaves))
                 .collect(),
-        ),
-        _ => OutputTree::Leaf(leaves.next().unwrap_or(Leaf::Duplicate(BufferId::new(0)))),
+        )
+    } else {
+        OutputTree::Leaf(leaves.next().unwrap_or(Leaf::Duplicate(BufferId::new(0))))
     }
 }
 

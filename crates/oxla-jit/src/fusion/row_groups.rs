@@ -176,7 +176,12 @@ fn joins(comp: &Computation, plan: &Plan, step: &Step, rs: &RowSpace) -> bool {
             let d = plan.buffers[step.out].shape.dims();
             d == &rs.dims[..] || d == &rs.row_dims[..]
         }
-        StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => false,
+        StepKind::DotCopy { .. }
+        | StepKind::Dot { .. }
+        | StepKind::RowGroup { .. }
+        | StepKind::MultiReduce { .. }
+        | StepKind::While(_)
+        | StepKind::Conditional(_) => false,
     }
 }
 
@@ -214,8 +219,13 @@ fn keep_candidate(
     };
     let out = &plan.buffers[last.out].shape;
     // The last pass must cover the row space (not be a row pass), so that
-    // its output row can hold a value per element.
-    if out.element_type().is_pred() || rs.is_row_pass(out.dims()) {
+    // its output row can hold a value per element; and its output must not
+    // be loop state updated in place (a parameter buffer), whose old values
+    // the passes may still read.
+    if out.element_type().is_pred()
+        || rs.is_row_pass(out.dims())
+        || matches!(plan.buffers[last.out].kind, super::BufferKind::Param(_))
+    {
         return None;
     }
     let mut memo = vec![None; body.instructions.len()];
@@ -294,7 +304,12 @@ fn reads_stay_in_row(
                 graph.value(&ctx, operands[1], vec![])?;
                 row.clone()
             }
-            StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => {
+            StepKind::DotCopy { .. }
+            | StepKind::Dot { .. }
+            | StepKind::RowGroup { .. }
+            | StepKind::MultiReduce { .. }
+            | StepKind::While(_)
+            | StepKind::Conditional(_) => {
                 return Ok(false);
             }
         };
@@ -348,7 +363,10 @@ pub(super) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()>
                             StepKind::Reduce { inst } => body.inst(inst).operands.clone(),
                             StepKind::DotCopy { .. }
                             | StepKind::Dot { .. }
-                            | StepKind::RowGroup { .. } => continue,
+                            | StepKind::RowGroup { .. }
+                            | StepKind::MultiReduce { .. }
+                            | StepKind::While(_)
+                            | StepKind::Conditional(_) => continue,
                         };
                         p.fused = plan.fused_under_except(body, &roots, Some(k.inst));
                     }
