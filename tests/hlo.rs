@@ -785,7 +785,10 @@ fn check_module(
             }
             // As written (an identity broadcast_dimensions is not dropped).
             Directive::StrictOk => {
-                if let Some(Err(e)) = unverified.as_ref().map(oxla::internals::verifier::verify_strict_hlo) {
+                if let Some(Err(e)) = unverified
+                    .as_ref()
+                    .map(oxla::internals::verifier::verify_strict_hlo)
+                {
                     fail(line, format!("verify_strict_hlo refuses the module:\n{e}"));
                 }
             }
@@ -1116,7 +1119,8 @@ fn check_docs_quote_messages(files: &[PathBuf]) -> Result<usize, String> {
             }
             // The one problem's message, or the one parse error's (a shape
             // refused as it is read).
-            let message = match oxla::internals::parser::parse_hlo_module_unverified(&m.parse_text) {
+            let message = match oxla::internals::parser::parse_hlo_module_unverified(&m.parse_text)
+            {
                 Ok(comp) => match oxla::internals::verifier::verify(&comp) {
                     Err(Error::Verification { problems, .. }) if problems.len() == 1 => {
                         Some(problems[0].message.clone())

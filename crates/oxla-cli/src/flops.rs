@@ -46,7 +46,10 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::Reverse { .. }
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
-        | OpKind::Tuple => None,
+        | OpKind::Tuple
+        // Comparisons, not arithmetic.
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. } => None,
     }
 }
 

@@ -117,6 +117,7 @@ mod budget;
 mod element;
 mod index;
 mod ops;
+mod sort;
 
 pub use budget::{MAX_EVAL_BYTES, MAX_EVAL_BYTES_VAR, max_eval_bytes};
 
@@ -307,6 +308,27 @@ fn evaluate_instruction<'a>(
         }
         OpKind::DotGeneral { dims: numbers } => {
             ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
+        }
+        // -- sort and top-k (the sort family) --
+        OpKind::Sort {
+            dimension,
+            to_apply,
+            is_stable: _,
+        } => {
+            if to_apply.index() >= body.index() {
+                return Err(format!(
+                    "the comparator #{} does not come before its caller #{}",
+                    to_apply.0, body.0
+                ));
+            }
+            let operands = (0..inst.operands.len())
+                .map(operand)
+                .collect::<OpResult<Vec<_>>>()?;
+            let sorted = sort::sort(comp, *to_apply, &operands, *dimension)?;
+            return sort::sort_result(sorted, &inst.shape).map(Cow::Owned);
+        }
+        OpKind::TopK { k, largest } => {
+            return sort::topk(operand(0)?, *k, *largest).map(Cow::Owned);
         }
     };
     Literal::from_array_data(dims, data)

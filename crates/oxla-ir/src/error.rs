@@ -390,6 +390,25 @@ pub enum Error {
         message: String,
     },
 
+    /// A backend does not handle an op (yet): refused before any code is
+    /// built, so the caller can run the computation elsewhere (the
+    /// interpreter runs every op).
+    #[error(
+        "Unsupported by the {backend}: `{op}` (instruction `{instruction}` in `{computation}`): {reason}."
+    )]
+    UnsupportedOp {
+        /// The backend (`jit`).
+        backend: String,
+        /// The op, as HLO spells it (`sort`).
+        op: String,
+        /// The instruction.
+        instruction: String,
+        /// The body holding it.
+        computation: String,
+        /// Why, and what to do instead.
+        reason: String,
+    },
+
     /// Reading or writing a file failed, or its contents are not valid.
     #[error("{path}: {message}")]
     Io {

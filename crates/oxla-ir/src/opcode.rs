@@ -35,7 +35,7 @@
 
 use std::fmt;
 
-use crate::{ComparisonDirection, ElementType};
+use crate::{ComparisonDirection, ComparisonOrder, ElementType};
 
 /// How many operands an op takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -94,6 +94,8 @@ pub enum OpClass {
     Contraction,
     /// Builds or takes apart tuples.
     Tuple,
+    /// Reorders elements by comparing them (`sort`, `topk`).
+    Sorting,
 }
 
 impl OpClass {
@@ -113,7 +115,8 @@ impl OpClass {
             | OpClass::IndexMap
             | OpClass::Reduction
             | OpClass::Contraction
-            | OpClass::Tuple => false,
+            | OpClass::Tuple
+            | OpClass::Sorting => false,
         }
     }
 }
@@ -280,21 +283,29 @@ macro_rules! op_table {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum BinaryOp {
             $( $(#[$bm])* $b, )*
-            /// A comparison; the result element type is `pred`. Its row is
-            /// [`Opcode::Compare`].
-            Compare(ComparisonDirection),
+            /// A comparison in a direction and an order (XLA's `type=`:
+            /// [`ComparisonOrder::Total`] is `TOTALORDER`, floats only); the
+            /// result element type is `pred`. Its row is [`Opcode::Compare`].
+            Compare(ComparisonDirection, ComparisonOrder),
         }
 
         impl BinaryOp {
-            /// Every binary op, one comparison per direction included.
+            /// Every binary op, one comparison per direction and order
+            /// included.
             pub const ALL: &'static [BinaryOp] = &[
                 $(BinaryOp::$b,)*
-                BinaryOp::Compare(ComparisonDirection::Eq),
-                BinaryOp::Compare(ComparisonDirection::Ne),
-                BinaryOp::Compare(ComparisonDirection::Lt),
-                BinaryOp::Compare(ComparisonDirection::Le),
-                BinaryOp::Compare(ComparisonDirection::Gt),
-                BinaryOp::Compare(ComparisonDirection::Ge),
+                BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Total),
             ];
 
             /// The op's row of the op table ([`Opcode::Compare`]'s for every
@@ -313,7 +324,7 @@ macro_rules! op_table {
                         };
                         &INFO
                     } )*
-                    BinaryOp::Compare(_) => Opcode::Compare.info(),
+                    BinaryOp::Compare(..) => Opcode::Compare.info(),
                 }
             }
         }
@@ -480,6 +491,13 @@ op_table! {
             Some("stablehlo.dot_general");
         /// Groups values into a tuple.
         Tuple => "tuple", Arity::AtLeast(0), Tuple, Any, Cheap, Some("stablehlo.tuple");
+        // -- sort and top-k (the sort family) --
+        /// Sorts one or more arrays of the same dims together along one
+        /// dimension, ordered by a comparator computation.
+        Sort => "sort", Arity::AtLeast(1), Sorting, Any, Materialised, Some("stablehlo.sort");
+        /// The `k` largest (or smallest) elements along the last dimension,
+        /// with their indices.
+        TopK => "topk", Arity::Fixed(1), Sorting, Any, Materialised, Some("chlo.top_k");
     }
 }
 
@@ -557,14 +575,14 @@ impl BinaryOp {
     /// The op's [`Opcode`] ([`Opcode::Compare`] for every comparison).
     pub fn opcode(self) -> Opcode {
         match self {
-            BinaryOp::Compare(_) => Opcode::Compare,
+            BinaryOp::Compare(..) => Opcode::Compare,
             op => Opcode::Binary(op),
         }
     }
 
     /// `true` for comparisons.
     pub fn is_compare(self) -> bool {
-        matches!(self, BinaryOp::Compare(_))
+        matches!(self, BinaryOp::Compare(..))
     }
 
     /// What kind of work the op does.
@@ -572,9 +590,19 @@ impl BinaryOp {
         self.info().class
     }
 
-    /// `true` if the op accepts (left) operands of element type `ty`.
+    /// `true` if the op accepts (left) operands of element type `ty`: its
+    /// row's types, narrowed to floats for a `TOTALORDER` comparison.
+    ///
+    /// ```
+    /// use oxla_ir::{BinaryOp, ComparisonDirection::Lt, ComparisonOrder::Total, ElementType};
+    /// assert!(BinaryOp::Compare(Lt, Total).accepts(ElementType::F64));
+    /// assert!(!BinaryOp::Compare(Lt, Total).accepts(ElementType::S32));
+    /// ```
     pub fn accepts(self, ty: ElementType) -> bool {
-        self.info().types.contains(ty)
+        match self {
+            BinaryOp::Compare(_, ComparisonOrder::Total) => ty.is_float(),
+            _ => self.info().types.contains(ty),
+        }
     }
 
     /// `true` for `add`, `multiply`, `maximum`, `minimum`, `and`, `or` and
@@ -661,7 +689,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "conditional",
     "gather",
     "scatter",
-    "sort",
     "convolution",
     "reduce-window",
     "select-and-scatter",
@@ -720,7 +747,7 @@ mod tests {
         assert!(
             !Opcode::ALL
                 .iter()
-                .any(|op| matches!(op, Opcode::Binary(BinaryOp::Compare(_))))
+                .any(|op| matches!(op, Opcode::Binary(BinaryOp::Compare(..))))
         );
     }
 

@@ -11,7 +11,7 @@
 //! `FileNames`/`FunctionNames`/`FileLocations`/`StackFrames` sections of
 //! optimized dumps, and every instruction attribute that oxla has no field
 //! for (`metadata=`, `backend_config=`, `sharding=`, `frontend_attributes=`,
-//! `origin=`, the comparison `type=`, a fusion's `kind=`, ...). Those are
+//! `origin=`, a fusion's `kind=`, ...). Those are
 //! skipped as balanced brackets and strings, and must end on their line.
 //!
 //! Two XLA constructs are rewritten into oxla's IR as they are read:
@@ -76,11 +76,11 @@ use std::collections::{HashMap, HashSet};
 
 use crate::Opcode;
 use crate::ir::{
-    BinaryOp, Body, ComparisonDirection, ComputationId, DotDimensionNumbers, InstId, Instruction,
-    OpKind, PadDim,
+    BinaryOp, Body, ComparisonDirection, ComparisonOrder, ComparisonType, ComputationId,
+    DotDimensionNumbers, InstId, Instruction, OpKind, PadDim,
 };
 use crate::shape::MAX_RANK;
-use crate::shape_inference::infer_instruction_shape;
+use crate::shape_inference::{comparison_order, infer_instruction_shape};
 use crate::{ArrayData, Computation, ElementType, Error, Literal, Result, Shape};
 
 /// The deepest nesting accepted for tuple shapes and for fusions inlined
@@ -285,9 +285,19 @@ struct NameRef {
 #[derive(Debug, Clone)]
 enum RawOp {
     Kind(OpKind),
-    Reduce {
-        dimensions: Vec<i64>,
-        to_apply: NameRef,
+    /// An op that calls computations: `kind` with placeholder ids, and the
+    /// names that replace them, in the order of
+    /// [`OpKind::called_computations_mut`].
+    Calls {
+        kind: OpKind,
+        callees: Vec<NameRef>,
+    },
+    /// A `compare` whose `type=` (at its position) must be checked against
+    /// its operands' element type before it becomes a [`ComparisonOrder`].
+    Compare {
+        direction: ComparisonDirection,
+        ty: Option<(ComparisonType, usize)>,
+        broadcast_dimensions: Vec<i64>,
     },
     Fusion {
         calls: NameRef,
@@ -1497,7 +1507,9 @@ impl Template {
             | Opcode::Pad
             | Opcode::Reduce
             | Opcode::Dot
-            | Opcode::Tuple => OperandSyntax::Operands,
+            | Opcode::Tuple
+            | Opcode::Sort
+            | Opcode::TopK => OperandSyntax::Operands,
         }
     }
 }
@@ -1573,6 +1585,50 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
         Ok(name)
     }
 
+    /// A word attribute (`direction=LT`, `type=TOTALORDER`) read by `parse`,
+    /// which names what it accepts in `expected`; `None` when not given.
+    fn word<T>(
+        &self,
+        key: &str,
+        expected: &str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<Option<(T, usize)>> {
+        let Some(mut c) = self.get(key) else {
+            return Ok(None);
+        };
+        c.skip_ws()?;
+        let pos = c.pos;
+        let word = c.peek_word();
+        let value = parse(word).ok_or_else(|| {
+            c.err(
+                pos,
+                format!("unknown `{key}` value {}", c.found()),
+                expected.to_string(),
+            )
+        })?;
+        c.pos += word.len();
+        c.expect_done(&format!("the `{key}` value"))?;
+        Ok(Some((value, pos)))
+    }
+
+    /// A `true`/`false` attribute; `None` when not given.
+    fn bool(&self, key: &str) -> Result<Option<bool>> {
+        let value = self.word(key, "`true` or `false`", |w| match w {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        })?;
+        Ok(value.map(|(b, _)| b))
+    }
+
+    /// A required integer attribute (`k=3`).
+    fn int(&self, key: &str, example: &str) -> Result<i64> {
+        let mut c = self.get(key).ok_or_else(|| self.missing(key, example))?;
+        let value = c.int(&format!("the value of `{key}`"))?.0;
+        c.expect_done(&format!("the value of `{key}`"))?;
+        Ok(value)
+    }
+
     /// The op an instruction with these attributes performs.
     fn op(&self, template: Template, number: i64, literal: Option<Literal>) -> Result<RawOp> {
         let opcode = match template {
@@ -1608,28 +1664,23 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 broadcast_dimensions: self.dims("broadcast_dimensions")?.unwrap_or_default(),
             },
             Opcode::Compare => {
-                let op = {
-                    let mut c = self
-                        .get("direction")
-                        .ok_or_else(|| self.missing("direction", "LT"))?;
-                    c.skip_ws()?;
-                    let pos = c.pos;
-                    let word = c.peek_word();
-                    let dir = ComparisonDirection::from_name(word).ok_or_else(|| {
-                        c.err(
-                            pos,
-                            format!("unknown comparison direction {}", c.found()),
-                            "one of EQ, NE, LT, LE, GT, GE",
-                        )
-                    })?;
-                    c.pos += word.len();
-                    c.expect_done("the direction")?;
-                    BinaryOp::Compare(dir)
-                };
-                OpKind::Binary {
-                    op,
+                let (direction, _) = self
+                    .word(
+                        "direction",
+                        "one of EQ, NE, LT, LE, GT, GE",
+                        ComparisonDirection::from_name,
+                    )?
+                    .ok_or_else(|| self.missing("direction", "LT"))?;
+                let ty = self.word(
+                    "type",
+                    "one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
+                    ComparisonType::from_name,
+                )?;
+                return Ok(RawOp::Compare {
+                    direction,
+                    ty,
                     broadcast_dimensions: self.dims("broadcast_dimensions")?.unwrap_or_default(),
-                }
+                });
             }
             Opcode::Convert => OpKind::Convert,
             Opcode::Select => OpKind::Select,
@@ -1679,9 +1730,12 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 OpKind::Pad { config }
             }
             Opcode::Reduce => {
-                return Ok(RawOp::Reduce {
-                    dimensions: self.required_dims("dimensions")?,
-                    to_apply: self.name("to_apply")?,
+                return Ok(RawOp::Calls {
+                    kind: OpKind::Reduce {
+                        dimensions: self.required_dims("dimensions")?,
+                        to_apply: ComputationId(0),
+                    },
+                    callees: vec![self.name("to_apply")?],
                 });
             }
             Opcode::Dot => OpKind::DotGeneral {
@@ -1693,6 +1747,33 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 },
             },
             Opcode::Tuple => OpKind::Tuple,
+            // -- sort and top-k (the sort family) --
+            Opcode::Sort => {
+                let dims = self.required_dims("dimensions")?;
+                let [dimension] = dims[..] else {
+                    let pos = self.attrs.iter().find(|a| a.key.name == "dimensions");
+                    return Err(self.cursor.err(
+                        pos.map_or(self.opcode_pos, |a| a.start),
+                        format!(
+                            "`sort` sorts along one dimension, but `dimensions` lists {}",
+                            dims.len()
+                        ),
+                        "`dimensions={d}` with one dimension",
+                    ));
+                };
+                return Ok(RawOp::Calls {
+                    kind: OpKind::Sort {
+                        dimension,
+                        is_stable: self.bool("is_stable")?.unwrap_or(false),
+                        to_apply: ComputationId(0),
+                    },
+                    callees: vec![self.name("to_apply")?],
+                });
+            }
+            Opcode::TopK => OpKind::TopK {
+                k: self.int("k", "1")?,
+                largest: self.bool("largest")?.unwrap_or(true),
+            },
         }))
     }
 }
@@ -1836,12 +1917,14 @@ impl<'s, 'a> Lowering<'s, 'a> {
         let mut fused = vec![false; comps.len()];
         let mut applied = vec![false; comps.len()];
         for (ci, c) in comps.iter().enumerate() {
-            for inst in &c.insts {
-                let (r, is_fusion) = match &inst.op {
-                    RawOp::Reduce { to_apply, .. } => (to_apply, false),
-                    RawOp::Fusion { calls } => (calls, true),
-                    RawOp::Kind(_) | RawOp::Copy => continue,
-                };
+            let references = c.insts.iter().flat_map(|inst| -> Vec<(&NameRef, bool)> {
+                match &inst.op {
+                    RawOp::Calls { callees, .. } => callees.iter().map(|r| (r, false)).collect(),
+                    RawOp::Fusion { calls } => vec![(calls, true)],
+                    RawOp::Kind(_) | RawOp::Compare { .. } | RawOp::Copy => vec![],
+                }
+            });
+            for (r, is_fusion) in references {
                 let Some(&target) = self.by_name.get(r.name.as_str()) else {
                     // Listing the computations costs O(module): only for
                     // errors that will be reported.
@@ -1923,8 +2006,8 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 continue;
             };
             for inst in &mut body.instructions {
-                if let OpKind::Reduce { to_apply, .. } = &mut inst.kind {
-                    *to_apply = ComputationId(new_id[to_apply.index()]);
+                for id in inst.kind.called_computations_mut() {
+                    *id = ComputationId(new_id[id.index()]);
                 }
             }
             bodies.push(body);
@@ -2336,22 +2419,62 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     }
                     Some(root)
                 }
+                (RawOp::Calls { kind, callees }, _) => {
+                    let bodies: Option<Vec<usize>> = callees
+                        .iter()
+                        .map(|r| {
+                            self.by_name
+                                .get(r.name.as_str())
+                                .and_then(|&c| self.body_of[c])
+                        })
+                        .collect();
+                    // A callee in error has been reported already.
+                    let Some(bodies) = bodies else { continue };
+                    let mut kind = kind.clone();
+                    for (id, body) in kind.called_computations_mut().into_iter().zip(bodies) {
+                        *id = ComputationId(body as u32);
+                    }
+                    self.push(t, inst, kind, ops, depth)
+                }
                 (
-                    RawOp::Reduce {
-                        dimensions,
-                        to_apply,
+                    RawOp::Compare {
+                        direction,
+                        ty,
+                        broadcast_dimensions,
                     },
                     _,
                 ) => {
-                    let body = self
-                        .by_name
-                        .get(to_apply.name.as_str())
-                        .and_then(|&c| self.body_of[c]);
-                    // A reducer in error has been reported already.
-                    let Some(body) = body else { continue };
-                    let kind = OpKind::Reduce {
-                        dimensions: dimensions.clone(),
-                        to_apply: ComputationId(body as u32),
+                    // XLA's verifier checks `type=` against the right
+                    // operand; the IR keeps only what it means.
+                    let rhs = ops.get(1).filter(|&&r| t.shape(r).is_array());
+                    let order = match (ty, rhs) {
+                        // Without an array operand, shape inference reports.
+                        (None, _) | (Some(_), None) => ComparisonOrder::Natural,
+                        (Some((ty, pos)), Some(&rhs)) => {
+                            match comparison_order(*ty, t.shape(rhs)) {
+                                Ok(order) => order,
+                                Err(e) => {
+                                    self.error(
+                                        *pos,
+                                        format!(
+                                            "invalid `compare` instruction `{}`: {e}",
+                                            inst.name.name
+                                        ),
+                                        format!(
+                                            "`type={}` or no `type=`",
+                                            ComparisonType::default_for(
+                                                t.shape(rhs).element_type()
+                                            )
+                                        ),
+                                    );
+                                    continue;
+                                }
+                            }
+                        }
+                    };
+                    let kind = OpKind::Binary {
+                        op: BinaryOp::Compare(*direction, order),
+                        broadcast_dimensions: broadcast_dimensions.clone(),
                     };
                     self.push(t, inst, kind, ops, depth)
                 }

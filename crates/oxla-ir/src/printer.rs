@@ -32,9 +32,9 @@
 
 use std::fmt::Write;
 
-use crate::ir::{Body, Instruction, OpKind, PadDim};
+use crate::ir::{Body, ComputationId, Instruction, OpKind, PadDim};
 use crate::shape::dims_text;
-use crate::{Computation, Shape};
+use crate::{ComparisonOrder, ComparisonType, Computation, Shape};
 
 /// A shape with its default (row-major) layout: `f32[2,3]{1,0}`, `f32[]`,
 /// `(f32[2]{0}, s32[])`.
@@ -133,7 +133,9 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
-        | OpKind::Tuple => {
+        | OpKind::Tuple
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. } => {
             s.push_str(&operands.join(", "));
             s.push(')');
         }
@@ -161,8 +163,16 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
             broadcast_dimensions,
         } => {
             let mut attrs = vec![];
-            if let crate::ir::BinaryOp::Compare(dir) = op {
+            if let crate::ir::BinaryOp::Compare(dir, order) = op {
                 attrs.push(("direction", dir.name().to_string()));
+                // XLA prints the type only when it is not the element
+                // type's default, which in the IR is `Natural`.
+                match order {
+                    ComparisonOrder::Natural => {}
+                    ComparisonOrder::Total => {
+                        attrs.push(("type", ComparisonType::TotalOrder.to_string()));
+                    }
+                }
             }
             if !broadcast_dimensions.is_empty() {
                 attrs.push(("broadcast_dimensions", dims_text(broadcast_dimensions)));
@@ -196,13 +206,25 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
         OpKind::Reduce {
             dimensions,
             to_apply,
+        } => vec![
+            ("dimensions", dims_text(dimensions)),
+            ("to_apply", body_name(comp, *to_apply)),
+        ],
+        // -- sort and top-k (the sort family), in XLA's order --
+        OpKind::Sort {
+            dimension,
+            is_stable,
+            to_apply,
         } => {
-            let name = comp
-                .bodies()
-                .get(to_apply.index())
-                .map(|b| b.name.clone())
-                .unwrap_or_else(|| format!("<invalid computation {}>", to_apply.0));
-            vec![("dimensions", dims_text(dimensions)), ("to_apply", name)]
+            let mut attrs = vec![("dimensions", dims_text(&[*dimension]))];
+            if *is_stable {
+                attrs.push(("is_stable", "true".to_string()));
+            }
+            attrs.push(("to_apply", body_name(comp, *to_apply)));
+            attrs
+        }
+        OpKind::TopK { k, largest } => {
+            vec![("k", k.to_string()), ("largest", largest.to_string())]
         }
         OpKind::DotGeneral { dims } => {
             let mut attrs = vec![];
@@ -217,6 +239,15 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
             attrs
         }
     }
+}
+
+/// The name of a called body, or a marker for an id out of range (a
+/// computation being verified prints too).
+fn body_name(comp: &Computation, id: ComputationId) -> String {
+    comp.bodies()
+        .get(id.index())
+        .map(|b| b.name.clone())
+        .unwrap_or_else(|| format!("<invalid computation {}>", id.0))
 }
 
 /// XLA's padding syntax: `lo_hi` or `lo_hi_interior` per dimension, joined by

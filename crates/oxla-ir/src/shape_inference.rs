@@ -31,6 +31,9 @@ use crate::opcode::{OpClass, Opcode, TypeSet};
 use crate::shape::dims_text;
 use crate::{ElementType, Error, OpProblem, Result, Shape};
 
+mod sort;
+pub use sort::*;
+
 fn invalid(op: &str, problem: OpProblem) -> Error {
     Error::InvalidOp {
         op: op.to_string(),
@@ -221,6 +224,24 @@ pub fn infer_instruction_shape(
         }
         OpKind::DotGeneral { dims } => infer_dot_general_shape(operands[0], operands[1], dims),
         OpKind::Tuple => Ok(infer_tuple_shape(operands)),
+        // -- sort and top-k (the sort family) --
+        OpKind::Sort {
+            dimension,
+            to_apply,
+            ..
+        } => {
+            let (params, result) = called(*to_apply).ok_or_else(|| {
+                invalid(
+                    "sort",
+                    OpProblem::MissingComputation {
+                        attribute: "to_apply".into(),
+                        id: to_apply.0,
+                    },
+                )
+            })?;
+            infer_sort_shape(operands, *dimension, &params, &result)
+        }
+        OpKind::TopK { k, .. } => infer_topk_shape(operands[0], *k),
     }
 }
 
@@ -294,6 +315,10 @@ pub fn infer_binary_op_shape(
         });
     }
     let dims = infer_broadcast_dims(name, lhs, rhs, broadcast_dimensions)?;
+    // XLA's verifier then checks the comparison type against the operands.
+    if let BinaryOp::Compare(_, order) = op {
+        comparison_order(order.comparison_type(rhs.element_type()), rhs)?;
+    }
     Ok(elementwise_result(
         op.class(),
         &Shape::new(lhs.element_type(), &dims),

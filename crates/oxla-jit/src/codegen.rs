@@ -50,7 +50,9 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
-use oxla_ir::{BinaryOp, ComparisonDirection, ElementType, Error, Result, UnaryOp};
+use oxla_ir::{
+    BinaryOp, ComparisonDirection, ComparisonOrder, ElementType, Error, Result, UnaryOp,
+};
 
 use crate::graph::{Cond, Fold, FoldId, Graph, Node, NodeId};
 use crate::ix::{Atom, Ix, Var};
@@ -1072,7 +1074,7 @@ impl<'a, 'f> Em<'a, 'f> {
                     | BinaryOp::And
                     | BinaryOp::Or
                     | BinaryOp::Xor
-                    | BinaryOp::Compare(_) => true,
+                    | BinaryOp::Compare(..) => true,
                     // Bytes multiply through 16-bit lanes (`imul_bytes`).
                     BinaryOp::Mul => true,
                     BinaryOp::Div => ty.is_float(),
@@ -2291,14 +2293,34 @@ impl<'a, 'f> Em<'a, 'f> {
                 };
                 self.shift(mode, op, et, a, amt)
             }
-            BinaryOp::Compare(dir) => {
+            BinaryOp::Compare(dir, ComparisonOrder::Natural) => {
                 if float {
                     self.b.ins().fcmp(Self::float_cc(dir), a, b)
                 } else {
                     self.b.ins().icmp(Self::int_cc(dir, signed), a, b)
                 }
             }
+            BinaryOp::Compare(dir, ComparisonOrder::Total) => {
+                if !float {
+                    return Err(backend(format!("TOTALORDER compare of {et}")));
+                }
+                let (a, b) = (self.total_order_key(a), self.total_order_key(b));
+                self.b.ins().icmp(Self::int_cc(dir, true), a, b)
+            }
         })
+    }
+
+    /// XLA's key for `TOTALORDER`: the float's bits as a signed integer `i`
+    /// of the same width (lane by lane), mapped to `i < 0 ? i ^ INT_MAX : i`
+    /// branch-free, as `i ^ ((i >> (bits - 1)) >>> 1)`. Signed comparisons
+    /// of the keys order `-NaN < -inf < -0 < +0 < +inf < +NaN`, as the
+    /// interpreter's `compare_total`.
+    fn total_order_key(&mut self, x: Value) -> Value {
+        let it = self.b.func.dfg.value_type(x).as_int();
+        let i = self.bc(it, x);
+        let sign = self.b.ins().sshr_imm_u(i, i64::from(it.lane_bits() - 1));
+        let flip = self.b.ins().ushr_imm_u(sign, 1);
+        self.b.ins().bxor(i, flip)
     }
 
     fn shift(&mut self, mode: Mode, op: BinaryOp, et: ElementType, x: Value, amt: Value) -> Value {

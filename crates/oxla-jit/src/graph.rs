@@ -152,7 +152,7 @@ impl Node {
                 _ => *ty,
             },
             Node::Binary { op, ty, .. } => match op {
-                BinaryOp::Compare(_) => ElementType::Pred,
+                BinaryOp::Compare(..) => ElementType::Pred,
                 _ => *ty,
             },
             Node::Convert { to, .. } => *to,
@@ -881,6 +881,10 @@ impl Graph {
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                 return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
             }
+            // Refused before planning (see `unsupported`).
+            OpKind::Sort { .. } | OpKind::TopK { .. } => {
+                return Err(backend(format!("`{}` is not compiled", inst.name)));
+            }
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(backend(format!(
                     "`{}` ({}) must be materialised before it is read in a fused kernel",
@@ -1168,6 +1172,10 @@ impl Graph {
             },
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                 return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
+            }
+            // Refused before planning (see `unsupported`).
+            OpKind::Sort { .. } | OpKind::TopK { .. } => {
+                return Err(backend(format!("`{}` is not compiled", inst.name)));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(backend(format!(

@@ -26,7 +26,8 @@ use std::fmt::Write as _;
 
 use oxla_ir::ir::{Body, ComputationId, InstId, OpKind, PadDim};
 use oxla_ir::{
-    ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Opcode, Shape,
+    ArrayData, BinaryOp, ComparisonDirection, ComparisonType, Computation, ElementType, Literal,
+    Opcode, Shape,
 };
 
 use crate::ExportError;
@@ -129,11 +130,30 @@ enum ParamNames {
     Region(Vec<String>),
 }
 
-/// A line of output, or a reducer region to print once the parent's final
-/// counters are known.
+/// A line of output, or a region to print once the parent's final counters
+/// are known.
 enum Line {
     Text(String),
-    Region { body: ComputationId, indent: usize },
+    Region {
+        body: ComputationId,
+        indent: usize,
+        form: RegionForm,
+    },
+    /// The comparator `topk` with `largest=false` sorts by: `LT` of the
+    /// first two of four block arguments of `element_type` and `s32`.
+    TopKComparator {
+        element_type: ElementType,
+        indent: usize,
+    },
+}
+
+/// How a region is written.
+enum RegionForm {
+    /// A reducer, after its op: ` reducer(%a: ..., %b: ...)  { ... }`.
+    Reducer,
+    /// The region of an op in generic form (`"stablehlo.sort"(...) ({`):
+    /// `^bb0(...):`, the body, then `})` and `close`.
+    Block { close: String },
 }
 
 /// Emits `body`'s instructions; returns the lines, the values the body
@@ -147,6 +167,8 @@ fn emit_body(
 ) -> (Vec<Line>, Vec<(String, Shape, String)>, NameState) {
     let pad = " ".repeat(indent);
     let mut names: Vec<String> = vec![String::new(); body.instructions.len()];
+    // The names of each result of an op with several (`%0#1`, `%indices`).
+    let mut parts: Vec<Vec<String>> = vec![Vec::new(); body.instructions.len()];
     let mut lines = Vec::new();
     let root_tuple = matches!(body.root_inst().kind, OpKind::Tuple);
     for (i, inst) in body.instructions.iter().enumerate() {
@@ -225,13 +247,13 @@ fn emit_body(
             OpKind::Binary { op, .. } => {
                 let a = widen(0, false, &mut state, &mut lines);
                 let b = widen(1, false, &mut state, &mut lines);
-                if let BinaryOp::Compare(dir) = op {
+                if let BinaryOp::Compare(dir, order) = op {
                     let (_, ls) = operand(0);
                     let ot = tensor_type(&ls.with_dims_of(shape));
                     format!(
                         "stablehlo.compare  {}, {a}, {b},  {} : ({ot}, {ot}) -> {ty}",
                         direction(*dir),
-                        comparison_type(ls.element_type())
+                        order.comparison_type(ls.element_type())
                     )
                 } else {
                     format!("stablehlo.{} {a}, {b} : {ty}", stablehlo_name(op.opcode()))
@@ -372,6 +394,7 @@ fn emit_body(
                         lines.push(Line::Region {
                             body: *to_apply,
                             indent,
+                            form: RegionForm::Reducer,
                         });
                     }
                 }
@@ -406,31 +429,148 @@ fn emit_body(
                 if root_tuple && InstId(i as u32) == body.root {
                     continue;
                 }
-                let xs: Vec<&str> = (0..inst.operands.len()).map(|k| operand(k).0).collect();
+                let mut xs = Vec::new();
+                for &o in &inst.operands {
+                    // An op of several results is one tuple value here.
+                    let x = match &parts[o.index()] {
+                        p if p.is_empty() => names[o.index()].clone(),
+                        p => {
+                            let v = state.value();
+                            let t = tensor_type(&body.inst(o).shape);
+                            lines.push(Line::Text(format!(
+                                "{pad}{v} = stablehlo.tuple {} : {t}",
+                                p.join(", ")
+                            )));
+                            v
+                        }
+                    };
+                    xs.push(x);
+                }
                 format!("stablehlo.tuple {} : {ty}", xs.join(", "))
+            }
+            // -- sort and top-k (the sort family) --
+            OpKind::Sort {
+                dimension,
+                is_stable,
+                to_apply,
+            } => {
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                let v = state.value();
+                let (head, results) = if ts.len() == 1 {
+                    (v.clone(), ts[0].clone())
+                } else {
+                    parts[i] = (0..ts.len()).map(|k| format!("{v}#{k}")).collect();
+                    (format!("{v}:{}", ts.len()), format!("({})", ts.join(", ")))
+                };
+                lines.push(Line::Text(format!(
+                    "{pad}{head} = \"stablehlo.sort\"({}) <{{dimension = {dimension} : i64, \
+                     is_stable = {is_stable}}}> ({{",
+                    xs.join(", ")
+                )));
+                lines.push(Line::Region {
+                    body: *to_apply,
+                    indent,
+                    form: RegionForm::Block {
+                        close: format!(" : ({}) -> {results}", ts.join(", ")),
+                    },
+                });
+                names[i] = v;
+                continue;
+            }
+            OpKind::TopK { k, largest } => {
+                let (x, xs) = operand(0);
+                let (values, indices) = match shape.tuple_shapes() {
+                    [v, i] => (v.clone(), i.clone()),
+                    _ => (shape.clone(), shape.clone()),
+                };
+                let (vt, it) = (tensor_type(&values), tensor_type(&indices));
+                if *largest {
+                    let (v, ix) = (state.named("values"), state.named("indices"));
+                    lines.push(Line::Text(format!(
+                        "{pad}{v}, {ix} = chlo.top_k({x}, k = {k}) : {} -> ({vt}, {it})",
+                        tensor_type(xs)
+                    )));
+                    names[i] = v.clone();
+                    parts[i] = vec![v, ix];
+                    continue;
+                }
+                // CHLO's top_k has no `largest`: the smallest k are a
+                // stable ascending sort of (x, iota) along the last
+                // dimension, sliced to k, as XLA:CPU lowers `topk`.
+                let last = xs.rank().saturating_sub(1);
+                let iota_shape = xs.with_element_type(ElementType::S32);
+                let (xt, iota_t) = (tensor_type(xs), tensor_type(&iota_shape));
+                let iota = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{iota} = stablehlo.iota dim = {last} : {iota_t}"
+                )));
+                let sorted = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{sorted}:2 = \"stablehlo.sort\"({x}, {iota}) <{{dimension = {last} : \
+                     i64, is_stable = true}}> ({{"
+                )));
+                lines.push(Line::TopKComparator {
+                    element_type: xs.element_type(),
+                    indent,
+                });
+                lines.push(Line::Text(format!(
+                    "{pad}}}) : ({xt}, {iota_t}) -> ({xt}, {iota_t})"
+                )));
+                let limits: Vec<String> = values.dims().iter().map(|&d| format!("0:{d}")).collect();
+                let mut slices = Vec::new();
+                for (part, (from, to)) in [(&xt, &vt), (&iota_t, &it)].into_iter().enumerate() {
+                    let v = state.value();
+                    lines.push(Line::Text(format!(
+                        "{pad}{v} = stablehlo.slice {sorted}#{part} [{}] : ({from}) -> {to}",
+                        limits.join(", ")
+                    )));
+                    slices.push(v);
+                }
+                names[i] = sorted;
+                parts[i] = slices;
+                continue;
             }
         };
         names[i] = state.value();
         lines.push(Line::Text(format!("{pad}{} = {text}", names[i])));
     }
     let mut returned = Vec::new();
-    collect_results(body, body.root, &names, String::new(), &mut returned);
+    collect_results(
+        body,
+        body.root,
+        (&names, &parts),
+        String::new(),
+        &mut returned,
+    );
     (lines, returned, state)
 }
 
 /// The values a body returns: a root tuple is flattened (JAX's
-/// `result[0]`, `result[1][0]`, ...); anything else is one result.
+/// `result[0]`, `result[1][0]`, ...), and so is an op of several results
+/// (`sort`, `topk`) among them; anything else is one result.
 fn collect_results(
     body: &Body,
     id: InstId,
-    names: &[String],
+    (names, parts): (&[String], &[Vec<String>]),
     path: String,
     out: &mut Vec<(String, Shape, String)>,
 ) {
     let inst = body.inst(id);
     if matches!(inst.kind, OpKind::Tuple) && id == body.root {
         for (k, &o) in inst.operands.iter().enumerate() {
-            collect_results(body, o, names, format!("{path}[{k}]"), out);
+            collect_results(body, o, (names, parts), format!("{path}[{k}]"), out);
+        }
+        return;
+    }
+    let results = &parts[id.index()];
+    if !results.is_empty() {
+        for (k, (name, shape)) in results.iter().zip(inst.shape.tuple_shapes()).enumerate() {
+            out.push((name.clone(), shape.clone(), format!("{path}[{k}]")));
         }
         return;
     }
@@ -452,7 +592,44 @@ fn flush(
                 out.push_str(&t);
                 out.push('\n');
             }
-            Line::Region { body, indent } => {
+            Line::TopKComparator {
+                element_type,
+                indent,
+            } => {
+                let pad = " ".repeat(indent);
+                let n = parent.next_arg;
+                let t = tensor_type(&Shape::scalar(element_type));
+                let i = tensor_type(&Shape::scalar(ElementType::S32));
+                let _ = writeln!(
+                    out,
+                    "{pad}^bb0(%arg{n}: {t}, %arg{}: {t}, %arg{}: {i}, %arg{}: {i}):",
+                    n + 1,
+                    n + 2,
+                    n + 3
+                );
+                let v = parent.next_value;
+                let ty = match element_type {
+                    ElementType::F32 | ElementType::F64 => ComparisonType::TotalOrder,
+                    ElementType::Pred
+                    | ElementType::S8
+                    | ElementType::S16
+                    | ElementType::S32
+                    | ElementType::S64
+                    | ElementType::U8
+                    | ElementType::U16
+                    | ElementType::U32
+                    | ElementType::U64
+                    | ElementType::Tuple => ComparisonType::default_for(element_type),
+                };
+                let pred = tensor_type(&Shape::scalar(ElementType::Pred));
+                let _ = writeln!(
+                    out,
+                    "{pad}  %{v} = stablehlo.compare  LT, %arg{n}, %arg{},  {ty} : ({t}, {t}) -> {pred}",
+                    n + 1
+                );
+                let _ = writeln!(out, "{pad}  stablehlo.return %{v} : {pred}");
+            }
+            Line::Region { body, indent, form } => {
                 let Some(reducer) = comp.bodies().get(body.index()) else {
                     continue;
                 };
@@ -475,7 +652,14 @@ fn flush(
                     .map(|(a, &p)| format!("{a}: {}", tensor_type(&reducer.inst(p).shape)))
                     .collect();
                 let pad = " ".repeat(indent);
-                let _ = writeln!(out, "{pad} reducer({})  {{", sig.join(", "));
+                match &form {
+                    RegionForm::Reducer => {
+                        let _ = writeln!(out, "{pad} reducer({})  {{", sig.join(", "));
+                    }
+                    RegionForm::Block { .. } => {
+                        let _ = writeln!(out, "{pad}^bb0({}):", sig.join(", "));
+                    }
+                }
                 let (inner, returned, final_state) =
                     emit_body(comp, reducer, state, ParamNames::Region(args), indent + 2);
                 flush(out, comp, inner, &final_state, depth + 1)?;
@@ -487,7 +671,14 @@ fn flush(
                     names.join(", "),
                     types.join(", ")
                 );
-                let _ = writeln!(out, "{pad}}}");
+                match form {
+                    RegionForm::Reducer => {
+                        let _ = writeln!(out, "{pad}}}");
+                    }
+                    RegionForm::Block { close } => {
+                        let _ = writeln!(out, "{pad}}}){close}");
+                    }
+                }
             }
         }
     }
@@ -582,17 +773,6 @@ fn direction(dir: ComparisonDirection) -> &'static str {
         ComparisonDirection::Le => "LE",
         ComparisonDirection::Gt => "GT",
         ComparisonDirection::Ge => "GE",
-    }
-}
-
-/// XLA's default comparison type for an element type.
-fn comparison_type(ty: ElementType) -> &'static str {
-    if ty.is_float() {
-        "FLOAT"
-    } else if ty.is_signed_integer() {
-        "SIGNED"
-    } else {
-        "UNSIGNED"
     }
 }
 

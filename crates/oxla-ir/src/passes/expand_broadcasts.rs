@@ -415,7 +415,9 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Pad { .. }
             | OpKind::Reduce { .. }
             | OpKind::DotGeneral { .. }
-            | OpKind::Tuple => w.push(
+            | OpKind::Tuple
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,
