@@ -61,6 +61,9 @@ enum Directive {
     Canonical,
     /// `valid`.
     Valid,
+    /// `jit: unsupported`: the JIT refuses the module with
+    /// `Error::UnsupportedOp`; `run` lines check the interpreter only.
+    JitUnsupported,
 }
 
 /// A directive and the file line it starts on.
@@ -366,6 +369,12 @@ fn read_directive(lines: &[&str], i: usize) -> Result<(Option<Directive>, usize)
     let directive = match word {
         "canonical" => Directive::Canonical,
         "valid" => Directive::Valid,
+        "jit" if rest == "unsupported" => Directive::JitUnsupported,
+        "jit" => {
+            return Err(at(format!(
+                "expected `jit: unsupported`, found `jit: {rest}`"
+            )));
+        }
         "error" => Directive::Error {
             at: options_at,
             text: non_empty(rest).map_err(at)?,
@@ -449,7 +458,7 @@ fn read_directive(lines: &[&str], i: usize) -> Result<(Option<Directive>, usize)
 }
 
 /// The directive words.
-const DIRECTIVES: [&str; 5] = ["error", "run", "strict-hlo", "canonical", "valid"];
+const DIRECTIVES: [&str; 6] = ["error", "run", "strict-hlo", "canonical", "valid", "jit"];
 
 /// The Levenshtein distance of two short words.
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -769,10 +778,27 @@ fn check_module(
     }
 
     let mut jit: Option<Result<oxla::Executable, String>> = None;
+    let jit_unsupported = m
+        .directives
+        .iter()
+        .any(|d| matches!(d.directive, Directive::JitUnsupported));
     for d in &m.directives {
         let line = d.line;
         match &d.directive {
             Directive::Error { .. } | Directive::StrictError { .. } | Directive::Valid => {}
+            // Until the JIT compiles the module's ops: it must refuse them
+            // with a typed error (and the day it compiles them, this fails).
+            Directive::JitUnsupported => match oxla::compile(&comp) {
+                Err(oxla::Error::UnsupportedOp { .. }) => {}
+                Err(e) => fail(
+                    line,
+                    format!("the JIT fails, but not with UnsupportedOp:\n{e}"),
+                ),
+                Ok(_) => fail(
+                    line,
+                    "the JIT compiles the module: drop `jit: unsupported`".into(),
+                ),
+            },
             Directive::Canonical => {
                 if printed != m.own_text {
                     fail(
@@ -824,13 +850,20 @@ fn check_module(
                     &literals,
                     &want,
                     (*ulp, *jit_ulp),
-                    &mut jit,
+                    (!jit_unsupported).then_some(&mut jit),
                     line,
                     fail,
                 );
             }
             Directive::Compare { jit_ulp } => {
                 *compares += 1;
+                if jit_unsupported {
+                    fail(
+                        line,
+                        "`run: compare` needs the JIT (`jit: unsupported`)".into(),
+                    );
+                    continue;
+                }
                 let literals = match generated_arguments(&comp) {
                     Ok(l) => l,
                     Err(e) => {
@@ -839,9 +872,15 @@ fn check_module(
                     }
                 };
                 match oxla::evaluate(&comp, &refs(&literals)) {
-                    Ok(want) => {
-                        check_run(&comp, &literals, &want, (0, *jit_ulp), &mut jit, line, fail)
-                    }
+                    Ok(want) => check_run(
+                        &comp,
+                        &literals,
+                        &want,
+                        (0, *jit_ulp),
+                        Some(&mut jit),
+                        line,
+                        fail,
+                    ),
                     Err(e) => fail(line, format!("the interpreter fails: {e}")),
                 }
             }
@@ -855,13 +894,14 @@ fn refs(literals: &[Literal]) -> Vec<&Literal> {
 
 /// The interpreter's result, and that of the strict HLO form
 /// (`expand_broadcasts`), must be `want` within `ulp.0` units in the last
-/// place; the JIT's within `ulp.1`.
+/// place; the JIT's within `ulp.1` (unless `jit` is `None`: `jit:
+/// unsupported`).
 fn check_run(
     comp: &Computation,
     args: &[Literal],
     want: &Literal,
     (ulp, jit_ulp): (u64, u64),
-    jit: &mut Option<Result<oxla::Executable, String>>,
+    jit: Option<&mut Option<Result<oxla::Executable, String>>>,
     line: usize,
     fail: &mut impl FnMut(usize, String),
 ) {
@@ -896,6 +936,7 @@ fn check_run(
         }
         Err(e) => fail(line, format!("expand_broadcasts fails:\n{e}")),
     }
+    let Some(jit) = jit else { return };
     let exe = jit.get_or_insert_with(|| oxla::compile(comp).map_err(|e| e.to_string()));
     match exe {
         Ok(exe) => match exe.run(&args) {
