@@ -30,6 +30,9 @@ use oxla_ir::{
     ArrayData, Builder, Computation, ElementType, Literal, Op, OpClass, OpKind, Result, Shape,
 };
 
+// The sort family: sort and topk.
+mod sorts;
+
 /// A small, fast, seedable PRNG (xorshift64*). Not for cryptography.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);
@@ -84,6 +87,10 @@ pub struct GenConfig {
     /// of its own (a `reduce` or `dot` inside it, see [`gen_program`])
     /// instead of `add`, `max` or `min`.
     pub nested_bodies: f64,
+    /// Whether `sort` and `topk` may appear (see the `sorts` module). Off
+    /// by default: the JIT does not compile them yet, so the differential
+    /// tests leave them out; the interpreter-only property run turns it on.
+    pub sorts: bool,
 }
 
 impl Default for GenConfig {
@@ -96,6 +103,7 @@ impl Default for GenConfig {
             transcendentals: true,
             float_reassociation: true,
             nested_bodies: 0.5,
+            sorts: false,
         }
     }
 }
@@ -361,6 +369,11 @@ impl Gen<'_> {
     fn step(&mut self) -> Result<()> {
         let ty = self.rng.pick(&self.cfg.element_types);
         let (a, ashape) = self.value_of_type(ty)?;
+        // The sort family, when enabled, takes its own draw (none is made
+        // otherwise, so existing seeds give the same programs).
+        if self.cfg.sorts && self.rng.chance(0.25) {
+            return self.sort_step(a, &ashape);
+        }
         let choice = self.rng.below(18);
         let (op, shape, name): (Op, Shape, &'static str) = match choice {
             0..=5 => {
