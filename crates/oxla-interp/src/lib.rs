@@ -73,7 +73,9 @@
 //! return NaN if either operand is NaN (the left one if both are), and
 //! order `-0 < +0`. `sign` gives `±1`, keeps `±0` and NaN.
 //! `round-nearest-even` rounds ties to even. Comparisons are IEEE: every
-//! comparison with NaN is false except `NE`.
+//! comparison with NaN is false except `NE`; with `type=TOTALORDER` they
+//! compare XLA's integer keys of the bits instead (`-NaN < -inf < -0 < +0 <
+//! +inf < +NaN`, `-0 != +0`).
 //!
 //! `pred`: `not`, `and`, `or`, `xor` are logical; `add` and `maximum` are
 //! `or`, `multiply` and `minimum` are `and`; comparisons order
@@ -90,7 +92,9 @@
 //! zero and adds `lhs * rhs` in increasing contracting-index order
 //! (row-major over the contracting dimensions as listed), rounding after
 //! every multiply and every add. `reduce` folds `acc = reducer(acc, x)`
-//! from `init`, over the reduced elements in row-major order.
+//! from `init`, over the reduced elements in row-major order. `sort` is
+//! one stable merge sort whatever `is_stable` says, and `topk` a stable
+//! sort by the total order (the `sort` module, `docs/ops.md`).
 //!
 //! ## Invariants
 //!
