@@ -9,19 +9,12 @@ lax.top_k). This script writes, per case, the HLO text JAX prints for it
 `.hlo` runner checks that oxla's interpreter gives JAX's values bit for
 bit (-0 and +0 apart; NaNs match NaNs).
 
-One rewrite is applied to JAX's text, because oxla has no
-`get-tuple-element` yet: where JAX takes every element of a sort's (or
-top-k's) tuple apart and puts them back in a tuple as the root, in order,
-the sort itself becomes the root (the same value). The rewritten modules
-say so in their comment. Everything else is JAX's text as printed.
-
 Usage (jax 0.10.2 on the CPU):
   ~/venvs/oxla-models/bin/python scripts/sort_jax_cases.py
 
 The output is deterministic: running it twice writes the same bytes.
 """
 
-import re
 import sys
 import textwrap
 import zlib
@@ -158,37 +151,6 @@ def hlo_literal(a):
     return f"{ty}[{dims}] {body}"
 
 
-def untuple_root(text):
-    """JAX's `x = get-tuple-element(s), index=k` for every k, then
-    `ROOT t = tuple(x_0, ..., x_{n-1})`: the root becomes `s` itself."""
-    gte = re.compile(r"^\s*(\S+) = \S+ get-tuple-element\((\S+)\), index=(\d+)\s*$")
-    lines = text.splitlines()
-    taken = {}
-    for line in lines:
-        m = gte.match(line)
-        if m:
-            taken[m.group(1)] = (m.group(2), int(m.group(3)))
-    if not taken:
-        return text, False
-    # The entry computation comes last: its root is the last `ROOT`.
-    root = max(i for i, l in enumerate(lines) if l.lstrip().startswith("ROOT "))
-    m = re.match(r"^\s*ROOT (\S+) = .* tuple\(([^)]*)\)\s*$", lines[root])
-    parts = [p.strip() for p in m.group(2).split(",")]
-    sources = {taken[p][0] for p in parts}
-    (source,) = sources
-    assert [taken[p][1] for p in parts] == list(range(len(parts))), "not every element in order"
-    out = []
-    for i, line in enumerate(lines):
-        if gte.match(line) or i == root:
-            continue
-        if line.lstrip().startswith(f"{source} = "):
-            indent = line[: len(line) - len(line.lstrip())]
-            line = f"{indent}ROOT {line.lstrip()}"
-        out.append(line)
-    assert "get-tuple-element" not in "\n".join(out)
-    return "\n".join(out), True
-
-
 def main():
     if jax.__version__ != JAX_VERSION:
         print(f"jax {jax.__version__} found; the cases are made with jax {JAX_VERSION}",
@@ -204,17 +166,11 @@ def main():
         f, args = fn()
         lowered = jax.jit(f).lower(*args)
         text = lowered.as_text(dialect="hlo").strip()
-        text, rewritten = untuple_root(text)
         outputs = [np.asarray(o) for o in jax.tree_util.tree_leaves(jax.jit(f)(*args))]
         name = text.split()[1].rstrip(",")
         new_name = fn.__name__
         text = text.replace(f"HloModule {name}", f"HloModule {new_name}", 1)
         doc = " ".join(fn.__doc__.split())
-        if rewritten:
-            doc += (
-                " (JAX's get-tuple-elements of the result, and the root tuple of"
-                " them in order, are replaced by the result itself.)"
-            )
         lines = [f"// {line}" for line in textwrap.wrap(doc, 74)]
         args_text = ", ".join(hlo_literal(a) for a in args)
         if len(outputs) == 1:

@@ -47,9 +47,15 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::Map { .. }
         // Comparisons, not arithmetic.
         | OpKind::Sort { .. }
         | OpKind::TopK { .. } => None,
+        // The work of a loop's or a branch's body depends on values known
+        // only at run time (the trip count, the branch taken).
+        OpKind::While { .. } | OpKind::Conditional { .. } => None,
     }
 }
 

@@ -29,12 +29,14 @@
 //! with their indices as `s32`.
 
 use oxla_ir::{
-    ArrayData, BinaryOp, Body, ComparisonDirection, ComparisonOrder, Computation, ComputationId,
-    Literal, OpKind, Shape, dispatch_array,
+    ArrayData, BinaryOp, Body, ComparisonDirection, ComparisonOrder, ComputationId, Literal,
+    OpKind, Shape, dispatch_array,
 };
 
+use crate::Eval;
 use crate::element::{Element, compare, compare_total};
 use crate::ops::{OpResult, array};
+use crate::value::Value;
 
 /// The rows of an array of `dims` along `dimension`: `(count, length,
 /// stride)`, where row `r` holds the elements at `start(r) + k * stride` for
@@ -111,12 +113,14 @@ pub(crate) fn merge_sort(
 }
 
 /// `sort` of `operands` (arrays of one dims) along `dimension` by the
-/// comparator body `to_apply`: the sorted arrays, in operand order.
+/// comparator body `to_apply`, called at depth `depth + 1`: the sorted
+/// arrays, in operand order.
 pub(crate) fn sort(
-    comp: &Computation,
+    cx: &Eval<'_>,
     to_apply: ComputationId,
     operands: &[&Literal],
     dimension: i64,
+    depth: usize,
 ) -> OpResult<Vec<ArrayData>> {
     let first = operands.first().ok_or("sort has no operand")?;
     let dims = first.shape().dims();
@@ -136,7 +140,8 @@ pub(crate) fn sort(
             array(o)
         })
         .collect::<OpResult<Vec<&ArrayData>>>()?;
-    let comparator = comp
+    let comparator = cx
+        .comp
         .bodies()
         .get(to_apply.index())
         .ok_or_else(|| format!("no comparator computation #{}", to_apply.0))?;
@@ -178,8 +183,11 @@ pub(crate) fn sort(
                     })
                     .collect::<OpResult<Vec<Vec<Literal>>>>()?;
                 let sorted = merge_sort(rows.length, |a, b| {
-                    let args: Vec<&Literal> = scalars.iter().flat_map(|s| [&s[a], &s[b]]).collect();
-                    call_comparator(comp, to_apply, &comparator.name, &args)
+                    let args: Vec<Value<'_>> = scalars
+                        .iter()
+                        .flat_map(|s| [Value::Borrowed(&s[a]), Value::Borrowed(&s[b])])
+                        .collect();
+                    call_comparator(cx, to_apply, &comparator.name, args, depth)
                 })?;
                 place(r, &sorted);
             }
@@ -236,16 +244,19 @@ fn direct_comparison(body: &Body) -> Option<(ComparisonDirection, ComparisonOrde
     }
 }
 
-/// Runs the comparator `id` (named `name`) on `args` and returns its
-/// `pred[]` result.
+/// Runs the comparator `id` (named `name`) on `args`, one call deeper than
+/// `depth`, and returns its `pred[]` result.
 fn call_comparator(
-    comp: &Computation,
+    cx: &Eval<'_>,
     id: ComputationId,
     name: &str,
-    args: &[&Literal],
+    args: Vec<Value<'_>>,
+    depth: usize,
 ) -> OpResult<bool> {
-    let result = crate::evaluate_body(comp, id, args)
+    let result = cx
+        .call(id, args, depth + 1)
         .map_err(|e| format!("in the comparator `{name}`: {e}"))?;
+    let result = result.array()?;
     match result.as_slice::<bool>() {
         Ok(&[value]) if result.shape().rank() == 0 => Ok(value),
         _ => Err(format!(

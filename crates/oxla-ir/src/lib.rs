@@ -43,7 +43,7 @@ pub use ir::{
     ComputationId, DotDimensionNumbers, InstId, Instruction, OpKind, PadDim,
 };
 pub use literal::{ArrayData, Literal, StorageSink};
-pub use op_problem::OpProblem;
+pub use op_problem::{OpProblem, Signature};
 pub use opcode::{Arity, BinaryOp, Cost, OpClass, OpFlags, OpInfo, Opcode, TypeSet, UnaryOp};
 pub use parser::parse_hlo_module;
 pub use shape::Shape;

@@ -134,21 +134,34 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
         | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::Map { .. }
         | OpKind::Sort { .. }
         | OpKind::TopK { .. } => {
             s.push_str(&operands.join(", "));
             s.push(')');
         }
     }
-    for (key, value) in attributes(comp, &inst.kind) {
+    for (key, value) in attributes(comp, body, inst) {
         let _ = write!(s, ", {key}={value}");
     }
     s
 }
 
-/// The `key=value` attributes of an op, in print order.
-fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> {
-    match kind {
+/// The name of body `id`, for a `to_apply=`-like attribute.
+fn computation_name(comp: &Computation, id: ComputationId) -> String {
+    comp.bodies()
+        .get(id.index())
+        .map(|b| b.name.clone())
+        .unwrap_or_else(|| format!("<invalid computation {}>", id.0))
+}
+
+/// The `key=value` attributes of an op, in print order (XLA's).
+fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'static str, String)> {
+    match &inst.kind {
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Unary(_)
@@ -156,7 +169,8 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
         | OpKind::Select
         | OpKind::Clamp
         | OpKind::Reshape
-        | OpKind::Tuple => vec![],
+        | OpKind::Tuple
+        | OpKind::OptimizationBarrier => vec![],
         OpKind::Iota { dimension } => vec![("iota_dimension", dimension.to_string())],
         OpKind::Binary {
             op,
@@ -206,10 +220,40 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
         OpKind::Reduce {
             dimensions,
             to_apply,
+        }
+        | OpKind::Map {
+            dimensions,
+            to_apply,
         } => vec![
             ("dimensions", dims_text(dimensions)),
-            ("to_apply", body_name(comp, *to_apply)),
+            ("to_apply", computation_name(comp, *to_apply)),
         ],
+        OpKind::GetTupleElement { index } => vec![("index", index.to_string())],
+        OpKind::While { condition, body } => vec![
+            ("condition", computation_name(comp, *condition)),
+            ("body", computation_name(comp, *body)),
+        ],
+        OpKind::Conditional { branches } => {
+            // XLA prints the form the selector's type calls for.
+            let pred_selector = inst
+                .operands
+                .first()
+                .and_then(|id| body.instructions.get(id.index()))
+                .is_some_and(|s| s.shape.element_type().is_pred());
+            match branches[..] {
+                [on_true, on_false] if pred_selector => vec![
+                    ("true_computation", computation_name(comp, on_true)),
+                    ("false_computation", computation_name(comp, on_false)),
+                ],
+                _ => {
+                    let names: Vec<String> = branches
+                        .iter()
+                        .map(|&b| computation_name(comp, b))
+                        .collect();
+                    vec![("branch_computations", format!("{{{}}}", names.join(", ")))]
+                }
+            }
+        }
         // -- sort and top-k (the sort family), in XLA's order --
         OpKind::Sort {
             dimension,
@@ -220,7 +264,7 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
             if *is_stable {
                 attrs.push(("is_stable", "true".to_string()));
             }
-            attrs.push(("to_apply", body_name(comp, *to_apply)));
+            attrs.push(("to_apply", computation_name(comp, *to_apply)));
             attrs
         }
         OpKind::TopK { k, largest } => {
@@ -239,15 +283,6 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
             attrs
         }
     }
-}
-
-/// The name of a called body, or a marker for an id out of range (a
-/// computation being verified prints too).
-fn body_name(comp: &Computation, id: ComputationId) -> String {
-    comp.bodies()
-        .get(id.index())
-        .map(|b| b.name.clone())
-        .unwrap_or_else(|| format!("<invalid computation {}>", id.0))
 }
 
 /// XLA's padding syntax: `lo_hi` or `lo_hi_interior` per dimension, joined by

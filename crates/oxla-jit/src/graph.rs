@@ -882,7 +882,13 @@ impl Graph {
                 return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
             }
             // Refused before planning (see `unsupported`).
-            OpKind::Sort { .. } | OpKind::TopK { .. } => {
+            OpKind::GetTupleElement { .. }
+            | OpKind::While { .. }
+            | OpKind::Conditional { .. }
+            | OpKind::OptimizationBarrier
+            | OpKind::Map { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. } => {
                 return Err(backend(format!("`{}` is not compiled", inst.name)));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {
@@ -1174,7 +1180,13 @@ impl Graph {
                 return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
             }
             // Refused before planning (see `unsupported`).
-            OpKind::Sort { .. } | OpKind::TopK { .. } => {
+            OpKind::GetTupleElement { .. }
+            | OpKind::While { .. }
+            | OpKind::Conditional { .. }
+            | OpKind::OptimizationBarrier
+            | OpKind::Map { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. } => {
                 return Err(backend(format!("`{}` is not compiled", inst.name)));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {

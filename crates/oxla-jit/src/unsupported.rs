@@ -1,6 +1,9 @@
 //! What the JIT does not compile yet, refused before any native code is
-//! built: `sort` and `topk` (issue 14). Each is an [`Error::UnsupportedOp`]
-//! naming the op and the instruction; the interpreter runs all of them.
+//! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
+//! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
+//! of several inputs (or with a tuple-returning reducer), `sort` and
+//! `topk`. Each is an [`Error::UnsupportedOp`] naming the op and the
+//! instruction; the interpreter runs all of them.
 //!
 //! This is the one place that decides it: [`check`] runs first in
 //! `compile`, so the rest of the JIT may assume none of these occur (its
@@ -10,9 +13,10 @@ use oxla_ir::{Body, Computation, Error, Instruction, OpKind, Result};
 
 /// Refuses `comp` if any body holds something the JIT cannot compile.
 pub(crate) fn check(comp: &Computation) -> Result<()> {
-    for body in comp.bodies() {
+    let entry = comp.entry_id();
+    for (bi, body) in comp.bodies().iter().enumerate() {
         for inst in &body.instructions {
-            if let Some(reason) = reason(inst) {
+            if let Some(reason) = reason(inst, bi == entry.index()) {
                 return Err(refuse(body, inst, reason));
             }
         }
@@ -31,10 +35,22 @@ fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
 }
 
 /// Why `inst` cannot be compiled, or `None`.
-fn reason(inst: &Instruction) -> Option<&'static str> {
+fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
     match &inst.kind {
+        OpKind::GetTupleElement { .. } => Some("the JIT does not read tuples as values yet"),
+        OpKind::While { .. } | OpKind::Conditional { .. } => {
+            Some("the JIT does not compile control flow yet")
+        }
+        OpKind::OptimizationBarrier => Some("the JIT does not compile opt-barrier yet"),
+        OpKind::Map { .. } => Some("the JIT does not compile map yet"),
         OpKind::Sort { .. } | OpKind::TopK { .. } => {
             Some("the JIT does not compile sort and topk yet")
+        }
+        OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
+            Some("the JIT compiles reduces of one input with a scalar reducer only")
+        }
+        OpKind::Parameter { .. } if in_entry && inst.shape.is_tuple() => {
+            Some("the JIT takes array arguments only, not tuples")
         }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }

@@ -99,22 +99,20 @@ fn topk_is_chlo_top_k_or_a_sort_and_slices() {
 }
 
 #[test]
-fn a_sort_inside_a_tuple_that_is_not_the_root_becomes_a_tuple_value() {
-    // The tuple `inner` holds the sort's two results as one value.
+fn an_argsort_reads_the_second_result_of_the_sort() {
+    // get-tuple-element of a sort's tuple is that result (`%0#1`), and a
+    // tuple of the sort's results returns its leaves.
     let text = export(
-        "HloModule m\n\nlt {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  \
+        "HloModule m\n\nlt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
          i = s32[] parameter(2)\n  j = s32[] parameter(3)\n  \
-         ROOT c = pred[] compare(a, b), direction=LT\n}\n\nENTRY m {\n  k = s32[3] parameter(0)\n  \
-         s = (s32[3], s32[3]) sort(k, k), dimensions={0}, to_apply=lt\n  \
-         inner = ((s32[3], s32[3])) tuple(s)\n  \
-         ROOT t = (((s32[3], s32[3]))) tuple(inner)\n}\n",
+         ROOT c = pred[] compare(a, b), direction=LT, type=TOTALORDER\n}\n\nENTRY m {\n  \
+         x = f32[3] parameter(0)\n  iota = s32[3] iota(), iota_dimension=0\n  \
+         s = (f32[3], s32[3]) sort(x, iota), dimensions={0}, is_stable=true, to_apply=lt\n  \
+         ROOT idx = s32[3] get-tuple-element(s), index=1\n}\n",
     );
     assert!(
-        text.contains("%1 = stablehlo.tuple %0#0, %0#1 : tuple<tensor<3xi32>, tensor<3xi32>>"),
-        "{text}"
-    );
-    assert!(
-        text.contains("%2 = stablehlo.tuple %1 : tuple<tuple<tensor<3xi32>, tensor<3xi32>>>"),
+        text.contains("%1:2 = \"stablehlo.sort\"(%arg0, %0)")
+            && text.contains("return %1#1 : tensor<3xi32>"),
         "{text}"
     );
 }

@@ -25,6 +25,8 @@
 //! assert_eq!(args.len(), p.comp.parameter_shapes().len());
 //! ```
 
+mod ctrl;
+
 use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
 use oxla_ir::{
     ArrayData, Builder, Computation, ElementType, Literal, Op, OpClass, OpKind, Result, Shape,
@@ -87,6 +89,11 @@ pub struct GenConfig {
     /// of its own (a `reduce` or `dot` inside it, see [`gen_program`])
     /// instead of `add`, `max` or `min`.
     pub nested_bodies: f64,
+    /// Whether control flow and tuples may appear: counted `while` loops,
+    /// both `conditional` forms, `map`, argmax-style variadic `reduce`,
+    /// `opt-barrier` and `get-tuple-element`. Off by default: the JIT does
+    /// not compile them yet, so the differential test cannot use them.
+    pub control_flow: bool,
     /// Whether `sort` and `topk` may appear (see the `sorts` module). Off
     /// by default: the JIT does not compile them yet, so the differential
     /// tests leave them out; the interpreter-only property run turns it on.
@@ -103,6 +110,7 @@ impl Default for GenConfig {
             transcendentals: true,
             float_reassociation: true,
             nested_bodies: 0.5,
+            control_flow: false,
             sorts: false,
         }
     }
@@ -374,7 +382,9 @@ impl Gen<'_> {
         if self.cfg.sorts && self.rng.chance(0.25) {
             return self.sort_step(a, &ashape);
         }
-        let choice = self.rng.below(18);
+        // Control-flow steps are drawn only when enabled, so that programs
+        // without them are the same as before for every seed.
+        let choice = self.rng.below(if self.cfg.control_flow { 24 } else { 18 });
         let (op, shape, name): (Op, Shape, &'static str) = match choice {
             0..=5 => {
                 let candidates: Vec<BinaryOp> = BinaryOp::ALL
@@ -554,6 +564,10 @@ impl Gen<'_> {
                 let op = self.b.dot_general(a, rhs, &dims)?;
                 (op, Shape::new(ty, &[ashape.dims()[0], n]), "dot")
             }
+            18.. => match self.control_step(a, &ashape)? {
+                Some(step) => step,
+                None => return Ok(()),
+            },
             _ => return Ok(()),
         };
         let got = self.b.shape(op)?;
