@@ -42,6 +42,8 @@ pub use ir::{
     BinaryReducer, Body, ComparisonDirection, ComparisonOrder, ComparisonType, Computation,
     ComputationId, DotDimensionNumbers, InstId, Instruction, OpKind, PadDim,
 };
+// The windows family's attribute types.
+pub use ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};
 pub use literal::{ArrayData, Literal, StorageSink};
 pub use op_problem::{OpProblem, Signature};
 pub use opcode::{Arity, BinaryOp, Cost, OpClass, OpFlags, OpInfo, Opcode, TypeSet, UnaryOp};

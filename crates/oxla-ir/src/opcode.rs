@@ -512,6 +512,17 @@ op_table! {
             Some("stablehlo.optimization_barrier");
         /// Applies a scalar computation to the elements of arrays.
         Map => "map", Arity::AtLeast(1), Control, Any, Materialised, Some("stablehlo.map");
+        // -- the windows family --
+        /// Cross-correlation of a kernel over an input's spatial dimensions
+        /// (for `pred`: the `or` of `and`s, as XLA computes it).
+        Convolution => "convolution", Arity::Fixed(2), Contraction, Any, Materialised,
+            Some("stablehlo.convolution");
+        /// Folds a reducer computation over each window of its inputs.
+        ReduceWindow => "reduce-window", Arity::AtLeast(2), Reduction, Any, Materialised,
+            Some("stablehlo.reduce_window");
+        /// Scatters source values onto the elements their windows select.
+        SelectAndScatter => "select-and-scatter", Arity::Fixed(3), Reduction, Any, Materialised,
+            Some("stablehlo.select_and_scatter");
         // -- sort and top-k (the sort family) --
         /// Sorts one or more arrays of the same dims together along one
         /// dimension, ordered by a comparator computation.
@@ -713,7 +724,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "cbrt",
     "cholesky",
     "complex",
-    "convolution",
     "cosh",
     "count-leading-zeros",
     "custom-call",
@@ -729,7 +739,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "ragged-dot",
     "real",
     "reduce-precision",
-    "reduce-window",
     "rng",
     "rng-bit-generator",
     "rng-get-and-update-state",
@@ -737,7 +746,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "scaled-dot",
     "scan",
     "scatter",
-    "select-and-scatter",
     "shuffle",
     "sinh",
     "stochastic-convert",

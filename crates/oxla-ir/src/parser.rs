@@ -98,6 +98,9 @@
 #![allow(clippy::result_large_err)]
 
 use std::cell::{Cell, RefCell};
+// The windows family's attributes: window, dim_labels, group counts.
+mod windows;
+
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{
@@ -2929,6 +2932,9 @@ impl Template {
             | Opcode::Conditional
             | Opcode::OptimizationBarrier
             | Opcode::Map
+            | Opcode::Convolution
+            | Opcode::ReduceWindow
+            | Opcode::SelectAndScatter
             | Opcode::Sort
             | Opcode::TopK => OperandSyntax::Operands,
         }
@@ -3428,6 +3434,10 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                     checks,
                 ));
             }
+            // -- the windows family (parser/windows.rs) --
+            Opcode::Convolution => self.convolution()?,
+            Opcode::ReduceWindow => return Ok((self.reduce_window()?, checks)),
+            Opcode::SelectAndScatter => return Ok((self.select_and_scatter()?, checks)),
         };
         Ok((RawOp::Kind(kind), checks))
     }

@@ -1,9 +1,10 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
 //! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
-//! of several inputs (or with a tuple-returning reducer), `sort` and
-//! `topk`. Each is an [`Error::UnsupportedOp`] naming the op and the
-//! instruction; the interpreter runs all of them.
+//! of several inputs (or with a tuple-returning reducer), `convolution`,
+//! `reduce-window`, `select-and-scatter`, `sort` and `topk`. Each is an
+//! [`Error::UnsupportedOp`] naming the op and the instruction; the
+//! interpreter runs all of them.
 //!
 //! This is the one place that decides it: [`check`] runs first in
 //! `compile`, so the rest of the JIT may assume none of these occur (its
@@ -43,6 +44,11 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         }
         OpKind::OptimizationBarrier => Some("the JIT does not compile opt-barrier yet"),
         OpKind::Map { .. } => Some("the JIT does not compile map yet"),
+        OpKind::Convolution { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. } => {
+            Some("the JIT does not compile convolutions and windowed reductions yet")
+        }
         OpKind::Sort { .. } | OpKind::TopK { .. } => {
             Some("the JIT does not compile sort and topk yet")
         }

@@ -28,9 +28,13 @@
 mod ctrl;
 
 use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
+
+// The windows family: convolution, reduce-window, select-and-scatter.
+mod windows;
 use oxla_ir::{
     ArrayData, Builder, Computation, ElementType, Literal, Op, OpClass, OpKind, Result, Shape,
 };
+pub use windows::{model_convolution, model_window};
 
 // The sort family: sort and topk.
 mod sorts;
@@ -94,6 +98,10 @@ pub struct GenConfig {
     /// `opt-barrier` and `get-tuple-element`. Off by default: the JIT does
     /// not compile them yet, so the differential test cannot use them.
     pub control_flow: bool,
+    /// Whether `convolution`, `reduce-window` and `select-and-scatter` may
+    /// appear (see the `windows` module). Off by default: the JIT does not
+    /// compile them yet, so the differential tests leave them out.
+    pub windows: bool,
     /// Whether `sort` and `topk` may appear (see the `sorts` module). Off
     /// by default: the JIT does not compile them yet, so the differential
     /// tests leave them out; the interpreter-only property run turns it on.
@@ -111,6 +119,7 @@ impl Default for GenConfig {
             float_reassociation: true,
             nested_bodies: 0.5,
             control_flow: false,
+            windows: false,
             sorts: false,
         }
     }
@@ -382,9 +391,12 @@ impl Gen<'_> {
         if self.cfg.sorts && self.rng.chance(0.25) {
             return self.sort_step(a, &ashape);
         }
-        // Control-flow steps are drawn only when enabled, so that programs
-        // without them are the same as before for every seed.
-        let choice = self.rng.below(if self.cfg.control_flow { 24 } else { 18 });
+        // Control-flow steps (6 choices) and the windows family (3) are
+        // drawn only when enabled, so that programs without them are the
+        // same as before for every seed.
+        let control = if self.cfg.control_flow { 6 } else { 0 };
+        let windows = if self.cfg.windows { 3 } else { 0 };
+        let choice = self.rng.below(18 + control + windows);
         let (op, shape, name): (Op, Shape, &'static str) = match choice {
             0..=5 => {
                 let candidates: Vec<BinaryOp> = BinaryOp::ALL
@@ -564,7 +576,11 @@ impl Gen<'_> {
                 let op = self.b.dot_general(a, rhs, &dims)?;
                 (op, Shape::new(ty, &[ashape.dims()[0], n]), "dot")
             }
-            18.. => match self.control_step(a, &ashape)? {
+            c if c >= 18 && c < 18 + control => match self.control_step(a, &ashape)? {
+                Some(step) => step,
+                None => return Ok(()),
+            },
+            c if c >= 18 + control => match self.window_step(a, &ashape)? {
                 Some(step) => step,
                 None => return Ok(()),
             },
