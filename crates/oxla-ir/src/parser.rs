@@ -3037,6 +3037,25 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
         self.dims(key)?.ok_or_else(|| self.missing(key, "{0}"))
     }
 
+    /// `dimensions={d}` with exactly one entry, for the ops that work along
+    /// one dimension (`concatenate` joins, `sort` sorts along it: `verb`).
+    fn one_dimension(&self, verb: &str) -> Result<i64> {
+        let dims = self.required_dims("dimensions")?;
+        let [dimension] = dims[..] else {
+            let pos = self.attrs.iter().find(|a| a.key.name == "dimensions");
+            return Err(self.cursor.err(
+                pos.map_or(self.opcode_pos, |a| a.start),
+                format!(
+                    "`{}` {verb} along one dimension, but `dimensions` lists {}",
+                    self.opcode,
+                    dims.len()
+                ),
+                "`dimensions={d}` with one dimension",
+            ));
+        };
+        Ok(dimension)
+    }
+
     fn name(&self, key: &'static str) -> Result<NameRef> {
         self.read(key, |c| c.name(&format!("a computation name for `{key}`")))?
             .ok_or_else(|| self.missing(key, "%computation"))
@@ -3266,21 +3285,9 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                     strides,
                 }
             }
-            Opcode::Concatenate => {
-                let dims = self.required_dims("dimensions")?;
-                let [dimension] = dims[..] else {
-                    let pos = self.attrs.iter().find(|a| a.key.name == "dimensions");
-                    return Err(self.cursor.err(
-                        pos.map_or(self.opcode_pos, |a| a.start),
-                        format!(
-                            "`concatenate` joins along one dimension, but `dimensions` lists {}",
-                            dims.len()
-                        ),
-                        "`dimensions={d}` with one dimension",
-                    ));
-                };
-                OpKind::Concatenate { dimension }
-            }
+            Opcode::Concatenate => OpKind::Concatenate {
+                dimension: self.one_dimension("joins")?,
+            },
             Opcode::Reverse => OpKind::Reverse {
                 dimensions: self.required_dims("dimensions")?,
             },
@@ -3360,18 +3367,7 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
             Opcode::Tuple => OpKind::Tuple,
             // -- sort and top-k (the sort family) --
             Opcode::Sort => {
-                let dims = self.required_dims("dimensions")?;
-                let [dimension] = dims[..] else {
-                    let pos = self.attrs.iter().find(|a| a.key.name == "dimensions");
-                    return Err(self.cursor.err(
-                        pos.map_or(self.opcode_pos, |a| a.start),
-                        format!(
-                            "`sort` sorts along one dimension, but `dimensions` lists {}",
-                            dims.len()
-                        ),
-                        "`dimensions={d}` with one dimension",
-                    ));
-                };
+                let dimension = self.one_dimension("sorts")?;
                 return Ok((
                     RawOp::Calls {
                         kind: OpKind::Sort {

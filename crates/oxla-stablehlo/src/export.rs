@@ -847,18 +847,11 @@ fn flush(
                     n + 3
                 );
                 let v = parent.next_value;
-                let ty = match element_type {
-                    ElementType::F32 | ElementType::F64 => ComparisonType::TotalOrder,
-                    ElementType::Pred
-                    | ElementType::S8
-                    | ElementType::S16
-                    | ElementType::S32
-                    | ElementType::S64
-                    | ElementType::U8
-                    | ElementType::U16
-                    | ElementType::U32
-                    | ElementType::U64
-                    | ElementType::Tuple => ComparisonType::default_for(element_type),
+                // XLA:CPU's order for topk: the total order of floats.
+                let ty = if element_type.is_float() {
+                    ComparisonType::TotalOrder
+                } else {
+                    ComparisonType::default_for(element_type)
                 };
                 let pred = tensor_type(&Shape::scalar(ElementType::Pred));
                 let _ = writeln!(
