@@ -151,6 +151,10 @@ fn shares_its_operands(kind: &OpKind) -> bool {
         | OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
+        | OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice
         | OpKind::Sort { .. }
         | OpKind::TopK { .. } => false,
     }
@@ -221,6 +225,16 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
             .map(|s| elements(s) * inst.shape.element_type().byte_size() as u128)
             .sum(),
         OpKind::ReduceWindow { .. } | OpKind::SelectAndScatter { .. } => 0,
+        // One position per result element, and the indices widened to i64.
+        OpKind::Gather { .. } => position * (out + operand(1).map_or(0, elements)),
+        // Two positions per update element, and the indices widened.
+        OpKind::Scatter { .. } => {
+            let n = inst.operands.len() / 2;
+            position * (2 * operand(n + 1).map_or(0, elements) + operand(n).map_or(0, elements))
+        }
+        // One position per element moved.
+        OpKind::DynamicSlice { .. } => position * out,
+        OpKind::DynamicUpdateSlice => position * operand(1).map_or(0, elements),
         // The positions each element comes from, and a row's two orders;
         // a comparator run through the evaluator also holds one scalar
         // literal per operand and element of the row being sorted.

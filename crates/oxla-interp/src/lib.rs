@@ -132,6 +132,7 @@ mod budget;
 mod ctrl;
 mod element;
 mod index;
+mod indexing;
 mod ops;
 mod sort;
 mod value;
@@ -367,7 +368,32 @@ impl<'a> Eval<'a> {
             | OpKind::Reverse { .. }
             | OpKind::Pad { .. }
             | OpKind::DotGeneral { .. }
-            | OpKind::Convolution { .. } => array_op(inst, &args)?,
+            | OpKind::Convolution { .. }
+            | OpKind::Gather { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice => array_op(inst, &args)?,
+            OpKind::Scatter {
+                dims: numbers,
+                indices_are_sorted: _,
+                unique_indices: _,
+                to_apply,
+            } => {
+                called_before(&[*to_apply], body)?;
+                let operands = args
+                    .iter()
+                    .map(Value::array)
+                    .collect::<OpResult<Vec<_>>>()?;
+                let n = operands.len() / 2;
+                let result = indexing::scatter(
+                    (self, depth),
+                    *to_apply,
+                    &operands[..n],
+                    operands[n],
+                    &operands[n + 1..],
+                    numbers,
+                )?;
+                return Ok(Value::from_literal(result));
+            }
             OpKind::Reduce {
                 dimensions,
                 to_apply,
@@ -651,6 +677,24 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         OpKind::DotGeneral { dims: numbers } => {
             ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
         }
+        // -- indexing (see the `indexing` module) --
+        OpKind::Gather {
+            dims: numbers,
+            slice_sizes,
+            indices_are_sorted: _,
+        } => indexing::gather(operand(0)?, operand(1)?, numbers, slice_sizes, dims)?,
+        OpKind::DynamicSlice { slice_sizes } => {
+            let indices = (1..inst.operands.len())
+                .map(operand)
+                .collect::<OpResult<Vec<_>>>()?;
+            indexing::dynamic_slice(operand(0)?, &indices, slice_sizes)?
+        }
+        OpKind::DynamicUpdateSlice => {
+            let indices = (2..inst.operands.len())
+                .map(operand)
+                .collect::<OpResult<Vec<_>>>()?;
+            indexing::dynamic_update_slice(operand(0)?, operand(1)?, &indices)?
+        }
         // -- the windows family (windows.rs) --
         OpKind::Convolution { .. } => {
             windows::convolution(operand(0)?, operand(1)?, &inst.kind, &inst.shape)?
@@ -666,6 +710,7 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         | OpKind::Map { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
+        | OpKind::Scatter { .. }
         | OpKind::Sort { .. }
         | OpKind::TopK { .. } => {
             return Err(format!("`{}` is not an array op", inst.kind.opcode_name()));

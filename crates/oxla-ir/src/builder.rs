@@ -24,7 +24,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::ir::{
     BinaryOp, Body, ComparisonDirection, ComparisonOrder, ComparisonType, ComputationId,
-    DotDimensionNumbers, InstId, Instruction, OpKind, PadDim, UnaryOp,
+    DotDimensionNumbers, GatherDimensionNumbers, InstId, Instruction, OpKind, PadDim,
+    ScatterDimensionNumbers, UnaryOp,
 };
 use crate::shape_inference as si;
 use crate::{Computation, ElementType, Error, Literal, Result, Shape};
@@ -760,6 +761,198 @@ impl Builder {
             .collect::<Result<Vec<_>>>()?;
         let shape = si::infer_tuple_shape(&shapes);
         Ok(self.push(OpKind::Tuple, elements.to_vec(), shape, None))
+    }
+
+    // -- indexing ------------------------------------------------------------
+
+    /// XLA's `Gather`: slices of `slice_sizes` of `operand` at the starts
+    /// held by `start_indices` (see [`GatherDimensionNumbers`]). Each start
+    /// is clamped so that its slice lies inside the operand.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::{F32, S32}, GatherDimensionNumbers, Shape};
+    /// // An embedding lookup, `table[ids]`.
+    /// let mut b = Builder::new("embed");
+    /// let table = b.parameter(0, Shape::new(F32, &[10, 3]), "table")?;
+    /// let ids = b.parameter(1, Shape::new(S32, &[5]), "ids")?;
+    /// let dims = GatherDimensionNumbers {
+    ///     offset_dims: vec![1],
+    ///     collapsed_slice_dims: vec![0],
+    ///     start_index_map: vec![0],
+    ///     index_vector_dim: 1,
+    ///     ..Default::default()
+    /// };
+    /// let rows = b.gather(table, ids, &dims, &[1, 3], false)?;
+    /// assert_eq!(b.shape(rows)?.to_string(), "f32[5,3]");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn gather(
+        &mut self,
+        operand: Op,
+        start_indices: Op,
+        dims: &GatherDimensionNumbers,
+        slice_sizes: &[i64],
+        indices_are_sorted: bool,
+    ) -> Result<Op> {
+        let shape = si::infer_gather_shape(
+            self.shape_of(operand)?,
+            self.shape_of(start_indices)?,
+            dims,
+            slice_sizes,
+        )?;
+        Ok(self.push(
+            OpKind::Gather {
+                dims: dims.clone(),
+                slice_sizes: slice_sizes.to_vec(),
+                indices_are_sorted,
+            },
+            vec![operand, start_indices],
+            shape,
+            None,
+        ))
+    }
+
+    /// XLA's (variadic) `Scatter`: `inputs` with every window of `updates`
+    /// combined into place by `update_computation` (a computation
+    /// `(cur_0..cur_{N-1}, upd_0..upd_{N-1}) -> new`, a tuple for N > 1) at
+    /// the starts held by `scatter_indices` (see [`ScatterDimensionNumbers`]).
+    /// A window that would reach outside the inputs is skipped whole. The
+    /// result is the input (N = 1) or a tuple of the N inputs.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::{F32, S32}, ScatterDimensionNumbers, Shape};
+    /// let mut add = Builder::new("add");
+    /// let (p, q) = (add.parameter(0, Shape::scalar(F32), "p")?, add.parameter(1, Shape::scalar(F32), "q")?);
+    /// let sum = add.add(p, q, &[])?;
+    /// let add = add.build(sum)?;
+    /// // x.at[idx].add(u)
+    /// let mut b = Builder::new("scatter_add");
+    /// let x = b.parameter(0, Shape::new(F32, &[6]), "x")?;
+    /// let idx = b.parameter(1, Shape::new(S32, &[4]), "idx")?;
+    /// let u = b.parameter(2, Shape::new(F32, &[4]), "u")?;
+    /// let dims = ScatterDimensionNumbers {
+    ///     inserted_window_dims: vec![0],
+    ///     scatter_dims_to_operand_dims: vec![0],
+    ///     index_vector_dim: 1,
+    ///     ..Default::default()
+    /// };
+    /// let y = b.scatter(&[x], idx, &[u], &add, &dims, false, false)?;
+    /// assert_eq!(b.shape(y)?.to_string(), "f32[6]");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn scatter(
+        &mut self,
+        inputs: &[Op],
+        scatter_indices: Op,
+        updates: &[Op],
+        update_computation: &Computation,
+        dims: &ScatterDimensionNumbers,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+    ) -> Result<Op> {
+        // The computation comes from the caller: refuse an unverified one
+        // before reading it.
+        crate::verifier::verify(update_computation)?;
+        let mut operands: Vec<Op> = inputs.to_vec();
+        operands.push(scatter_indices);
+        operands.extend_from_slice(updates);
+        let shapes = operands
+            .iter()
+            .map(|&o| self.shape_of(o))
+            .collect::<Result<Vec<_>>>()?;
+        let entry = update_computation.entry();
+        let shape = si::infer_scatter_shape(
+            &shapes,
+            dims,
+            &entry.parameter_shapes(),
+            entry.result_shape(),
+        )?;
+        let to_apply = self.import(update_computation)?;
+        Ok(self.push(
+            OpKind::Scatter {
+                dims: dims.clone(),
+                indices_are_sorted,
+                unique_indices,
+                to_apply,
+            },
+            operands,
+            shape,
+            None,
+        ))
+    }
+
+    /// XLA's `DynamicSlice`: a slice of `slice_sizes` starting at the scalar
+    /// `start_indices` (one per dimension, all of one integer type), each
+    /// clamped to `[0, dim - size]` so the slice lies inside the operand.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::{F32, S32}, Shape};
+    /// let mut b = Builder::new("window");
+    /// let x = b.parameter(0, Shape::new(F32, &[4, 4]), "x")?;
+    /// let i = b.parameter(1, Shape::scalar(S32), "i")?;
+    /// let one = b.constant_scalar(1i32)?;
+    /// let w = b.dynamic_slice(x, &[i, one], &[2, 2])?;
+    /// assert_eq!(b.shape(w)?.to_string(), "f32[2,2]");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn dynamic_slice(
+        &mut self,
+        operand: Op,
+        start_indices: &[Op],
+        slice_sizes: &[i64],
+    ) -> Result<Op> {
+        let indices = start_indices
+            .iter()
+            .map(|&o| self.shape_of(o))
+            .collect::<Result<Vec<_>>>()?;
+        let shape = si::infer_dynamic_slice_shape(self.shape_of(operand)?, &indices, slice_sizes)?;
+        let mut operands = vec![operand];
+        operands.extend_from_slice(start_indices);
+        Ok(self.push(
+            OpKind::DynamicSlice {
+                slice_sizes: slice_sizes.to_vec(),
+            },
+            operands,
+            shape,
+            None,
+        ))
+    }
+
+    /// XLA's `DynamicUpdateSlice`: `operand` with `update` written at the
+    /// scalar `start_indices`, each clamped to `[0, dim - update_dim]` so
+    /// the update lies inside the operand.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::{F32, S32}, Shape};
+    /// // A KV-cache write: one row at position `pos`.
+    /// let mut b = Builder::new("cache_write");
+    /// let cache = b.parameter(0, Shape::new(F32, &[8, 4]), "cache")?;
+    /// let row = b.parameter(1, Shape::new(F32, &[1, 4]), "row")?;
+    /// let pos = b.parameter(2, Shape::scalar(S32), "pos")?;
+    /// let zero = b.constant_scalar(0i32)?;
+    /// let c = b.dynamic_update_slice(cache, row, &[pos, zero])?;
+    /// assert_eq!(b.shape(c)?.to_string(), "f32[8,4]");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn dynamic_update_slice(
+        &mut self,
+        operand: Op,
+        update: Op,
+        start_indices: &[Op],
+    ) -> Result<Op> {
+        let indices = start_indices
+            .iter()
+            .map(|&o| self.shape_of(o))
+            .collect::<Result<Vec<_>>>()?;
+        let shape = si::infer_dynamic_update_slice_shape(
+            self.shape_of(operand)?,
+            self.shape_of(update)?,
+            &indices,
+        )?;
+        let mut operands = vec![operand, update];
+        operands.extend_from_slice(start_indices);
+        Ok(self.push(OpKind::DynamicUpdateSlice, operands, shape, None))
     }
 
     /// Finishes the computation with `root` as its result, and verifies it.

@@ -231,6 +231,61 @@ pub struct DotDimensionNumbers {
     pub rhs_contracting: Vec<i64>,
 }
 
+// -- indexing: gather, scatter, dynamic-slice, dynamic-update-slice ----------
+
+/// How a `gather` reads its operand: XLA's `GatherDimensionNumbers`.
+///
+/// Each index vector of `start_indices` (the values along
+/// `index_vector_dim`) gives the start of one slice of size `slice_sizes`;
+/// `start_index_map[k]` is the operand dimension the `k`-th value indexes.
+/// The result keeps the slice's dimensions at `offset_dims` and the
+/// indices' other dimensions (the batch) in the remaining positions;
+/// `collapsed_slice_dims` (size-1 slice dimensions) are dropped, and
+/// `operand_batching_dims[i]` is indexed by the batch position of indices
+/// dimension `start_indices_batching_dims[i]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct GatherDimensionNumbers {
+    /// The result dimensions that hold slice (offset) dimensions, ascending.
+    pub offset_dims: Vec<i64>,
+    /// Operand dimensions of slice size 1 or 0 that the result drops, ascending.
+    pub collapsed_slice_dims: Vec<i64>,
+    /// The operand dimension each index-vector entry starts.
+    pub start_index_map: Vec<i64>,
+    /// Operand dimensions indexed by the batch position, ascending.
+    pub operand_batching_dims: Vec<i64>,
+    /// The `start_indices` dimension paired with each operand batching dimension.
+    pub start_indices_batching_dims: Vec<i64>,
+    /// The `start_indices` dimension that holds the index vectors; equal to
+    /// its rank for an implicit trailing dimension of size 1.
+    pub index_vector_dim: i64,
+}
+
+/// How a `scatter` writes its inputs: XLA's `ScatterDimensionNumbers`.
+///
+/// Each index vector of `scatter_indices` gives the start of one update
+/// window in the inputs; `scatter_dims_to_operand_dims[k]` is the input
+/// dimension the `k`-th value indexes. The updates hold the window's
+/// dimensions at `update_window_dims` and the indices' batch dimensions in
+/// the remaining positions; `inserted_window_dims` are window dimensions of
+/// size 1 the updates leave out, and `input_batching_dims[i]` is indexed by
+/// the batch position of indices dimension `scatter_indices_batching_dims[i]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ScatterDimensionNumbers {
+    /// The updates dimensions that hold window dimensions, ascending.
+    pub update_window_dims: Vec<i64>,
+    /// Input dimensions of window size 1 the updates leave out, ascending.
+    pub inserted_window_dims: Vec<i64>,
+    /// The input dimension each index-vector entry starts.
+    pub scatter_dims_to_operand_dims: Vec<i64>,
+    /// Input dimensions indexed by the batch position, ascending.
+    pub input_batching_dims: Vec<i64>,
+    /// The `scatter_indices` dimension paired with each input batching dimension.
+    pub scatter_indices_batching_dims: Vec<i64>,
+    /// The `scatter_indices` dimension that holds the index vectors; equal
+    /// to its rank for an implicit trailing dimension of size 1.
+    pub index_vector_dim: i64,
+}
+
 /// What an instruction does, with the attributes of its op. Operands live in
 /// [`Instruction::operands`]; the order for each op is documented here.
 #[derive(Debug, Clone, PartialEq)]
@@ -390,6 +445,41 @@ pub enum OpKind {
         /// `(T[], T[]) -> T[]`: combines a source value with the result.
         scatter: ComputationId,
     },
+    // -- indexing -------------------------------------------------------------
+    /// Operands: `[operand, start_indices]`: slices of `slice_sizes` at the
+    /// (clamped) starts the index vectors give.
+    Gather {
+        /// Where the slices' and the indices' dimensions go.
+        dims: GatherDimensionNumbers,
+        /// The size of every slice, one entry per operand dimension.
+        slice_sizes: Vec<i64>,
+        /// A promise that the indices are sorted (never relied on).
+        indices_are_sorted: bool,
+    },
+    /// Operands: `[input_0..input_{N-1}, scatter_indices, update_0..update_{N-1}]`:
+    /// the inputs with each update window combined into place by
+    /// `to_apply`; an N-tuple for N > 1.
+    Scatter {
+        /// Where the windows' and the indices' dimensions go.
+        dims: ScatterDimensionNumbers,
+        /// A promise that the indices are sorted (never relied on).
+        indices_are_sorted: bool,
+        /// A promise that no two windows overlap (never relied on).
+        unique_indices: bool,
+        /// The update computation, `(cur_0..cur_{N-1}, upd_0..upd_{N-1})`
+        /// scalars to the N new values (a tuple for N > 1).
+        to_apply: ComputationId,
+    },
+    /// Operands: `[operand, start_0, .., start_{r-1}]` (one scalar per
+    /// dimension), or XLA's older `[operand, starts]` with one rank-1 index
+    /// vector: a slice of `slice_sizes` at the clamped starts.
+    DynamicSlice {
+        /// The slice's size per dimension.
+        slice_sizes: Vec<i64>,
+    },
+    /// Operands: `[operand, update, start_0, .., start_{r-1}]` (or one rank-1
+    /// index vector): the operand with `update` written at the clamped starts.
+    DynamicUpdateSlice,
 
     // -- sort and top-k (the sort family) --------------------------------------
     /// Operands: one or more arrays of the same dims (element types may
@@ -451,6 +541,10 @@ impl OpKind {
             OpKind::Convolution { .. } => Opcode::Convolution,
             OpKind::ReduceWindow { .. } => Opcode::ReduceWindow,
             OpKind::SelectAndScatter { .. } => Opcode::SelectAndScatter,
+            OpKind::Gather { .. } => Opcode::Gather,
+            OpKind::Scatter { .. } => Opcode::Scatter,
+            OpKind::DynamicSlice { .. } => Opcode::DynamicSlice,
+            OpKind::DynamicUpdateSlice => Opcode::DynamicUpdateSlice,
             OpKind::Sort { .. } => Opcode::Sort,
             OpKind::TopK { .. } => Opcode::TopK,
         }
@@ -473,6 +567,7 @@ impl OpKind {
             OpKind::Reduce { to_apply, .. }
             | OpKind::Map { to_apply, .. }
             | OpKind::ReduceWindow { to_apply, .. }
+            | OpKind::Scatter { to_apply, .. }
             | OpKind::Sort { to_apply, .. } => vec![*to_apply],
             OpKind::While { condition, body } => vec![*condition, *body],
             OpKind::Conditional { branches } => branches.clone(),
@@ -499,6 +594,9 @@ impl OpKind {
             | OpKind::GetTupleElement { .. }
             | OpKind::OptimizationBarrier
             | OpKind::Convolution { .. }
+            | OpKind::Gather { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice
             | OpKind::TopK { .. } => vec![],
         }
     }
@@ -510,6 +608,7 @@ impl OpKind {
             OpKind::Reduce { to_apply, .. }
             | OpKind::Map { to_apply, .. }
             | OpKind::ReduceWindow { to_apply, .. }
+            | OpKind::Scatter { to_apply, .. }
             | OpKind::Sort { to_apply, .. } => vec![to_apply],
             OpKind::While { condition, body } => vec![condition, body],
             OpKind::Conditional { branches } => branches.iter_mut().collect(),
@@ -536,6 +635,9 @@ impl OpKind {
             | OpKind::GetTupleElement { .. }
             | OpKind::OptimizationBarrier
             | OpKind::Convolution { .. }
+            | OpKind::Gather { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice
             | OpKind::TopK { .. } => vec![],
         }
     }

@@ -44,6 +44,7 @@ pub use ir::{
 };
 // The windows family's attribute types.
 pub use ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};
+pub use ir::{GatherDimensionNumbers, ScatterDimensionNumbers};
 pub use literal::{ArrayData, Literal, StorageSink};
 pub use op_problem::{OpProblem, Signature};
 pub use opcode::{Arity, BinaryOp, Cost, OpClass, OpFlags, OpInfo, Opcode, TypeSet, UnaryOp};

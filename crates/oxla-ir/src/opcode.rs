@@ -523,6 +523,19 @@ op_table! {
         /// Scatters source values onto the elements their windows select.
         SelectAndScatter => "select-and-scatter", Arity::Fixed(3), Reduction, Any, Materialised,
             Some("stablehlo.select_and_scatter");
+        // -- indexing ---------------------------------------------------------
+        /// Slices of an operand at starts read from an index array (clamped).
+        Gather => "gather", Arity::Fixed(2), IndexMap, Any, Cheap, Some("stablehlo.gather");
+        /// Combines update windows into inputs at starts read from an index
+        /// array (out-of-bounds windows are skipped).
+        Scatter => "scatter", Arity::AtLeast(3), Reduction, Any, Materialised,
+            Some("stablehlo.scatter");
+        /// A slice at starts given as operands (clamped).
+        DynamicSlice => "dynamic-slice", Arity::AtLeast(1), IndexMap, Any, Cheap,
+            Some("stablehlo.dynamic_slice");
+        /// Writes an update into an operand at starts given as operands (clamped).
+        DynamicUpdateSlice => "dynamic-update-slice", Arity::AtLeast(2), IndexMap, Any,
+            Materialised, Some("stablehlo.dynamic_update_slice");
         // -- sort and top-k (the sort family) --
         /// Sorts one or more arrays of the same dims together along one
         /// dimension, ordered by a comparator computation.
@@ -728,11 +741,8 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "count-leading-zeros",
     "custom-call",
     "dynamic-reshape",
-    "dynamic-slice",
-    "dynamic-update-slice",
     "erf",
     "fft",
-    "gather",
     "imag",
     "mulhi",
     "popcnt",
@@ -745,7 +755,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "round-nearest-afz",
     "scaled-dot",
     "scan",
-    "scatter",
     "shuffle",
     "sinh",
     "stochastic-convert",

@@ -105,7 +105,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::ir::{
     BinaryOp, Body, ComparisonDirection, ComparisonOrder, ComparisonType, ComputationId,
-    DotDimensionNumbers, InstId, Instruction, OpKind, PadDim, UnaryOp,
+    DotDimensionNumbers, GatherDimensionNumbers, InstId, Instruction, OpKind, PadDim,
+    ScatterDimensionNumbers, UnaryOp,
 };
 use crate::opcode::{OUT_OF_SCOPE_OPCODES, XLA_ONLY_OPCODES};
 use crate::shape::MAX_RANK;
@@ -163,12 +164,12 @@ pub fn parse_hlo_module(text: &str) -> Result<Computation> {
 ///
 /// ```
 /// let text = "HloModule m\n\nENTRY e {\n  x = f32[2] parameter(0)\n  \
-///             y = f32[3] negate(x)\n  g = f32[2] gather(x)\n  \
+///             y = f32[3] negate(x)\n  g = f32[2] custom-call(x)\n  \
 ///             ROOT z = s32[2] negate(x)\n}\n";
 /// let errors = oxla_ir::parser::parse_hlo_module_diagnostics(text).unwrap_err();
 /// assert_eq!(errors.len(), 3);
 /// assert!(errors[0].to_string().starts_with("5:7: `y` declares shape f32[3]"));
-/// assert!(errors[1].to_string().starts_with("6:14: unsupported op `gather`"));
+/// assert!(errors[1].to_string().starts_with("6:14: unsupported op `custom-call`"));
 /// ```
 pub fn parse_hlo_module_diagnostics(text: &str) -> std::result::Result<Computation, Vec<Error>> {
     let src = Source::new(text);
@@ -2935,6 +2936,10 @@ impl Template {
             | Opcode::Convolution
             | Opcode::ReduceWindow
             | Opcode::SelectAndScatter
+            | Opcode::Gather
+            | Opcode::Scatter
+            | Opcode::DynamicSlice
+            | Opcode::DynamicUpdateSlice
             | Opcode::Sort
             | Opcode::TopK => OperandSyntax::Operands,
         }
@@ -3124,6 +3129,18 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
             callees,
             fixup: CallsFixup::ConditionalForm { pred },
         })
+    }
+
+    /// A required integer attribute: `index_vector_dim=1`.
+    fn required_int(&self, key: &'static str) -> Result<i64> {
+        self.read(key, |c| c.int(&format!("the value of `{key}`")))?
+            .map(|(value, _)| value)
+            .ok_or_else(|| self.missing(key, "0"))
+    }
+
+    /// An optional `true`/`false` attribute, `false` when absent.
+    fn flag(&self, key: &'static str) -> Result<bool> {
+        Ok(self.read(key, |c| c.boolean(key))?.unwrap_or(false))
     }
 
     /// The op an instruction with these attributes performs, and the checks
@@ -3434,6 +3451,52 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
             Opcode::Convolution => self.convolution()?,
             Opcode::ReduceWindow => return Ok((self.reduce_window()?, checks)),
             Opcode::SelectAndScatter => return Ok((self.select_and_scatter()?, checks)),
+            // -- indexing --
+            Opcode::Gather => OpKind::Gather {
+                dims: GatherDimensionNumbers {
+                    offset_dims: self.required_dims("offset_dims")?,
+                    collapsed_slice_dims: self.required_dims("collapsed_slice_dims")?,
+                    start_index_map: self.required_dims("start_index_map")?,
+                    operand_batching_dims: self.dims("operand_batching_dims")?.unwrap_or_default(),
+                    start_indices_batching_dims: self
+                        .dims("start_indices_batching_dims")?
+                        .unwrap_or_default(),
+                    index_vector_dim: self.required_int("index_vector_dim")?,
+                },
+                slice_sizes: self.required_dims("slice_sizes")?,
+                indices_are_sorted: self.flag("indices_are_sorted")?,
+            },
+            Opcode::Scatter => {
+                return Ok((
+                    RawOp::Calls {
+                        kind: OpKind::Scatter {
+                            dims: ScatterDimensionNumbers {
+                                update_window_dims: self.required_dims("update_window_dims")?,
+                                inserted_window_dims: self.required_dims("inserted_window_dims")?,
+                                scatter_dims_to_operand_dims: self
+                                    .required_dims("scatter_dims_to_operand_dims")?,
+                                input_batching_dims: self
+                                    .dims("input_batching_dims")?
+                                    .unwrap_or_default(),
+                                scatter_indices_batching_dims: self
+                                    .dims("scatter_indices_batching_dims")?
+                                    .unwrap_or_default(),
+                                index_vector_dim: self.required_int("index_vector_dim")?,
+                            },
+                            indices_are_sorted: self.flag("indices_are_sorted")?,
+                            unique_indices: self.flag("unique_indices")?,
+                            to_apply: ComputationId(0),
+                        },
+                        callees: vec![self.name("to_apply")?],
+                        fixup: CallsFixup::None,
+                    },
+                    checks,
+                ));
+            }
+            Opcode::DynamicSlice => OpKind::DynamicSlice {
+                slice_sizes: self.required_dims("dynamic_slice_sizes")?,
+            },
+            Opcode::DynamicUpdateSlice => OpKind::DynamicUpdateSlice,
         };
         Ok((RawOp::Kind(kind), checks))
     }

@@ -142,6 +142,10 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
+        | OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice
         | OpKind::Sort { .. }
         | OpKind::TopK { .. } => {
             s.push_str(&operands.join(", "));
@@ -173,7 +177,8 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
         | OpKind::Clamp
         | OpKind::Reshape
         | OpKind::Tuple
-        | OpKind::OptimizationBarrier => vec![],
+        | OpKind::OptimizationBarrier
+        | OpKind::DynamicUpdateSlice => vec![],
         OpKind::Iota { dimension } => vec![("iota_dimension", dimension.to_string())],
         OpKind::Binary {
             op,
@@ -321,6 +326,79 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
             attrs.push(("select", computation_name(comp, *select)));
             attrs.push(("scatter", computation_name(comp, *scatter)));
             attrs
+        }
+        // -- indexing: XLA's attribute order; batching lists only when
+        // non-empty, the promises only when true.
+        OpKind::Gather {
+            dims,
+            slice_sizes,
+            indices_are_sorted,
+        } => {
+            let mut attrs = vec![
+                ("offset_dims", dims_text(&dims.offset_dims)),
+                (
+                    "collapsed_slice_dims",
+                    dims_text(&dims.collapsed_slice_dims),
+                ),
+                ("start_index_map", dims_text(&dims.start_index_map)),
+            ];
+            if !dims.operand_batching_dims.is_empty() {
+                attrs.push((
+                    "operand_batching_dims",
+                    dims_text(&dims.operand_batching_dims),
+                ));
+            }
+            if !dims.start_indices_batching_dims.is_empty() {
+                attrs.push((
+                    "start_indices_batching_dims",
+                    dims_text(&dims.start_indices_batching_dims),
+                ));
+            }
+            attrs.push(("index_vector_dim", dims.index_vector_dim.to_string()));
+            attrs.push(("slice_sizes", dims_text(slice_sizes)));
+            if *indices_are_sorted {
+                attrs.push(("indices_are_sorted", "true".into()));
+            }
+            attrs
+        }
+        OpKind::Scatter {
+            dims,
+            indices_are_sorted,
+            unique_indices,
+            to_apply,
+        } => {
+            let mut attrs = vec![
+                ("update_window_dims", dims_text(&dims.update_window_dims)),
+                (
+                    "inserted_window_dims",
+                    dims_text(&dims.inserted_window_dims),
+                ),
+                (
+                    "scatter_dims_to_operand_dims",
+                    dims_text(&dims.scatter_dims_to_operand_dims),
+                ),
+            ];
+            if !dims.input_batching_dims.is_empty() {
+                attrs.push(("input_batching_dims", dims_text(&dims.input_batching_dims)));
+            }
+            if !dims.scatter_indices_batching_dims.is_empty() {
+                attrs.push((
+                    "scatter_indices_batching_dims",
+                    dims_text(&dims.scatter_indices_batching_dims),
+                ));
+            }
+            attrs.push(("index_vector_dim", dims.index_vector_dim.to_string()));
+            if *indices_are_sorted {
+                attrs.push(("indices_are_sorted", "true".into()));
+            }
+            if *unique_indices {
+                attrs.push(("unique_indices", "true".into()));
+            }
+            attrs.push(("to_apply", computation_name(comp, *to_apply)));
+            attrs
+        }
+        OpKind::DynamicSlice { slice_sizes } => {
+            vec![("dynamic_slice_sizes", dims_text(slice_sizes))]
         }
     }
 }

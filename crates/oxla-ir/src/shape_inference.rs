@@ -30,9 +30,12 @@ use crate::ir::{BinaryOp, ComputationId, DotDimensionNumbers, OpKind, PadDim, Un
 
 // The windows family: convolution, reduce-window, select-and-scatter.
 mod windows;
+// The indexing family (gather, scatter, dynamic-slice, dynamic-update-slice).
+mod indexing;
 use crate::opcode::{OpClass, Opcode, TypeSet};
 use crate::shape::dims_text;
 use crate::{ElementType, Error, OpProblem, Result, Shape};
+pub use indexing::*;
 pub use windows::*;
 
 mod ctrl;
@@ -296,6 +299,28 @@ pub fn infer_instruction_shape(
                 (&scatter.0, &scatter.1),
             )
         }
+        // -- indexing --
+        OpKind::Gather {
+            dims, slice_sizes, ..
+        } => infer_gather_shape(operands[0], operands[1], dims, slice_sizes),
+        OpKind::Scatter { dims, to_apply, .. } => {
+            let (params, result) = called(*to_apply).ok_or_else(|| {
+                invalid(
+                    "scatter",
+                    OpProblem::MissingComputation {
+                        attribute: "to_apply".into(),
+                        id: to_apply.0,
+                    },
+                )
+            })?;
+            infer_scatter_shape(operands, dims, &params, &result)
+        }
+        OpKind::DynamicSlice { slice_sizes } => {
+            infer_dynamic_slice_shape(operands[0], &operands[1..], slice_sizes)
+        }
+        OpKind::DynamicUpdateSlice => {
+            infer_dynamic_update_slice_shape(operands[0], operands[1], &operands[2..])
+        }
         // -- sort and top-k (the sort family) --
         OpKind::Sort {
             dimension,
@@ -348,7 +373,9 @@ pub fn infer_undeclared_shape(
         | OpKind::Iota { .. }
         | OpKind::Convert
         | OpKind::Reshape
-        | OpKind::Slice { .. } => Ok(None),
+        | OpKind::Slice { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice => Ok(None),
         OpKind::Broadcast { dimensions } => {
             let Some(operand) = operands.first().filter(|_| operands.len() == 1) else {
                 return infer_instruction_shape(kind, operands, &unused, called).map(Some);
@@ -377,6 +404,8 @@ pub fn infer_undeclared_shape(
         | OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
+        | OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
         | OpKind::Sort { .. }
         | OpKind::TopK { .. } => infer_instruction_shape(kind, operands, &unused, called).map(Some),
     }

@@ -930,6 +930,17 @@ impl Graph {
                     inst.name
                 )));
             }
+            // Refused by `compile` before planning (not compiled yet).
+            OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice => {
+                return Err(bug(format!(
+                    "the JIT does not compile `{}` (`{}`)",
+                    inst.kind.opcode_name(),
+                    inst.name
+                )));
+            }
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(bug(format!(
                     "`{}` ({}) must be materialised before it is read in a fused kernel",
@@ -1237,6 +1248,17 @@ impl Graph {
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(bug(format!(
                     "`{}` cannot be computed inside a fused kernel",
+                    inst.name
+                )));
+            }
+            // Refused by `compile` before planning (not compiled yet).
+            OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice => {
+                return Err(bug(format!(
+                    "the JIT does not compile `{}` (`{}`)",
+                    inst.kind.opcode_name(),
                     inst.name
                 )));
             }

@@ -2,7 +2,8 @@
 //! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
 //! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
 //! of several inputs (or with a tuple-returning reducer), `convolution`,
-//! `reduce-window`, `select-and-scatter`, `sort` and `topk`. Each is an
+//! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
+//! `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk`. Each is an
 //! [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -48,6 +49,12 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. } => {
             Some("the JIT does not compile convolutions and windowed reductions yet")
+        }
+        OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice => {
+            Some("the JIT does not compile gathers, scatters and dynamic slices yet")
         }
         OpKind::Sort { .. } | OpKind::TopK { .. } => {
             Some("the JIT does not compile sort and topk yet")

@@ -713,6 +713,115 @@ fn emit_body(
                 names[i] = vec![v];
                 continue;
             }
+            // -- indexing: JAX's forms (generic for gather and scatter) --
+            OpKind::Gather {
+                dims,
+                slice_sizes,
+                indices_are_sorted,
+            } => {
+                let (x, xs) = operand(0);
+                let (idx, is) = operand(1);
+                let numbers = dimension_numbers(&[
+                    ("offset_dims", &dims.offset_dims),
+                    ("collapsed_slice_dims", &dims.collapsed_slice_dims),
+                    ("operand_batching_dims", &dims.operand_batching_dims),
+                    (
+                        "start_indices_batching_dims",
+                        &dims.start_indices_batching_dims,
+                    ),
+                    ("start_index_map", &dims.start_index_map),
+                ]);
+                format!(
+                    "\"stablehlo.gather\"({x}, {idx}) <{{dimension_numbers = #stablehlo.gather<{numbers}index_vector_dim = {}>, indices_are_sorted = {indices_are_sorted}, slice_sizes = {}}}> : ({}, {}) -> {ty}",
+                    dims.index_vector_dim,
+                    i64_array(slice_sizes),
+                    tensor_type(xs),
+                    tensor_type(is)
+                )
+            }
+            OpKind::Scatter {
+                dims,
+                indices_are_sorted,
+                unique_indices,
+                to_apply,
+            } => {
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                let numbers = dimension_numbers(&[
+                    ("update_window_dims", &dims.update_window_dims),
+                    ("inserted_window_dims", &dims.inserted_window_dims),
+                    ("input_batching_dims", &dims.input_batching_dims),
+                    (
+                        "scatter_indices_batching_dims",
+                        &dims.scatter_indices_batching_dims,
+                    ),
+                    (
+                        "scatter_dims_to_operand_dims",
+                        &dims.scatter_dims_to_operand_dims,
+                    ),
+                ]);
+                let (v, results) = if shape.is_tuple() {
+                    let v = state.value();
+                    let n = shape.tuple_shapes().len();
+                    let types: Vec<String> = shape.tuple_shapes().iter().map(tensor_type).collect();
+                    (format!("{v}:{n}"), format!("({})", types.join(", ")))
+                } else {
+                    (state.value(), ty.clone())
+                };
+                lines.push(Line::Text(format!(
+                    "{pad}{v} = \"stablehlo.scatter\"({}) <{{indices_are_sorted = {indices_are_sorted}, scatter_dimension_numbers = #stablehlo.scatter<{numbers}index_vector_dim = {}>, unique_indices = {unique_indices}}}> ({{",
+                    xs.join(", "),
+                    dims.index_vector_dim
+                )));
+                lines.push(Line::Region {
+                    body: *to_apply,
+                    indent: indent + 2,
+                    args: RegionArgs::Block,
+                });
+                lines.push(Line::Text(format!(
+                    "{pad}}}) : ({}) -> {results}",
+                    ts.join(", ")
+                )));
+                let base = v.split(':').next().unwrap_or(&v).to_string();
+                names[i] = result_leaves(&base, leaf_shapes(shape).len());
+                continue;
+            }
+            OpKind::DynamicSlice { slice_sizes } => {
+                let (x, xs) = operand(0);
+                let (starts, types) =
+                    dynamic_starts(inst, &names, body, 1, &mut state, &mut lines, &pad);
+                let operands: Vec<String> = std::iter::once(x.to_string()).chain(starts).collect();
+                let types: Vec<String> = std::iter::once(tensor_type(xs)).chain(types).collect();
+                format!(
+                    "stablehlo.dynamic_slice {}, sizes = {} : ({}) -> {ty}",
+                    operands.join(", "),
+                    list(slice_sizes),
+                    types.join(", ")
+                )
+            }
+            OpKind::DynamicUpdateSlice => {
+                let (x, xs) = operand(0);
+                let (u, us) = operand(1);
+                let (starts, types) =
+                    dynamic_starts(inst, &names, body, 2, &mut state, &mut lines, &pad);
+                let operands: Vec<String> = [x.to_string(), u.to_string()]
+                    .into_iter()
+                    .chain(starts)
+                    .collect();
+                let types: Vec<String> = [tensor_type(xs), tensor_type(us)]
+                    .into_iter()
+                    .chain(types)
+                    .collect();
+                format!(
+                    "stablehlo.dynamic_update_slice {} : ({}) -> {ty}",
+                    operands.join(", "),
+                    types.join(", ")
+                )
+            }
             // -- sort and top-k (the sort family) --
             OpKind::Sort {
                 dimension,
@@ -927,6 +1036,77 @@ fn flush(
         }
     }
     Ok(())
+}
+
+/// MLIR's dense `i64` array attribute: `array<i64: 1, 3>`, `array<i64>`.
+fn i64_array(values: &[i64]) -> String {
+    if values.is_empty() {
+        return "array<i64>".into();
+    }
+    let v: Vec<String> = values.iter().map(i64::to_string).collect();
+    format!("array<i64: {}>", v.join(", "))
+}
+
+/// `offset_dims = [1], collapsed_slice_dims = [0], ` for the non-empty
+/// lists, in the given (StableHLO's) order.
+fn dimension_numbers(lists: &[(&str, &Vec<i64>)]) -> String {
+    lists
+        .iter()
+        .filter(|(_, dims)| !dims.is_empty())
+        .map(|(name, dims)| format!("{name} = {}, ", list(dims)))
+        .collect()
+}
+
+/// The scalar start indices of a `dynamic-slice` (`dynamic-update-slice`),
+/// operands `first..`, with their types. XLA's older form, one rank-1
+/// index vector, is split into scalars (`stablehlo.slice` +
+/// `stablehlo.reshape` per entry), as StableHLO takes only scalars.
+fn dynamic_starts(
+    inst: &oxla_ir::Instruction,
+    names: &[Vec<String>],
+    body: &Body,
+    first: usize,
+    state: &mut NameState,
+    lines: &mut Vec<Line>,
+    pad: &str,
+) -> (Vec<String>, Vec<String>) {
+    let operands = &inst.operands[first.min(inst.operands.len())..];
+    if let [vector] = operands {
+        let vs = &body.inst(*vector).shape;
+        if vs.rank() == 1 {
+            let v = names[vector.index()]
+                .first()
+                .map_or("%<tuple>", String::as_str);
+            let scalar = Shape::scalar(vs.element_type());
+            let one = Shape::new(vs.element_type(), &[1]);
+            let mut starts = Vec::new();
+            for k in 0..vs.dims()[0] {
+                let s = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{s} = stablehlo.slice {v} [{k}:{}] : ({}) -> {}",
+                    k + 1,
+                    tensor_type(vs),
+                    tensor_type(&one)
+                )));
+                let r = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{r} = stablehlo.reshape {s} : ({}) -> {}",
+                    tensor_type(&one),
+                    tensor_type(&scalar)
+                )));
+                starts.push(r);
+            }
+            let types = vec![tensor_type(&scalar); starts.len()];
+            return (starts, types);
+        }
+    }
+    operands
+        .iter()
+        .map(|o| {
+            let name = names[o.index()].first().cloned().unwrap_or_default();
+            (name, tensor_type(&body.inst(*o).shape))
+        })
+        .unzip()
 }
 
 /// The op of a reducer that is one commutative binary op of its two

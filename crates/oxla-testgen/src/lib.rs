@@ -26,6 +26,7 @@
 //! ```
 
 mod ctrl;
+mod indexing;
 
 use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
 
@@ -102,6 +103,11 @@ pub struct GenConfig {
     /// appear (see the `windows` module). Off by default: the JIT does not
     /// compile them yet, so the differential tests leave them out.
     pub windows: bool,
+    /// Whether `gather`, `scatter`, `dynamic-slice` and
+    /// `dynamic-update-slice` may appear (see the `indexing` module). Off
+    /// by default: the JIT does not compile them yet, so the differential
+    /// test leaves them out; the interpreter-only property run turns it on.
+    pub indexing: bool,
     /// Whether `sort` and `topk` may appear (see the `sorts` module). Off
     /// by default: the JIT does not compile them yet, so the differential
     /// tests leave them out; the interpreter-only property run turns it on.
@@ -120,6 +126,7 @@ impl Default for GenConfig {
             nested_bodies: 0.5,
             control_flow: false,
             windows: false,
+            indexing: false,
             sorts: false,
         }
     }
@@ -391,12 +398,13 @@ impl Gen<'_> {
         if self.cfg.sorts && self.rng.chance(0.25) {
             return self.sort_step(a, &ashape);
         }
-        // Control-flow steps (6 choices) and the windows family (3) are
-        // drawn only when enabled, so that programs without them are the
-        // same as before for every seed.
+        // Control-flow steps (6 choices), the windows family (3) and the
+        // indexing ops (4) are drawn only when enabled, so that programs
+        // without them are the same as before for every seed.
         let control = if self.cfg.control_flow { 6 } else { 0 };
         let windows = if self.cfg.windows { 3 } else { 0 };
-        let choice = self.rng.below(18 + control + windows);
+        let indexing = if self.cfg.indexing { 4 } else { 0 };
+        let choice = self.rng.below(18 + control + windows + indexing);
         let (op, shape, name): (Op, Shape, &'static str) = match choice {
             0..=5 => {
                 let candidates: Vec<BinaryOp> = BinaryOp::ALL
@@ -580,7 +588,13 @@ impl Gen<'_> {
                 Some(step) => step,
                 None => return Ok(()),
             },
-            c if c >= 18 + control => match self.window_step(a, &ashape)? {
+            c if c >= 18 + control && c < 18 + control + windows => {
+                match self.window_step(a, &ashape)? {
+                    Some(step) => step,
+                    None => return Ok(()),
+                }
+            }
+            c if c >= 18 + control + windows => match self.indexing_step(a, &ashape)? {
                 Some(step) => step,
                 None => return Ok(()),
             },

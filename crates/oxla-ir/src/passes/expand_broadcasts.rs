@@ -424,6 +424,10 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
             | OpKind::SelectAndScatter { .. }
+            | OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice
             | OpKind::Sort { .. }
             | OpKind::TopK { .. } => w.push(
                 inst.name.clone(),
