@@ -1,12 +1,35 @@
-//! The sort family's StableHLO, as JAX prints it: `compare_type` for a
-//! TOTALORDER comparison (once written as `FLOAT`), `stablehlo.sort` with
-//! its comparator region and several results, `chlo.top_k`, and the
-//! iota-sort-slice that stands for a `topk` of the smallest. The texts were
-//! run in XLA (`scripts/stablehlo_run_check.py` over `tests/hlo/sort/`).
+//! The sort family in StableHLO, both ways.
+//!
+//! Out: `compare_type = TOTALORDER` (once written as `FLOAT`),
+//! `stablehlo.sort` with its comparator region and several results,
+//! `chlo.top_k`, and the iota-sort-slice that stands for a `topk` of the
+//! smallest, pinned as JAX prints them (the texts of `tests/hlo/sort/` also
+//! run in XLA: `scripts/stablehlo_run_check.py`).
+//!
+//! In: JAX's own StableHLO for `jnp.sort`, `jnp.argsort` and `lax.top_k`
+//! (the JAX corpus's `sort_topk` and `sort_special_values`) reads back and
+//! computes JAX's outputs bit for bit; `chlo.top_k`'s pretty and generic
+//! forms, `stablehlo.sort`'s defaults (the last dimension, not stable) and
+//! the comparison types read as XLA's verifier allows them.
+
+use oxla_ir::Literal;
+use oxla_stablehlo::{parse_stablehlo, to_stablehlo};
+
+use super::common::{canonical, data, leaves, read_npy, same_bits};
 
 fn export(hlo: &str) -> String {
     let comp = oxla_ir::parse_hlo_module(hlo).unwrap_or_else(|e| panic!("{e}"));
-    oxla_stablehlo::to_stablehlo(&comp).unwrap_or_else(|e| panic!("{e}"))
+    to_stablehlo(&comp).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The module read from `mlir`, printed as HLO without its header line.
+fn hlo(mlir: &str) -> String {
+    let printed = parse_stablehlo(mlir)
+        .unwrap_or_else(|e| panic!("{e}\n{mlir}"))
+        .to_hlo_text();
+    printed
+        .split_once('\n')
+        .map_or(printed.clone(), |(_, rest)| rest.trim().to_string())
 }
 
 #[test]
@@ -115,4 +138,75 @@ fn an_argsort_reads_the_second_result_of_the_sort() {
             && text.contains("return %1#1 : tensor<3xi32>"),
         "{text}"
     );
+}
+
+#[test]
+fn jax_sorts_read_back_and_compute_jax_values() {
+    for (program, outputs) in [("sort_topk", 4), ("sort_special_values", 2)] {
+        let dir = data(&format!("jax/{program}"));
+        let text = std::fs::read_to_string(dir.join("program.stablehlo.mlir")).unwrap();
+        let comp = parse_stablehlo(&text).unwrap_or_else(|e| panic!("{program}: {e}"));
+        let input = read_npy(&dir.join("in0.npy"));
+        let got = oxla_interp::evaluate(&comp, &[&input]).unwrap();
+        let got = leaves(&got);
+        assert_eq!(got.len(), outputs, "{program}");
+        for (k, g) in got.iter().enumerate() {
+            let want: Literal = read_npy(&dir.join(format!("out{k}.npy")));
+            assert!(same_bits(g, &want), "{program} output {k}:\n{g}\n{want}");
+        }
+    }
+}
+
+#[test]
+fn chlo_top_k_reads_in_both_forms() {
+    let pretty = "module @m {\n  func.func public @main(%arg0: tensor<3x5xf32>) -> (tensor<3x2xf32>, tensor<3x2xi32>) {\n    %values, %indices = chlo.top_k(%arg0, k = 2) : tensor<3x5xf32> -> (tensor<3x2xf32>, tensor<3x2xi32>)\n    return %values, %indices : tensor<3x2xf32>, tensor<3x2xi32>\n  }\n}\n";
+    let generic = "module @m {\n  func.func public @main(%arg0: tensor<3x5xf32>) -> (tensor<3x2xf32>, tensor<3x2xi32>) {\n    %0:2 = \"chlo.top_k\"(%arg0) <{k = 2 : i64}> : (tensor<3x5xf32>) -> (tensor<3x2xf32>, tensor<3x2xi32>)\n    return %0#0, %0#1 : tensor<3x2xf32>, tensor<3x2xi32>\n  }\n}\n";
+    let text = hlo(pretty);
+    assert!(text.contains("topk(arg0), k=2, largest=true"), "{text}");
+    let read = |mlir: &str| canonical(&parse_stablehlo(mlir).unwrap_or_else(|e| panic!("{e}")));
+    assert_eq!(read(generic), read(pretty));
+}
+
+#[test]
+fn a_sort_takes_the_last_dimension_and_no_stability_by_default() {
+    // StableHLO's defaults: dimension -1, is_stable false; a negative
+    // dimension counts from the end.
+    let sort = |attrs: &str| {
+        format!(
+            "module @m {{\n  func.func public @main(%arg0: tensor<2x3xi32>) -> tensor<2x3xi32> {{\n    %0 = \"stablehlo.sort\"(%arg0) {attrs} ({{\n    ^bb0(%arg1: tensor<i32>, %arg2: tensor<i32>):\n      %1 = stablehlo.compare  LT, %arg1, %arg2,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n      stablehlo.return %1 : tensor<i1>\n    }}) : (tensor<2x3xi32>) -> tensor<2x3xi32>\n    return %0 : tensor<2x3xi32>\n  }}\n}}\n"
+        )
+    };
+    let default = hlo(&sort(""));
+    assert!(default.contains("dimensions={1}, to_apply="), "{default}");
+    assert_eq!(hlo(&sort("<{dimension = -1 : i64}>")), default);
+    let stable = hlo(&sort("<{dimension = 0 : i64, is_stable = true}>"));
+    assert!(
+        stable.contains("dimensions={0}, is_stable=true"),
+        "{stable}"
+    );
+}
+
+#[test]
+fn comparison_types_read_as_xla_verifies_them() {
+    let compare = |ty: &str, et: &str| {
+        format!(
+            "module @m {{\n  func.func public @main(%arg0: tensor<2x{et}>) -> tensor<2xi1> {{\n    %0 = stablehlo.compare LT, %arg0, %arg0, {ty} : (tensor<2x{et}>, tensor<2x{et}>) -> tensor<2xi1>\n    return %0 : tensor<2xi1>\n  }}\n}}\n"
+        )
+    };
+    assert!(hlo(&compare("TOTALORDER", "f32")).contains("direction=LT, type=TOTALORDER"));
+    assert!(!hlo(&compare("FLOAT", "f32")).contains("type="));
+    assert!(!hlo(&compare("NOTYPE", "f64")).contains("type="));
+    assert!(!hlo(&compare("UNSIGNED", "ui8")).contains("type="));
+    for (ty, et) in [
+        ("TOTALORDER", "i32"),
+        ("SIGNED", "ui8"),
+        ("FLOAT", "i64"),
+        ("UNSIGNED", "f32"),
+    ] {
+        let err = parse_stablehlo(&compare(ty, et)).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("compare type {ty} does not fit operands")),
+            "{ty} on {et}: {err}"
+        );
+    }
 }
