@@ -151,7 +151,7 @@ impl Node {
                 _ => *ty,
             },
             Node::Binary { op, ty, .. } => match op {
-                BinaryOp::Compare(_) => ElementType::Pred,
+                BinaryOp::Compare(..) => ElementType::Pred,
                 _ => *ty,
             },
             Node::Convert { to, .. } => *to,
@@ -1039,7 +1039,9 @@ impl Graph {
             | OpKind::Conditional { .. }
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
-            | OpKind::SelectAndScatter { .. } => {
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name
@@ -1353,7 +1355,9 @@ impl Graph {
             | OpKind::Conditional { .. }
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
-            | OpKind::SelectAndScatter { .. } => {
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name

@@ -1,10 +1,11 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: `convolution`, `reduce-window`, `select-and-scatter`, `gather`,
-//! `scatter`, `dynamic-slice` and `dynamic-update-slice`; and, inside a
-//! computation called per element (a reducer or a mapped computation,
-//! whose code is inlined into the kernels), `while`, `conditional` and a
-//! `reduce` of several inputs. Each is an [`Error::UnsupportedOp`] naming
-//! the op and the instruction; the interpreter runs all of them.
+//! `scatter`, `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk`;
+//! and, inside a computation called per element (a reducer or a mapped
+//! computation, whose code is inlined into the kernels), `while`,
+//! `conditional` and a `reduce` of several inputs. Each is an
+//! [`Error::UnsupportedOp`] naming the op and the instruction; the
+//! interpreter runs all of them.
 //!
 //! This is the one place that decides it: [`check`] runs first in
 //! `compile`, so the rest of the JIT may assume none of these occur (its
@@ -73,6 +74,9 @@ fn reason(inst: &Instruction, inline: bool) -> Option<&'static str> {
         | OpKind::DynamicSlice { .. }
         | OpKind::DynamicUpdateSlice => {
             Some("the JIT does not compile gathers, scatters and dynamic slices yet")
+        }
+        OpKind::Sort { .. } | OpKind::TopK { .. } => {
+            Some("the JIT does not compile sort and topk yet")
         }
         OpKind::While { .. } | OpKind::Conditional { .. } if inline => Some(
             "the JIT does not compile control flow inside a computation called per element \

@@ -264,7 +264,9 @@ fn same_index(kind: &OpKind, k: usize) -> bool {
         | OpKind::SelectAndScatter { .. }
         | OpKind::Gather { .. }
         | OpKind::Scatter { .. }
-        | OpKind::DynamicSlice { .. } => false,
+        | OpKind::DynamicSlice { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. } => false,
     }
 }
 

@@ -48,9 +48,10 @@
 //!
 //! What is refused, with an error at the offending text: every other
 //! attribute (an attribute is honoured or refused, never ignored); ops the
-//! IR does not have yet (`gather`, `while`, `sort`, `convolution`,
-//! `chlo.erf`, `chlo.top_k`, ..., each with its reason); a variadic
-//! `reduce` (argmax); a `compare` of type `TOTALORDER`; a dot `algorithm`;
+//! IR does not have yet (`gather`, `while`, `convolution`, `chlo.erf`,
+//! ..., each with its reason); a variadic `reduce` (argmax); a `compare`
+//! whose type does not fit its operands (`TOTALORDER` on integers, as XLA
+//! refuses it); a dot `algorithm`;
 //! dynamic or unranked shapes; element types oxla lacks (`bf16`, `f16`,
 //! complex, quantized, `i4`, ...); control flow between blocks; recursion.
 //!

@@ -38,6 +38,7 @@ pub(super) fn parse(p: &mut Parser<'_, '_>, syntax: Syntax, op: &mut Operation) 
         Syntax::OptimizationBarrier => optimization_barrier(p, op),
         Syntax::Call => call(p, op),
         Syntax::ChloTyped => chlo_typed(p, op),
+        Syntax::TopK => top_k(p, op),
         Syntax::GenericOnly => Err(p.c.err(
             op.pos,
             format!(
@@ -340,6 +341,26 @@ fn call(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
 fn chlo_typed(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
     op.operands = uses(p)?;
     attr_dict(p, op)?;
+    chlo_signature(p, op)
+}
+
+/// `chlo.top_k(%x, k = 3) attr-dict : type -> (type, type)`.
+fn top_k(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    p.c.expect("(", "opening chlo.top_k's operand")?;
+    op.operands = vec![p.value_use()?];
+    p.c.expect(",", "after the operand")?;
+    let pos = p.c.expect_keyword("k", "after the operand")?;
+    p.c.expect("=", "after `k`")?;
+    let (k, _) = p.c.integer("k")?;
+    set(op, "k", Attr::Int(i128::from(k)), pos);
+    p.c.expect(")", "closing chlo.top_k's operand and `k`")?;
+    attr_dict(p, op)?;
+    chlo_signature(p, op)
+}
+
+/// CHLO's types: `: (types) -> type`, or `: type, type -> type` and
+/// `: type -> (types)`.
+fn chlo_signature(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
     p.c.expect(":", "before the op's types")?;
     let first = p.parse_type()?;
     if let Type::Function(..) = first.ty {

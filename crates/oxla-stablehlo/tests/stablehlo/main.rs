@@ -10,7 +10,9 @@
 //!   not show (older JAX, CHLO broadcasting, resources, hex blobs), each
 //!   checked against the HLO it must give;
 //! - `errors`: hand-broken MLIR files give located errors naming the op;
-//! - `fuzz`: mutated corpus files never panic or hang.
+//! - `fuzz`: mutated corpus files never panic or hang;
+//! - `sort`: the sort family out (pinned texts) and in (JAX's sorts give
+//!   JAX's values; defaults and comparison types).
 
 #![allow(clippy::result_large_err)]
 
@@ -19,4 +21,5 @@ mod corpus;
 mod errors;
 mod fuzz;
 mod round_trip;
+mod sort;
 mod syntax;
