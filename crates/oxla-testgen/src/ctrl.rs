@@ -196,7 +196,7 @@ impl Gen<'_> {
                 let even = body.binary(
                     parity,
                     zero,
-                    BinaryOp::Compare(ComparisonDirection::Eq),
+                    BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural),
                     &[],
                 )?;
                 let twice = self_op_body("twice", &bshape, y_op)?;
