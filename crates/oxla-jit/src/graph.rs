@@ -798,9 +798,12 @@ impl Graph {
                     index: vec![],
                     guarded: key.guarded,
                 };
+                // The reducer's parameters are the fold's slots, whatever
+                // frame the reduce is in (a mapped computation's reduce
+                // folds with a reducer of its own): frame 0.
                 let root = Key {
                     scope: Some(f),
-                    frame: key.frame,
+                    frame: 0,
                     body: *to_apply,
                     inst: ctx.comp.body(*to_apply).root,
                     index: vec![],
