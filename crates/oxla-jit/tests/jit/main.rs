@@ -3,6 +3,7 @@
 
 mod checks;
 mod common;
+mod control;
 mod fusion;
 mod inplace;
 mod nested;
