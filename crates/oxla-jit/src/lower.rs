@@ -586,6 +586,43 @@ fn reduce_kernels(
     };
     let n_reduced = kept.values().filter(|k| !**k).count();
     let nv = extents.len();
+    if xdims.iter().enumerate().any(|(d, &e)| e == 0 && reduced(d)) {
+        // An empty reduced dim (with no empty kept one: the output is not
+        // empty): every output element is its init, and no element is
+        // read (a loop of zero trips around loads the verifier would have
+        // to prove unreachable).
+        let out_vars: Extents = out_shape
+            .dims()
+            .iter()
+            .filter(|&&e| e != 1)
+            .copied()
+            .collect();
+        let mut offset = Ix::constant(0);
+        let mut v = 0;
+        for (&e, &st) in out_shape.dims().iter().zip(&out_strides) {
+            if e != 1 {
+                offset = offset.add(&Ix::var(LoopVar::new(v)).scale(st));
+                v += 1;
+            }
+        }
+        let mut kernels = Vec::with_capacity(n);
+        for (k, &out) in outs.iter().enumerate() {
+            let mut graph = Graph::new(out_vars.clone());
+            let root = graph.value(&ctx, ri.operands[n + k], vec![])?;
+            kernels.push(LoopKernel::single(
+                graph,
+                in_order(&out_vars),
+                (out_vars.len() > 0).then_some(0),
+                Work::Store {
+                    root,
+                    out,
+                    out_offset: offset.clone(),
+                },
+                plan.buffers[out].shape.element_type(),
+            ));
+        }
+        return Ok(kernels);
+    }
     if n_reduced == 0 {
         // Nothing to fold over: out = reducer(init, x) elementwise (one
         // kernel per output of a variadic reduce).
