@@ -414,10 +414,10 @@ impl Plan {
                 }
             }
         }
-        for i in 0..n {
+        for (i, &alive) in live.iter().enumerate() {
             let id = InstId(i as u32);
             let inst = body.inst(id);
-            if live[i] && sort::is_sort(&inst.kind) {
+            if alive && sort::is_sort(&inst.kind) {
                 plan.sort_steps(comp, id, &parts)?;
                 continue;
             }
