@@ -21,7 +21,9 @@
 //! `(jit-ulp=N)` for the JIT alone), both backends give `<expected>`;
 //! `run: compare`, the JIT gives the interpreter's result on generated
 //! arguments; `strict-hlo: ok` / `strict-hlo: error: ...`;
-//! `canonical`, the module is the printer's own text; `valid`. Every valid
+//! `canonical`, the module is the printer's own text; `valid`;
+//! `jit: unsupported`, the JIT refuses the module with
+//! `Error::JitUnsupportedOp` and `run:` checks the interpreter only. Every valid
 //! module also round-trips (`print(parse(text))` parses and prints
 //! identically), and every `run` also checks that `expand_broadcasts` gives
 //! strict HLO with the same interpreter result.
@@ -57,6 +59,9 @@ enum Directive {
     },
     /// `run: compare`, with the JIT's ulp bound.
     Compare { jit_ulp: u64 },
+    /// `jit: unsupported`: the JIT refuses the module with a typed error
+    /// (`Error::JitUnsupportedOp`), and `run:` checks the interpreter only.
+    JitUnsupported,
     /// `canonical`.
     Canonical,
     /// `valid`.
@@ -366,6 +371,13 @@ fn read_directive(lines: &[&str], i: usize) -> Result<(Option<Directive>, usize)
     let directive = match word {
         "canonical" => Directive::Canonical,
         "valid" => Directive::Valid,
+        "jit" => {
+            if rest == "unsupported" {
+                Directive::JitUnsupported
+            } else {
+                return Err(at("expected `jit: unsupported`".into()));
+            }
+        }
         "error" => Directive::Error {
             at: options_at,
             text: non_empty(rest).map_err(at)?,
@@ -449,7 +461,7 @@ fn read_directive(lines: &[&str], i: usize) -> Result<(Option<Directive>, usize)
 }
 
 /// The directive words.
-const DIRECTIVES: [&str; 5] = ["error", "run", "strict-hlo", "canonical", "valid"];
+const DIRECTIVES: [&str; 6] = ["error", "run", "strict-hlo", "canonical", "valid", "jit"];
 
 /// The Levenshtein distance of two short words.
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -769,10 +781,27 @@ fn check_module(
     }
 
     let mut jit: Option<Result<oxla::Executable, String>> = None;
+    let jit_refused = m
+        .directives
+        .iter()
+        .any(|d| matches!(d.directive, Directive::JitUnsupported));
     for d in &m.directives {
         let line = d.line;
         match &d.directive {
             Directive::Error { .. } | Directive::StrictError { .. } | Directive::Valid => {}
+            // Until the JIT compiles the op: refused, with the typed error.
+            Directive::JitUnsupported => match oxla::compile(&comp) {
+                Err(Error::JitUnsupportedOp { .. }) => {}
+                Err(e) => fail(
+                    line,
+                    format!("the JIT refuses the module, but not as unsupported:\n{e}"),
+                ),
+                Ok(_) => fail(
+                    line,
+                    "the JIT compiles the module: drop `jit: unsupported` and check its runs"
+                        .into(),
+                ),
+            },
             Directive::Canonical => {
                 if printed != m.own_text {
                     fail(
@@ -785,7 +814,10 @@ fn check_module(
             }
             // As written (an identity broadcast_dimensions is not dropped).
             Directive::StrictOk => {
-                if let Some(Err(e)) = unverified.as_ref().map(oxla::internals::verifier::verify_strict_hlo) {
+                if let Some(Err(e)) = unverified
+                    .as_ref()
+                    .map(oxla::internals::verifier::verify_strict_hlo)
+                {
                     fail(line, format!("verify_strict_hlo refuses the module:\n{e}"));
                 }
             }
@@ -821,13 +853,22 @@ fn check_module(
                     &literals,
                     &want,
                     (*ulp, *jit_ulp),
-                    &mut jit,
+                    (!jit_refused).then_some(&mut jit),
                     line,
                     fail,
                 );
             }
             Directive::Compare { jit_ulp } => {
                 *compares += 1;
+                if jit_refused {
+                    fail(
+                        line,
+                        "`run: compare` checks the JIT, which `jit: unsupported` says refuses \
+                         the module"
+                            .into(),
+                    );
+                    continue;
+                }
                 let literals = match generated_arguments(&comp) {
                     Ok(l) => l,
                     Err(e) => {
@@ -836,9 +877,15 @@ fn check_module(
                     }
                 };
                 match oxla::evaluate(&comp, &refs(&literals)) {
-                    Ok(want) => {
-                        check_run(&comp, &literals, &want, (0, *jit_ulp), &mut jit, line, fail)
-                    }
+                    Ok(want) => check_run(
+                        &comp,
+                        &literals,
+                        &want,
+                        (0, *jit_ulp),
+                        Some(&mut jit),
+                        line,
+                        fail,
+                    ),
                     Err(e) => fail(line, format!("the interpreter fails: {e}")),
                 }
             }
@@ -852,13 +899,14 @@ fn refs(literals: &[Literal]) -> Vec<&Literal> {
 
 /// The interpreter's result, and that of the strict HLO form
 /// (`expand_broadcasts`), must be `want` within `ulp.0` units in the last
-/// place; the JIT's within `ulp.1`.
+/// place; the JIT's within `ulp.1` (unless `jit` is `None`: the module is
+/// `jit: unsupported`).
 fn check_run(
     comp: &Computation,
     args: &[Literal],
     want: &Literal,
     (ulp, jit_ulp): (u64, u64),
-    jit: &mut Option<Result<oxla::Executable, String>>,
+    jit: Option<&mut Option<Result<oxla::Executable, String>>>,
     line: usize,
     fail: &mut impl FnMut(usize, String),
 ) {
@@ -893,6 +941,9 @@ fn check_run(
         }
         Err(e) => fail(line, format!("expand_broadcasts fails:\n{e}")),
     }
+    let Some(jit) = jit else {
+        return;
+    };
     let exe = jit.get_or_insert_with(|| oxla::compile(comp).map_err(|e| e.to_string()));
     match exe {
         Ok(exe) => match exe.run(&args) {
@@ -1116,7 +1167,8 @@ fn check_docs_quote_messages(files: &[PathBuf]) -> Result<usize, String> {
             }
             // The one problem's message, or the one parse error's (a shape
             // refused as it is read).
-            let message = match oxla::internals::parser::parse_hlo_module_unverified(&m.parse_text) {
+            let message = match oxla::internals::parser::parse_hlo_module_unverified(&m.parse_text)
+            {
                 Ok(comp) => match oxla::internals::verifier::verify(&comp) {
                     Err(Error::Verification { problems, .. }) if problems.len() == 1 => {
                         Some(problems[0].message.clone())

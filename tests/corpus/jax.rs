@@ -163,8 +163,7 @@ fn run_program(dir: &Path, p: &Program) -> [String; 3] {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let comp = no_panic(|| {
-            oxla::hlo::parse(&text)
-                .map_err(|e| format!("parse: {}", first_line(&e.to_string())))
+            oxla::hlo::parse(&text).map_err(|e| format!("parse: {}", first_line(&e.to_string())))
         })?;
         oxla::internals::verifier::verify(&comp)
             .map_err(|e| format!("verify: {}", first_line(&e.to_string())))?;

@@ -30,6 +30,17 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
     let operand = |k: usize| inst.operands.get(k).map(|&id| &body.inst(id).shape);
     match &inst.kind {
         OpKind::DotGeneral { dims } => Some(dot_flops(operand(0)?, dims, &inst.shape)),
+        // LAPACK's conventions: n^3/3 per Cholesky factor, k^2 per column
+        // (or row) of the right-hand side of a triangular solve with k x k.
+        OpKind::Cholesky { .. } => {
+            let n = inst.shape.dims().last().map_or(0, |&n| n.max(0) as u128);
+            let matrices = inst.shape.element_count().max(0) as u128 / (n * n).max(1);
+            Some(matrices * n * n * n / 3)
+        }
+        OpKind::TriangularSolve { .. } => {
+            let k = operand(0)?.dims().last().map_or(0, |&n| n.max(0) as u128);
+            Some(inst.shape.element_count().max(0) as u128 * k)
+        }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }
@@ -46,7 +57,15 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::Reverse { .. }
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
-        | OpKind::Tuple => None,
+        | OpKind::Tuple
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => None,
     }
 }
 

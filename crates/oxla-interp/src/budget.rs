@@ -167,6 +167,22 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
         OpKind::DotGeneral { .. } => {
             position * (operand(0).map_or(0, elements) + operand(1).map_or(0, elements))
         }
+        // The misc family. `bitcast-convert` goes through the operand's
+        // bytes; `rng` draws 64-bit counters per element; the linear algebra
+        // ops copy their operands; a batch norm is evaluated as its
+        // expansion, whose dozen intermediates are the size of its operand.
+        OpKind::BitcastConvert => operand(0).map_or(0, value_bytes),
+        OpKind::Rng { .. } | OpKind::RngBitGenerator { .. } => 16 * value_bytes(&inst.shape),
+        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
+            2 * (0..inst.operands.len())
+                .filter_map(operand)
+                .map(value_bytes)
+                .sum::<u128>()
+        }
+        OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => 16 * operand(0).map_or(0, value_bytes),
+        OpKind::Bitcast | OpKind::ReducePrecision { .. } => 0,
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }

@@ -116,6 +116,7 @@
 mod budget;
 mod element;
 mod index;
+mod misc;
 mod ops;
 
 pub use budget::{MAX_EVAL_BYTES, MAX_EVAL_BYTES_VAR, max_eval_bytes};
@@ -189,7 +190,7 @@ pub fn evaluate_with_budget(
     oxla_ir::verifier::verify(comp)?;
     comp.check_arguments(args)?;
     budget::check(comp, max_bytes)?;
-    evaluate_body(comp, comp.entry_id(), args)
+    misc::random::with_fresh_stream(|| evaluate_body(comp, comp.entry_id(), args))
 }
 
 /// Evaluates body `id` of `comp` on `params` (already checked against its
@@ -308,10 +309,55 @@ fn evaluate_instruction<'a>(
         OpKind::DotGeneral { dims: numbers } => {
             ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
         }
+        // The misc family (`misc.rs`).
+        OpKind::BitcastConvert => misc::bitcast_convert(operand(0)?, inst.shape.element_type())?,
+        OpKind::Bitcast => array(operand(0)?)?.clone(),
+        OpKind::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => misc::reduce_precision(operand(0)?, *exponent_bits, *mantissa_bits)?,
+        OpKind::Rng { distribution } => {
+            misc::rng(*distribution, operand(0)?, operand(1)?, &inst.shape)?
+        }
+        OpKind::RngBitGenerator { algorithm } => {
+            let bits = inst
+                .shape
+                .tuple_shapes()
+                .get(1)
+                .ok_or("rng-bit-generator's result is not a (state, bits) pair")?;
+            return Ok(Cow::Owned(misc::rng_bit_generator(
+                *algorithm,
+                operand(0)?,
+                bits,
+            )?));
+        }
+        OpKind::Cholesky { lower } => misc::cholesky(operand(0)?, *lower)?,
+        OpKind::TriangularSolve { options } => {
+            misc::triangular_solve(operand(0)?, operand(1)?, options)?
+        }
+        OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => {
+            let args = (0..inst.operands.len())
+                .map(operand)
+                .collect::<OpResult<Vec<_>>>()?;
+            return evaluate_expansion(&inst.kind, &args).map(Cow::Owned);
+        }
     };
     Literal::from_array_data(dims, data)
         .map(Cow::Owned)
         .map_err(|e| e.to_string())
+}
+
+/// A batch-norm op, evaluated as the expansion into primitives XLA runs
+/// (`oxla_ir::passes::batch_norm`) on the operand values `args`.
+fn evaluate_expansion(kind: &OpKind, args: &[&Literal]) -> OpResult<Literal> {
+    let shapes: Vec<_> = args.iter().map(|a| a.shape().clone()).collect();
+    let expansion = oxla_ir::passes::batch_norm::expansion(kind, &shapes)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{} has no expansion", kind.opcode_name()))?;
+    evaluate_body(&expansion, expansion.entry_id(), args)
+        .map_err(|e| format!("in the expansion of {}: {e}", kind.opcode_name()))
 }
 
 /// `reduce` of `x` (of dims `x_dims`) with the reducer body `to_apply`.

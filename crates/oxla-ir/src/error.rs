@@ -390,6 +390,22 @@ pub enum Error {
         message: String,
     },
 
+    /// The JIT does not compile this op yet (the ops of the misc family that
+    /// are not elementwise: issue 14 brings them). Refused before any code
+    /// is built; the interpreter evaluates them.
+    #[error(
+        "The JIT does not compile `{instruction}` ({op}) yet: {reason}.\nhelp: evaluate the \
+         computation with the interpreter (oxla::evaluate)."
+    )]
+    JitUnsupportedOp {
+        /// The instruction.
+        instruction: String,
+        /// Its opcode.
+        op: String,
+        /// What the JIT lacks for it.
+        reason: String,
+    },
+
     /// Reading or writing a file failed, or its contents are not valid.
     #[error("{path}: {message}")]
     Io {

@@ -40,7 +40,8 @@ pub use element_type::{ElementType, NativeType};
 pub use error::{Error, Result, VerifierProblem};
 pub use ir::{
     BinaryReducer, Body, ComparisonDirection, Computation, ComputationId, DotDimensionNumbers,
-    InstId, Instruction, OpKind, PadDim,
+    InstId, Instruction, OpKind, PadDim, RngAlgorithm, RngDistribution, Transpose,
+    TriangularSolveOptions,
 };
 pub use literal::{ArrayData, Literal, StorageSink};
 pub use op_problem::OpProblem;

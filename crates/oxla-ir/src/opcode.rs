@@ -94,6 +94,14 @@ pub enum OpClass {
     Contraction,
     /// Builds or takes apart tuples.
     Tuple,
+    /// Draws random numbers (`rng`) or random bits (`rng-bit-generator`).
+    Random,
+    /// Factorises matrices or solves with them (`cholesky`,
+    /// `triangular-solve`), batched over leading dimensions.
+    LinearAlgebra,
+    /// Batch normalisation (`batch-norm-*`): evaluated by expanding it into
+    /// primitives, as XLA does.
+    Normalization,
 }
 
 impl OpClass {
@@ -113,7 +121,10 @@ impl OpClass {
             | OpClass::IndexMap
             | OpClass::Reduction
             | OpClass::Contraction
-            | OpClass::Tuple => false,
+            | OpClass::Tuple
+            | OpClass::Random
+            | OpClass::LinearAlgebra
+            | OpClass::Normalization => false,
         }
     }
 }
@@ -402,6 +413,21 @@ op_table! {
         Not => "not", Bitwise, IntegerOrPred, Cheap, "stablehlo.not";
         /// Neither infinite nor NaN; result `pred`.
         IsFinite => "is-finite", Comparison, Float, Cheap, "stablehlo.is_finite";
+        // -- bit ops, more float functions (the misc family) ----------------
+        /// The number of set bits, at the element's own width.
+        PopCnt => "popcnt", Bitwise, Integer, Cheap, "stablehlo.popcnt";
+        /// The number of leading zero bits, at the element's own width
+        /// (`clz(0)` is the width).
+        Clz => "count-leading-zeros", Bitwise, Integer, Cheap, "stablehlo.count_leading_zeros";
+        /// The error function.
+        Erf => "erf", Transcendental, Float, Transcendental, "chlo.erf";
+        /// The real cube root (`cbrt(-8) = -2`).
+        Cbrt => "cbrt", Transcendental, Float, Transcendental, "stablehlo.cbrt";
+        /// Tangent.
+        Tan => "tan", Transcendental, Float, Transcendental, "stablehlo.tan";
+        /// Round to nearest, ties away from zero.
+        RoundNearestAfz => "round-nearest-afz", Rounding, Float, Cheap,
+            "stablehlo.round_nearest_afz";
     }
     binary {
         /// `+`, wrapping for integers; `or` for `pred`.
@@ -454,7 +480,7 @@ op_table! {
         /// `pred ? on_true : on_false`, elementwise.
         Select => "select", Arity::Fixed(3), Selection, Any, Cheap, Some("stablehlo.select");
         /// `min(max(x, lo), hi)`, elementwise.
-        Clamp => "clamp", Arity::Fixed(3), Selection, Arithmetic, Cheap, Some("stablehlo.clamp");
+        Clamp => "clamp", Arity::Fixed(3), Selection, Any, Cheap, Some("stablehlo.clamp");
         /// Replicates an operand into a larger shape (BroadcastInDim).
         Broadcast => "broadcast", Arity::Fixed(1), IndexMap, Any, Cheap,
             Some("stablehlo.broadcast_in_dim");
@@ -480,6 +506,38 @@ op_table! {
             Some("stablehlo.dot_general");
         /// Groups values into a tuple.
         Tuple => "tuple", Arity::AtLeast(0), Tuple, Any, Cheap, Some("stablehlo.tuple");
+        // -- bitcasts, reduce-precision, rng, linear algebra, batch norm ----
+        // (the misc family)
+        /// Reinterprets the bits of each element as another type; a width
+        /// change adds or removes a minor dimension.
+        BitcastConvert => "bitcast-convert", Arity::Fixed(1), Conversion, Any, Cheap,
+            Some("stablehlo.bitcast_convert");
+        /// Reinterprets a buffer as another shape: a reshape under the
+        /// default layouts, which are the only ones oxla accepts.
+        Bitcast => "bitcast", Arity::Fixed(1), IndexMap, Any, Cheap, None;
+        /// Rounds floats to a narrower exponent and mantissa.
+        ReducePrecision => "reduce-precision", Arity::Fixed(1), Rounding, Float, Cheap,
+            Some("stablehlo.reduce_precision");
+        /// Random numbers of a distribution between two scalars.
+        Rng => "rng", Arity::Fixed(2), Random, Any, Materialised, Some("stablehlo.rng");
+        /// Random bits from a counter-based generator state.
+        RngBitGenerator => "rng-bit-generator", Arity::Fixed(1), Random, Integer, Materialised,
+            Some("stablehlo.rng_bit_generator");
+        /// The Cholesky factor of symmetric positive definite matrices.
+        Cholesky => "cholesky", Arity::Fixed(1), LinearAlgebra, Float, Materialised,
+            Some("stablehlo.cholesky");
+        /// Solves triangular systems of equations.
+        TriangularSolve => "triangular-solve", Arity::Fixed(2), LinearAlgebra, Float,
+            Materialised, Some("stablehlo.triangular_solve");
+        /// Normalises with the batch's mean and variance; gives them too.
+        BatchNormTraining => "batch-norm-training", Arity::Fixed(3), Normalization, Float,
+            Materialised, Some("stablehlo.batch_norm_training");
+        /// Normalises with a given mean and variance.
+        BatchNormInference => "batch-norm-inference", Arity::Fixed(5), Normalization, Float,
+            Materialised, Some("stablehlo.batch_norm_inference");
+        /// The gradients of batch normalisation.
+        BatchNormGrad => "batch-norm-grad", Arity::Fixed(5), Normalization, Float,
+            Materialised, Some("stablehlo.batch_norm_grad");
     }
 }
 
@@ -503,6 +561,9 @@ macro_rules! transcendental_unary_ops {
             | $crate::UnaryOp::Logistic
             | $crate::UnaryOp::Sin
             | $crate::UnaryOp::Cos
+            | $crate::UnaryOp::Erf
+            | $crate::UnaryOp::Cbrt
+            | $crate::UnaryOp::Tan
     };
 }
 
@@ -653,8 +714,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "dynamic-update-slice",
     "dynamic-reshape",
     "custom-call",
-    "bitcast",
-    "bitcast-convert",
     "call",
     "map",
     "while",
@@ -665,9 +724,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "convolution",
     "reduce-window",
     "select-and-scatter",
-    "reduce-precision",
-    "rng",
-    "rng-bit-generator",
     "rng-get-and-update-state",
     "all-reduce",
     "all-gather",
@@ -683,15 +739,8 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "recv-done",
     "domain",
     "optimization-barrier",
-    "cbrt",
-    "tan",
-    "erf",
-    "popcnt",
-    "count-leading-zeros",
-    "round-nearest-afz",
     "real",
     "imag",
-    "batch-norm-training",
 ];
 
 #[cfg(test)]

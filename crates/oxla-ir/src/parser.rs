@@ -72,6 +72,9 @@
 // `Error` is large by design (it carries shapes and source lines as data).
 #![allow(clippy::result_large_err)]
 
+// The attributes of the misc family.
+mod misc;
+
 use std::collections::{HashMap, HashSet};
 
 use crate::Opcode;
@@ -1497,7 +1500,17 @@ impl Template {
             | Opcode::Pad
             | Opcode::Reduce
             | Opcode::Dot
-            | Opcode::Tuple => OperandSyntax::Operands,
+            | Opcode::Tuple
+            | Opcode::BitcastConvert
+            | Opcode::Bitcast
+            | Opcode::ReducePrecision
+            | Opcode::Rng
+            | Opcode::RngBitGenerator
+            | Opcode::Cholesky
+            | Opcode::TriangularSolve
+            | Opcode::BatchNormTraining
+            | Opcode::BatchNormInference
+            | Opcode::BatchNormGrad => OperandSyntax::Operands,
         }
     }
 }
@@ -1693,6 +1706,17 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
                 },
             },
             Opcode::Tuple => OpKind::Tuple,
+            // The misc family (`parser/misc.rs`).
+            Opcode::BitcastConvert => OpKind::BitcastConvert,
+            Opcode::Bitcast => OpKind::Bitcast,
+            Opcode::ReducePrecision => self.reduce_precision()?,
+            Opcode::Rng => self.rng()?,
+            Opcode::RngBitGenerator => self.rng_bit_generator()?,
+            Opcode::Cholesky => self.cholesky()?,
+            Opcode::TriangularSolve => self.triangular_solve()?,
+            Opcode::BatchNormTraining => self.batch_norm_training()?,
+            Opcode::BatchNormInference => self.batch_norm_inference()?,
+            Opcode::BatchNormGrad => self.batch_norm_grad()?,
         }))
     }
 }

@@ -31,6 +31,10 @@ use crate::opcode::{OpClass, Opcode, TypeSet};
 use crate::shape::dims_text;
 use crate::{ElementType, Error, OpProblem, Result, Shape};
 
+// The misc family: bitcasts, reduce-precision, rng, linear algebra, batch norm.
+mod misc;
+pub use misc::*;
+
 fn invalid(op: &str, problem: OpProblem) -> Error {
     Error::InvalidOp {
         op: op.to_string(),
@@ -221,6 +225,42 @@ pub fn infer_instruction_shape(
         }
         OpKind::DotGeneral { dims } => infer_dot_general_shape(operands[0], operands[1], dims),
         OpKind::Tuple => Ok(infer_tuple_shape(operands)),
+        // The misc family.
+        OpKind::BitcastConvert => infer_bitcast_convert_shape(operands[0], shape.element_type()),
+        OpKind::Bitcast => infer_bitcast_shape(operands[0], shape),
+        OpKind::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => infer_reduce_precision_shape(operands[0], *exponent_bits, *mantissa_bits),
+        OpKind::Rng { distribution } => {
+            infer_rng_shape(operands[0], operands[1], *distribution, shape)
+        }
+        OpKind::RngBitGenerator { algorithm } => {
+            infer_rng_bit_generator_shape(operands[0], *algorithm, shape)
+        }
+        OpKind::Cholesky { .. } => infer_cholesky_shape(operands[0]),
+        OpKind::TriangularSolve { options } => {
+            infer_triangular_solve_shape(operands[0], operands[1], options)
+        }
+        OpKind::BatchNormTraining { feature_index, .. } => {
+            infer_batch_norm_training_shape(operands[0], operands[1], operands[2], *feature_index)
+        }
+        OpKind::BatchNormInference { feature_index, .. } => infer_batch_norm_inference_shape(
+            operands[0],
+            operands[1],
+            operands[2],
+            operands[3],
+            operands[4],
+            *feature_index,
+        ),
+        OpKind::BatchNormGrad { feature_index, .. } => infer_batch_norm_grad_shape(
+            operands[0],
+            operands[1],
+            operands[2],
+            operands[3],
+            operands[4],
+            *feature_index,
+        ),
     }
 }
 

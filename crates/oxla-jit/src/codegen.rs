@@ -40,6 +40,9 @@
 //! adds them up at the end), so its rounding differs from the
 //! interpreter's left-to-right fold; see `docs/jit.md` for the bound.
 
+// Emitters of the misc family (round-nearest-afz, same-width bitcasts).
+mod misc;
+
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{
     AbiParam, BlockArg, ConstantData, Endianness, Function, InstBuilder, MemFlagsData,
@@ -1053,6 +1056,9 @@ impl<'a, 'f> Em<'a, 'f> {
                 Node::Var { .. } => true,
                 Node::Unary { op, ty, .. } => match op {
                     UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Not => true,
+                    // Cranelift lowers these for scalars only on x86-64.
+                    UnaryOp::PopCnt | UnaryOp::Clz => false,
+                    UnaryOp::RoundNearestAfz => ty.is_float(),
                     UnaryOp::Floor
                     | UnaryOp::Ceil
                     | UnaryOp::RoundNearestEven
@@ -1101,6 +1107,8 @@ impl<'a, 'f> Em<'a, 'f> {
                     }
                 }
                 Node::Select { .. } | Node::Clamp { .. } => true,
+                // Same width by construction: a bitcast of lanes.
+                Node::Bitcast { .. } => true,
                 // A fold is a scalar loop of its own.
                 Node::InBounds { .. } | Node::Fold { .. } | Node::Capture { .. } => false,
             };
@@ -2035,6 +2043,7 @@ impl<'a, 'f> Em<'a, 'f> {
             Node::Unary { op, ty, .. } => self.unop(mode, *op, *ty, ops[0])?,
             Node::Binary { op, ty, .. } => self.binop(mode, *op, *ty, ops[0], ops[1], amount)?,
             Node::Convert { from, to, .. } => self.convert(mode, *from, *to, ops[0])?,
+            Node::Bitcast { to, .. } => self.bitcast_bits(mode, *to, ops[0]),
             Node::Select { .. } => self.sel(mode, ops[0], ops[1], ops[2]),
             Node::Clamp { ty, .. } => {
                 let m = self.binop(mode, BinaryOp::Max, *ty, ops[0], ops[1], None)?;
@@ -2199,16 +2208,15 @@ impl<'a, 'f> Em<'a, 'f> {
                 let i = self.konst(mode, et, inf);
                 self.b.ins().fcmp(FloatCC::LessThan, a, i)
             }
-            UnaryOp::Exp
-            | UnaryOp::Expm1
-            | UnaryOp::Log
-            | UnaryOp::Log1p
-            | UnaryOp::Tanh
-            | UnaryOp::Logistic
-            | UnaryOp::Sin
-            | UnaryOp::Cos => self
-                .math
-                .emit_unary(self.module, self.b, op, x, self.cbase)?,
+            // The misc family: bit counts at the element's width, and
+            // rounding ties away from zero (`codegen/misc.rs`).
+            UnaryOp::PopCnt => self.b.ins().popcnt(x),
+            UnaryOp::Clz => self.b.ins().clz(x),
+            UnaryOp::RoundNearestAfz => self.round_nearest_afz(mode, et, x),
+            oxla_ir::transcendental_unary_ops!() => {
+                self.math
+                    .emit_unary(self.module, self.b, op, x, self.cbase)?
+            }
         })
     }
 

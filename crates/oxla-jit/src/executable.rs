@@ -116,6 +116,7 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     // Like `evaluate`: a computation assembled without verification (an
     // empty one, an operand out of range) is refused before it is read.
     oxla_ir::verifier::verify(comp)?;
+    crate::unsupported::check(comp)?;
     let mut plan = Plan::new(comp);
     form_row_groups(comp, &mut plan)?;
     let mut jit = Jit::new()?;

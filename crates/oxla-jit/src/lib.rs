@@ -67,6 +67,7 @@ pub(crate) mod ix;
 pub(crate) mod lower;
 pub(crate) mod math;
 pub(crate) mod pool;
+pub(crate) mod unsupported;
 
 pub use executable::{Executable, PARALLEL_THRESHOLD, compile, fusion_text};
 pub use pool::THREADS_VAR;

@@ -129,6 +129,9 @@ pub fn ulp_bound(op: UnaryOp, ty: ElementType) -> u32 {
         UnaryOp::Logistic => (4, 4),
         UnaryOp::Sin => (1, 1),
         UnaryOp::Cos => (1, 1),
+        // Calls into the very `libm` functions the interpreter uses.
+        UnaryOp::Erf | UnaryOp::Cbrt | UnaryOp::Tan => (0, 0),
+        UnaryOp::PopCnt | UnaryOp::Clz | UnaryOp::RoundNearestAfz => (0, 0),
         UnaryOp::Neg
         | UnaryOp::Abs
         | UnaryOp::Sign
@@ -163,10 +166,16 @@ enum Helper {
     Sin,
     Cosf,
     Cos,
+    Erff,
+    Erf,
+    Cbrtf,
+    Cbrt,
+    Tanf,
+    Tan,
 }
 
 impl Helper {
-    const ALL: [Helper; 10] = [
+    const ALL: [Helper; 16] = [
         Helper::Powf,
         Helper::Pow,
         Helper::Atan2f,
@@ -177,6 +186,12 @@ impl Helper {
         Helper::Sin,
         Helper::Cosf,
         Helper::Cos,
+        Helper::Erff,
+        Helper::Erf,
+        Helper::Cbrtf,
+        Helper::Cbrt,
+        Helper::Tanf,
+        Helper::Tan,
     ];
 
     fn name(self) -> &'static str {
@@ -191,6 +206,12 @@ impl Helper {
             Helper::Sin => "oxla_sin",
             Helper::Cosf => "oxla_cosf",
             Helper::Cos => "oxla_cos",
+            Helper::Erff => "oxla_erff",
+            Helper::Erf => "oxla_erf",
+            Helper::Cbrtf => "oxla_cbrtf",
+            Helper::Cbrt => "oxla_cbrt",
+            Helper::Tanf => "oxla_tanf",
+            Helper::Tan => "oxla_tan",
         }
     }
 
@@ -206,16 +227,34 @@ impl Helper {
             Helper::Sin => oxla_sin as *const u8,
             Helper::Cosf => oxla_cosf as *const u8,
             Helper::Cos => oxla_cos as *const u8,
+            Helper::Erff => oxla_erff as *const u8,
+            Helper::Erf => oxla_erf as *const u8,
+            Helper::Cbrtf => oxla_cbrtf as *const u8,
+            Helper::Cbrt => oxla_cbrt as *const u8,
+            Helper::Tanf => oxla_tanf as *const u8,
+            Helper::Tan => oxla_tan as *const u8,
         }
     }
 
     /// The element type of the arguments and the result.
     fn ty(self) -> Type {
         match self {
-            Helper::Powf | Helper::Atan2f | Helper::Fmodf | Helper::Sinf | Helper::Cosf => {
-                types::F32
-            }
-            Helper::Pow | Helper::Atan2 | Helper::Fmod | Helper::Sin | Helper::Cos => types::F64,
+            Helper::Powf
+            | Helper::Atan2f
+            | Helper::Fmodf
+            | Helper::Sinf
+            | Helper::Cosf
+            | Helper::Erff
+            | Helper::Cbrtf
+            | Helper::Tanf => types::F32,
+            Helper::Pow
+            | Helper::Atan2
+            | Helper::Fmod
+            | Helper::Sin
+            | Helper::Cos
+            | Helper::Erf
+            | Helper::Cbrt
+            | Helper::Tan => types::F64,
         }
     }
 
@@ -227,7 +266,16 @@ impl Helper {
             | Helper::Atan2
             | Helper::Fmodf
             | Helper::Fmod => 2,
-            Helper::Sinf | Helper::Sin | Helper::Cosf | Helper::Cos => 1,
+            Helper::Sinf
+            | Helper::Sin
+            | Helper::Cosf
+            | Helper::Cos
+            | Helper::Erff
+            | Helper::Erf
+            | Helper::Cbrtf
+            | Helper::Cbrt
+            | Helper::Tanf
+            | Helper::Tan => 1,
         }
     }
 
@@ -265,6 +313,25 @@ extern "C" fn oxla_cosf(x: f32) -> f32 {
 }
 extern "C" fn oxla_cos(x: f64) -> f64 {
     x.cos()
+}
+// The misc family's float functions: the interpreter's `libm` calls.
+extern "C" fn oxla_erff(x: f32) -> f32 {
+    libm::erff(x)
+}
+extern "C" fn oxla_erf(x: f64) -> f64 {
+    libm::erf(x)
+}
+extern "C" fn oxla_cbrtf(x: f32) -> f32 {
+    libm::cbrtf(x)
+}
+extern "C" fn oxla_cbrt(x: f64) -> f64 {
+    libm::cbrt(x)
+}
+extern "C" fn oxla_tanf(x: f32) -> f32 {
+    libm::tanf(x)
+}
+extern "C" fn oxla_tan(x: f64) -> f64 {
+    libm::tan(x)
 }
 
 /// Emits transcendental functions into functions of one `JITModule`.
@@ -333,7 +400,10 @@ impl MathLib {
             | UnaryOp::Ceil
             | UnaryOp::RoundNearestEven
             | UnaryOp::Not
-            | UnaryOp::IsFinite => false,
+            | UnaryOp::IsFinite
+            | UnaryOp::PopCnt
+            | UnaryOp::Clz
+            | UnaryOp::RoundNearestAfz => false,
         }
     }
 
@@ -389,6 +459,10 @@ impl MathLib {
             UnaryOp::Logistic => Em { fb, ty, fma, cbase }.logistic(x),
             UnaryOp::Sin => self.sin_cos(module, fb, false, x, cbase),
             UnaryOp::Cos => self.sin_cos(module, fb, true, x, cbase),
+            // One call per lane into `libm`, as the interpreter computes them.
+            UnaryOp::Erf => self.call_typed(module, fb, (Helper::Erff, Helper::Erf), x),
+            UnaryOp::Cbrt => self.call_typed(module, fb, (Helper::Cbrtf, Helper::Cbrt), x),
+            UnaryOp::Tan => self.call_typed(module, fb, (Helper::Tanf, Helper::Tan), x),
             UnaryOp::Neg
             | UnaryOp::Abs
             | UnaryOp::Sign
@@ -398,7 +472,10 @@ impl MathLib {
             | UnaryOp::Ceil
             | UnaryOp::RoundNearestEven
             | UnaryOp::Not
-            | UnaryOp::IsFinite => return Err(no_code(op.name(), ty)),
+            | UnaryOp::IsFinite
+            | UnaryOp::PopCnt
+            | UnaryOp::Clz
+            | UnaryOp::RoundNearestAfz => return Err(no_code(op.name(), ty)),
         })
     }
 
@@ -440,6 +517,19 @@ impl MathLib {
         };
         let helper = if f64 { helper_f64 } else { helper_f32 };
         Ok(self.call_lanes(module, fb, helper, &[x, y]))
+    }
+
+    /// Calls the f32 or the f64 helper of `helpers` on `x`, by its type.
+    fn call_typed(
+        &self,
+        module: &mut JITModule,
+        fb: &mut FunctionBuilder,
+        (f32_helper, f64_helper): (Helper, Helper),
+        x: Value,
+    ) -> Value {
+        let f64 = fb.func.dfg.value_type(x).lane_type() == types::F64;
+        let helper = if f64 { f64_helper } else { f32_helper };
+        self.call_lanes(module, fb, helper, &[x])
     }
 
     /// Calls `helper` on `args`: once for scalars, once per lane for vectors.

@@ -415,7 +415,17 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Pad { .. }
             | OpKind::Reduce { .. }
             | OpKind::DotGeneral { .. }
-            | OpKind::Tuple => w.push(
+            | OpKind::Tuple
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,

@@ -1,0 +1,225 @@
+//! The misc family: `bitcast-convert`, `bitcast`, `reduce-precision`, the
+//! random-number ops (`random`), `cholesky` and `triangular-solve`
+//! (`linalg`), and the batch-norm ops, evaluated as the expansion into
+//! primitives that XLA runs (`oxla_ir::passes::batch_norm`).
+//!
+//! Every function here follows XLA (its evaluator, or the expander XLA:CPU
+//! runs where the evaluator has none) and is exact where XLA's result is
+//! defined bit for bit: `bitcast-convert` and `reduce-precision` work on
+//! bit patterns and never pass a value through a float operation, so NaN
+//! payloads survive; `rng-bit-generator` reproduces XLA:CPU's ThreeFry and
+//! Philox bits.
+
+mod linalg;
+pub(crate) mod random;
+
+pub(crate) use linalg::{cholesky, triangular_solve};
+pub(crate) use random::{rng, rng_bit_generator};
+
+use oxla_ir::{ArrayData, ElementType, Literal};
+
+use crate::ops::{OpResult, array};
+
+/// The values of `data` as their little-endian bytes, row-major: the
+/// memory image XLA's `bitcast-convert` reinterprets.
+fn to_le_bytes(data: &ArrayData) -> Vec<u8> {
+    fn bytes<const N: usize, T: Copy>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+        v.iter().flat_map(|&x| f(x)).collect()
+    }
+    match data {
+        ArrayData::Pred(v) => v.iter().map(|&b| u8::from(b)).collect(),
+        ArrayData::S8(v) => bytes(v, i8::to_le_bytes),
+        ArrayData::S16(v) => bytes(v, i16::to_le_bytes),
+        ArrayData::S32(v) => bytes(v, i32::to_le_bytes),
+        ArrayData::S64(v) => bytes(v, i64::to_le_bytes),
+        ArrayData::U8(v) => v.clone(),
+        ArrayData::U16(v) => bytes(v, u16::to_le_bytes),
+        ArrayData::U32(v) => bytes(v, u32::to_le_bytes),
+        ArrayData::U64(v) => bytes(v, u64::to_le_bytes),
+        // `to_bits` keeps every bit: NaN payloads and signs included.
+        ArrayData::F32(v) => bytes(v, |x: f32| x.to_bits().to_le_bytes()),
+        ArrayData::F64(v) => bytes(v, |x: f64| x.to_bits().to_le_bytes()),
+    }
+}
+
+/// Reads little-endian `bytes` as values of `ty`.
+fn from_le_bytes(ty: ElementType, bytes: &[u8]) -> OpResult<ArrayData> {
+    fn values<const N: usize, T>(bytes: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
+        bytes
+            .chunks_exact(N)
+            .map(|c| {
+                let mut a = [0u8; N];
+                a.copy_from_slice(c);
+                f(a)
+            })
+            .collect()
+    }
+    let width = ty.byte_size();
+    if width == 0 || bytes.len() % width != 0 {
+        return Err(format!(
+            "{} bytes cannot be read as {ty} values",
+            bytes.len()
+        ));
+    }
+    Ok(match ty {
+        ElementType::Pred => ArrayData::Pred(bytes.iter().map(|&b| b != 0).collect()),
+        ElementType::S8 => ArrayData::S8(values(bytes, i8::from_le_bytes)),
+        ElementType::S16 => ArrayData::S16(values(bytes, i16::from_le_bytes)),
+        ElementType::S32 => ArrayData::S32(values(bytes, i32::from_le_bytes)),
+        ElementType::S64 => ArrayData::S64(values(bytes, i64::from_le_bytes)),
+        ElementType::U8 => ArrayData::U8(bytes.to_vec()),
+        ElementType::U16 => ArrayData::U16(values(bytes, u16::from_le_bytes)),
+        ElementType::U32 => ArrayData::U32(values(bytes, u32::from_le_bytes)),
+        ElementType::U64 => ArrayData::U64(values(bytes, u64::from_le_bytes)),
+        ElementType::F32 => {
+            ArrayData::F32(values(bytes, |b| f32::from_bits(u32::from_le_bytes(b))))
+        }
+        ElementType::F64 => {
+            ArrayData::F64(values(bytes, |b| f64::from_bits(u64::from_le_bytes(b))))
+        }
+        ElementType::Tuple => return Err("bitcast-convert cannot produce a tuple".into()),
+    })
+}
+
+/// `bitcast-convert` of `x` to `to`: the row-major little-endian bytes of
+/// `x` read as `to` values. With equal widths each element keeps its bits;
+/// narrowing splits element `i` into the new minor dimension, least
+/// significant part first (`f32 1.0 -> u8 {0, 0, 128, 63}`); widening joins
+/// them back.
+pub(crate) fn bitcast_convert(x: &Literal, to: ElementType) -> OpResult<ArrayData> {
+    let data = array(x)?;
+    if data.element_type().is_pred() != to.is_pred() {
+        return Err(format!(
+            "bitcast-convert between pred and {to} has no defined bits"
+        ));
+    }
+    from_le_bytes(to, &to_le_bytes(data))
+}
+
+/// Rounds the bits `v` of a float with `src_exp` exponent and `src_man`
+/// mantissa bits (`total` bits in all) to `exp`/`man` bits, as XLA's
+/// evaluator does: round the mantissa to nearest even by adding `0111..1`
+/// plus the last kept bit and masking (a carry into the exponent is
+/// right), then send exponents past the narrower range to infinity and
+/// those at or below its smallest normal to zero (subnormals flush). NaN is
+/// handled by the caller.
+fn reduce_precision_bits(v: u64, total: u32, src_man: u32, exp: i64, man: i64) -> u64 {
+    let src_exp = total - src_man - 1;
+    let width_mask = if total == 64 {
+        u64::MAX
+    } else {
+        (1u64 << total) - 1
+    };
+    let mut v = v;
+    if man < i64::from(src_man) {
+        let cut = src_man - man as u32;
+        let last_kept = 1u64 << cut;
+        let bias = (last_kept >> 1).wrapping_sub(1) + ((v & last_kept) >> cut);
+        v = (v.wrapping_add(bias) & width_mask) & !(last_kept - 1);
+    }
+    if exp < i64::from(src_exp) {
+        let sign = 1u64 << (total - 1);
+        let exp_mask = ((1u64 << src_exp) - 1) << src_man;
+        let bias = (1u64 << (src_exp - 1)) - 1;
+        let reduced_bias = (1u64 << (exp as u32 - 1)) - 1;
+        let x_exp = v & exp_mask;
+        let signed_zero = v & sign;
+        if x_exp > (bias + reduced_bias) << src_man {
+            v = signed_zero | exp_mask;
+        } else if x_exp <= (bias - reduced_bias) << src_man {
+            v = signed_zero;
+        }
+    }
+    v
+}
+
+/// `reduce-precision` of a float array to `exponent_bits` and
+/// `mantissa_bits` (see [`reduce_precision_bits`]); a NaN stays the same
+/// NaN if any mantissa bit is kept, else becomes `+inf`.
+pub(crate) fn reduce_precision(
+    x: &Literal,
+    exponent_bits: i64,
+    mantissa_bits: i64,
+) -> OpResult<ArrayData> {
+    if exponent_bits < 1 || mantissa_bits < 0 {
+        return Err(format!(
+            "reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0, got {exponent_bits} and {mantissa_bits}"
+        ));
+    }
+    match array(x)? {
+        ArrayData::F32(v) => Ok(ArrayData::F32(
+            v.iter()
+                .map(|&f| {
+                    if f.is_nan() {
+                        return if mantissa_bits > 0 { f } else { f32::INFINITY };
+                    }
+                    let bits = u64::from(f.to_bits());
+                    let r = reduce_precision_bits(bits, 32, 23, exponent_bits, mantissa_bits);
+                    f32::from_bits(r as u32)
+                })
+                .collect(),
+        )),
+        ArrayData::F64(v) => Ok(ArrayData::F64(
+            v.iter()
+                .map(|&f| {
+                    if f.is_nan() {
+                        return if mantissa_bits > 0 { f } else { f64::INFINITY };
+                    }
+                    let r =
+                        reduce_precision_bits(f.to_bits(), 64, 52, exponent_bits, mantissa_bits);
+                    f64::from_bits(r)
+                })
+                .collect(),
+        )),
+        other => Err(format!(
+            "reduce-precision is not defined for {}",
+            other.element_type()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rp32(x: f32, e: i64, m: i64) -> f32 {
+        let out = reduce_precision(&Literal::scalar(x), e, m).expect("float");
+        match out {
+            ArrayData::F32(v) => v[0],
+            _ => unreachable!("f32 in, f32 out"),
+        }
+    }
+
+    #[test]
+    fn reduce_precision_rounds_like_bf16_and_f16() {
+        // 1 + 2^-8 is halfway between bf16 neighbours 1 and 1 + 2^-7: even wins.
+        assert_eq!(rp32(1.0 + 2f32.powi(-8), 8, 7), 1.0);
+        assert_eq!(
+            rp32(1.0 + 3.0 * 2f32.powi(-8), 8, 7),
+            1.0 + 2.0 * 2f32.powi(-7)
+        );
+        // f16: 65520 rounds up past 65504 to inf; 1e-5 is subnormal in f16
+        // and flushes to zero (convert would keep it).
+        assert_eq!(rp32(65520.0, 5, 10), f32::INFINITY);
+        assert_eq!(rp32(65504.0, 5, 10), 65504.0);
+        assert_eq!(rp32(-1e-5, 5, 10).to_bits(), (-0.0f32).to_bits());
+        // NaN payloads survive when a mantissa bit is kept.
+        let nan = f32::from_bits(0x7fc0_1234);
+        assert_eq!(rp32(nan, 8, 7).to_bits(), 0x7fc0_1234);
+        assert_eq!(rp32(nan, 8, 0), f32::INFINITY);
+        // Wider than the source: unchanged.
+        assert_eq!(rp32(0.1, 11, 52), 0.1);
+    }
+
+    #[test]
+    fn bitcast_convert_is_little_endian_and_keeps_nan_payloads() {
+        let x = Literal::scalar(f32::from_bits(0x7f80_0001)); // a signalling NaN
+        let bytes = bitcast_convert(&x, ElementType::U8).expect("bytes");
+        assert_eq!(bytes, ArrayData::U8(vec![1, 0, 0x80, 0x7f]));
+        let back = from_le_bytes(ElementType::F32, &[1, 0, 0x80, 0x7f]).expect("f32");
+        match back {
+            ArrayData::F32(v) => assert_eq!(v[0].to_bits(), 0x7f80_0001),
+            other => panic!("expected f32, got {other:?}"),
+        }
+    }
+}
