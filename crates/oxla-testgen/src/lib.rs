@@ -25,6 +25,10 @@
 //! assert_eq!(args.len(), p.comp.parameter_shapes().len());
 //! ```
 
+// Steps for the misc family (bitcasts, reduce-precision, rng, linear
+// algebra, batch norm).
+mod misc;
+
 use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
 use oxla_ir::{
     ArrayData, Builder, Computation, ElementType, Literal, Op, OpClass, OpKind, Result, Shape,
@@ -84,6 +88,14 @@ pub struct GenConfig {
     /// of its own (a `reduce` or `dot` inside it, see [`gen_program`])
     /// instead of `add`, `max` or `min`.
     pub nested_bodies: f64,
+    /// Whether the misc family's ops the JIT compiles (same-width
+    /// `bitcast-convert`, `bitcast`, `reduce-precision`) may appear.
+    pub misc_ops: bool,
+    /// Whether the ops the JIT refuses for now may appear: `rng`,
+    /// `rng-bit-generator`, `cholesky`, `triangular-solve`, the batch-norm
+    /// ops and width-changing `bitcast-convert` (for interpreter-only
+    /// runs; off by default, and off in the differential tests).
+    pub jit_unsupported_ops: bool,
 }
 
 impl Default for GenConfig {
@@ -96,6 +108,8 @@ impl Default for GenConfig {
             transcendentals: true,
             float_reassociation: true,
             nested_bodies: 0.5,
+            misc_ops: true,
+            jit_unsupported_ops: false,
         }
     }
 }
@@ -361,7 +375,7 @@ impl Gen<'_> {
     fn step(&mut self) -> Result<()> {
         let ty = self.rng.pick(&self.cfg.element_types);
         let (a, ashape) = self.value_of_type(ty)?;
-        let choice = self.rng.below(18);
+        let choice = self.rng.below(18 + self.misc_kinds());
         let (op, shape, name): (Op, Shape, &'static str) = match choice {
             0..=5 => {
                 let candidates: Vec<BinaryOp> = BinaryOp::ALL
@@ -426,7 +440,7 @@ impl Gen<'_> {
                 let op = self.b.select(p, a, other)?;
                 (op, ashape.clone(), "select")
             }
-            10 if !ty.is_pred() => {
+            10 => {
                 let lo = self.param(Shape::scalar(ty))?;
                 let hi = self.param(Shape::scalar(ty))?;
                 let op = self.b.clamp(lo, a, hi)?;
@@ -541,6 +555,11 @@ impl Gen<'_> {
                 let op = self.b.dot_general(a, rhs, &dims)?;
                 (op, Shape::new(ty, &[ashape.dims()[0], n]), "dot")
             }
+            // The misc family (`misc.rs`).
+            c if c >= 18 => match self.misc_step(c - 18, a, &ashape)? {
+                Some(made) => made,
+                None => return Ok(()),
+            },
             _ => return Ok(()),
         };
         let got = self.b.shape(op)?;
