@@ -417,7 +417,7 @@ def fori_loop_power(name):
     rng = rng_for(name)
     a = normal(rng, (5, 5))
     a = (a + a.T) / 2
-    v = np.ones((5,), np.float32) / np.sqrt(5.0)
+    v = np.full((5,), 1 / np.sqrt(5.0), np.float32)
 
     def f(a, v):
         def body(_, v):

@@ -21,9 +21,7 @@
 //! `(jit-ulp=N)` for the JIT alone), both backends give `<expected>`;
 //! `run: compare`, the JIT gives the interpreter's result on generated
 //! arguments; `strict-hlo: ok` / `strict-hlo: error: ...`;
-//! `canonical`, the module is the printer's own text; `valid`;
-//! `jit: unsupported`, the JIT refuses the module with
-//! `Error::JitUnsupportedOp` and `run:` checks the interpreter only. Every valid
+//! `canonical`, the module is the printer's own text; `valid`. Every valid
 //! module also round-trips (`print(parse(text))` parses and prints
 //! identically), and every `run` also checks that `expand_broadcasts` gives
 //! strict HLO with the same interpreter result.
@@ -59,13 +57,13 @@ enum Directive {
     },
     /// `run: compare`, with the JIT's ulp bound.
     Compare { jit_ulp: u64 },
-    /// `jit: unsupported`: the JIT refuses the module with a typed error
-    /// (`Error::JitUnsupportedOp`), and `run:` checks the interpreter only.
-    JitUnsupported,
     /// `canonical`.
     Canonical,
     /// `valid`.
     Valid,
+    /// `jit: unsupported`: the JIT refuses the module with
+    /// `Error::UnsupportedOp`; `run` lines check the interpreter only.
+    JitUnsupported,
 }
 
 /// A directive and the file line it starts on.
@@ -371,12 +369,11 @@ fn read_directive(lines: &[&str], i: usize) -> Result<(Option<Directive>, usize)
     let directive = match word {
         "canonical" => Directive::Canonical,
         "valid" => Directive::Valid,
+        "jit" if rest == "unsupported" => Directive::JitUnsupported,
         "jit" => {
-            if rest == "unsupported" {
-                Directive::JitUnsupported
-            } else {
-                return Err(at("expected `jit: unsupported`".into()));
-            }
+            return Err(at(format!(
+                "expected `jit: unsupported`, found `jit: {rest}`"
+            )));
         }
         "error" => Directive::Error {
             at: options_at,
@@ -781,7 +778,7 @@ fn check_module(
     }
 
     let mut jit: Option<Result<oxla::Executable, String>> = None;
-    let jit_refused = m
+    let jit_unsupported = m
         .directives
         .iter()
         .any(|d| matches!(d.directive, Directive::JitUnsupported));
@@ -789,17 +786,17 @@ fn check_module(
         let line = d.line;
         match &d.directive {
             Directive::Error { .. } | Directive::StrictError { .. } | Directive::Valid => {}
-            // Until the JIT compiles the op: refused, with the typed error.
+            // Until the JIT compiles the module's ops: it must refuse them
+            // with a typed error (and the day it compiles them, this fails).
             Directive::JitUnsupported => match oxla::compile(&comp) {
-                Err(Error::JitUnsupportedOp { .. }) => {}
+                Err(oxla::Error::UnsupportedOp { .. }) => {}
                 Err(e) => fail(
                     line,
-                    format!("the JIT refuses the module, but not as unsupported:\n{e}"),
+                    format!("the JIT fails, but not with UnsupportedOp:\n{e}"),
                 ),
                 Ok(_) => fail(
                     line,
-                    "the JIT compiles the module: drop `jit: unsupported` and check its runs"
-                        .into(),
+                    "the JIT compiles the module: drop `jit: unsupported`".into(),
                 ),
             },
             Directive::Canonical => {
@@ -853,19 +850,17 @@ fn check_module(
                     &literals,
                     &want,
                     (*ulp, *jit_ulp),
-                    (!jit_refused).then_some(&mut jit),
+                    (!jit_unsupported).then_some(&mut jit),
                     line,
                     fail,
                 );
             }
             Directive::Compare { jit_ulp } => {
                 *compares += 1;
-                if jit_refused {
+                if jit_unsupported {
                     fail(
                         line,
-                        "`run: compare` checks the JIT, which `jit: unsupported` says refuses \
-                         the module"
-                            .into(),
+                        "`run: compare` needs the JIT (`jit: unsupported`)".into(),
                     );
                     continue;
                 }
@@ -899,8 +894,8 @@ fn refs(literals: &[Literal]) -> Vec<&Literal> {
 
 /// The interpreter's result, and that of the strict HLO form
 /// (`expand_broadcasts`), must be `want` within `ulp.0` units in the last
-/// place; the JIT's within `ulp.1` (unless `jit` is `None`: the module is
-/// `jit: unsupported`).
+/// place; the JIT's within `ulp.1` (unless `jit` is `None`: `jit:
+/// unsupported`).
 fn check_run(
     comp: &Computation,
     args: &[Literal],
@@ -941,9 +936,7 @@ fn check_run(
         }
         Err(e) => fail(line, format!("expand_broadcasts fails:\n{e}")),
     }
-    let Some(jit) = jit else {
-        return;
-    };
+    let Some(jit) = jit else { return };
     let exe = jit.get_or_insert_with(|| oxla::compile(comp).map_err(|e| e.to_string()));
     match exe {
         Ok(exe) => match exe.run(&args) {

@@ -68,7 +68,14 @@ pub fn prepare<'c>(
 ) -> Result<Box<dyn Runner + 'c>, CliError> {
     match backend {
         Backend::Interp => Ok(Box::new(Interpreter(comp))),
-        Backend::Jit => Ok(Box::new(oxla::compile(comp)?)),
+        Backend::Jit => match oxla::compile(comp) {
+            Ok(exe) => Ok(Box::new(exe)),
+            // An op the JIT does not compile yet: the interpreter runs it.
+            Err(e @ oxla::Error::UnsupportedOp { .. }) => Err(CliError::Failure(format!(
+                "{e}\nhelp: run it on the interpreter: add `--backend interp`"
+            ))),
+            Err(e) => Err(e.into()),
+        },
     }
 }
 

@@ -58,6 +58,9 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::Map { .. }
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. }
@@ -66,6 +69,10 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
         | OpKind::BatchNormGrad { .. } => None,
+
+        // The work of a loop's or a branch's body depends on values known
+        // only at run time (the trip count, the branch taken).
+        OpKind::While { .. } | OpKind::Conditional { .. } => None,
     }
 }
 

@@ -202,7 +202,9 @@ Examples:
 const CHECK_HELP: &str = "\
 Parse and verify a module. Prints the module as oxla reads it (every instruction with its
 inferred shape) and exits 0, or prints every error as FILE:LINE:COLUMN with the source line
-and exits 1.
+and exits 1: after an unknown or unsupported op or a malformed attribute, checking goes on
+with the next instruction (up to 50 errors). A module whose constants were printed as `{...}`
+checks, but cannot be run.
 
 Usage: oxla check <MODULE>
 
@@ -540,8 +542,13 @@ fn cmd_check(p: &Parsed) -> Result<(), CliError> {
                 note(&located(path, e));
                 note("");
             }
+            let more = if errors.len() >= oxla::internals::parser::MAX_DIAGNOSTICS {
+                " (check stops there: fix these and check again)"
+            } else {
+                ""
+            };
             Err(CliError::Failure(format!(
-                "{path}: {} error(s); the module is not valid",
+                "{path}: {} error(s){more}; the module is not valid",
                 errors.len()
             )))
         }

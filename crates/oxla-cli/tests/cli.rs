@@ -337,10 +337,10 @@ fn check_prints_a_good_module_and_locates_errors_in_a_bad_one() {
     );
     assert!(err.contains("2 error(s)"), "{err}");
     assert!(stdout(&o).is_empty());
-    // `run` stops at the first error, also located.
+    // `run` stops at the first error in the text, also located.
     let o = oxla(&["run", b]);
     expect_status(&o, 1);
-    assert!(stderr(&o).contains(&format!("{b}:6:28:")), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("{b}:5:7:")), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -626,4 +626,25 @@ fn failures_exit_1() {
     );
     let o = oxla(&["check", "/nonexistent/model.hlo"]);
     expect_status(&o, 1);
+}
+
+#[test]
+fn control_flow_runs_on_the_interpreter_and_the_jit_says_so() {
+    let module = data("../jax_ctrl/fori_sum.hlo");
+    let input = data("../jax_ctrl/fori_sum.in0.npy");
+    let (module, input) = (module.to_str().unwrap(), input.to_str().unwrap());
+    // The default backend (the JIT) refuses the loop and names the fix.
+    let o = oxla(&["run", module, "--input", input]);
+    expect_status(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("Unsupported by the jit"), "{err}");
+    assert!(err.contains("--backend interp"), "{err}");
+    // The interpreter runs it: sum over i < 10 of i * x = 45 * x.
+    let o = oxla(&["run", module, "--input", input, "--backend", "interp"]);
+    expect_status(&o, 0);
+    let out = stdout(&o);
+    assert!(
+        out.contains("{ 0, 45, 90 }") && out.contains("{ 135, 180, 225 }"),
+        "{out}"
+    );
 }

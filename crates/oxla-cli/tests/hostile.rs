@@ -235,3 +235,107 @@ fn run_refuses_values_that_do_not_fit() {
         run.stderr
     );
 }
+
+/// `oxla check` lists every error it can recover from, in the order of the
+/// text: each unsupported or out-of-scope op (checking resumes at the next
+/// instruction), and the semantic errors of what remains. Uses of a broken
+/// instruction are not reported again.
+#[test]
+fn check_lists_every_error() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-cli-check");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("many.hlo");
+    std::fs::write(
+        &path,
+        "HloModule many\n\nENTRY e {\n  a = f32[2] parameter(0)\n  b = f32[2] custom-call(a), custom_call_target=\"foo\"\n  c = f32[2] negate(b)\n  d = f32[3] negate(a)\n  w = f32[2] rng-get-and-update-state(), delta=1\n  r = f32[2] all-reduce(a), to_apply=add\n  ROOT z = f32[2] add(a, zz)\n}\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let run = oxla(&["check", p], &[]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let mut at = 0;
+    for want in [
+        format!("{p}:5:14: unsupported op `custom-call`"),
+        format!("{p}:7:7: `d` declares shape f32[3] but its operands give f32[2]"),
+        format!("{p}:8:14: unsupported op `rng-get-and-update-state`"),
+        format!("{p}:9:14: `all-reduce` is a multi-device collective: out of scope"),
+        format!("{p}:10:26: undefined operand `zz`"),
+        format!("{p}: 5 error(s); the module is not valid"),
+    ] {
+        let found = run.stderr[at..].find(&want);
+        assert!(
+            found.is_some(),
+            "no `{want}` after byte {at} in:\n{}",
+            run.stderr
+        );
+        at += found.unwrap_or(0) + want.len();
+    }
+    // Past 50 errors, check says it stopped.
+    let many = fuzz_dir().join("corpus/nasty_many_unsupported_ops.hlo");
+    let run = oxla(&["check", many.to_str().unwrap()], &[]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("50 error(s) (check stops there"),
+        "{}",
+        run.stderr
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A module whose constants were printed as `{...}` (as XLA prints large
+/// constants and tuple constants) checks and prints back; running it on
+/// either backend, or converting it to StableHLO, is refused.
+#[test]
+fn elided_constants_check_but_never_run() {
+    let path = fuzz_dir().join("corpus/xla_elided_constant.hlo");
+    let p = path.to_str().unwrap();
+    let run = oxla(&["check", p], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("w = f32[67,89]{1,0} constant({...})"),
+        "{}",
+        run.stdout
+    );
+    for args in [
+        vec!["run", p, "--backend", "interp"],
+        vec!["run", p, "--backend", "jit"],
+        vec!["convert", p, "--to", "stablehlo"],
+    ] {
+        let run = oxla(&args, &[]);
+        assert_eq!(run.code, Some(1), "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("the values of this f32[67,89] constant were elided"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+/// A constant written as one value for an array is what XLA makes of it,
+/// the value at index 0 and zeros elsewhere, on both backends: as a dense
+/// literal when small, as a pad when large.
+#[test]
+fn one_value_constants_run_as_xla_reads_them() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-cli-one-value");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("one_value.hlo");
+    std::fs::write(
+        &path,
+        "HloModule m\n\nENTRY e {\n  a = f32[5000] constant(15)\n  s = f32[3] slice(a), slice={[0:3]}\n  b = s32[2,2] constant(-7)\n  ROOT t = (f32[3], s32[2,2]) tuple(s, b)\n}\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    for backend in ["interp", "jit"] {
+        let run = oxla(&["run", p, "--backend", backend], &[]);
+        assert_eq!(run.code, Some(0), "{backend}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("f32[3] {15, 0, 0}")
+                && run.stdout.contains("{ -7, 0 }")
+                && run.stdout.contains("{ 0, 0 }"),
+            "{backend}: {}",
+            run.stdout
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -9,9 +9,11 @@
 //! instruction, its shape and the budget.
 //!
 //! What is counted, because it is what [`crate::evaluate`] allocates:
-//! - every instruction's result, in every body, kept until its body returns
-//!   (parameters and constants are borrowed, not copied, so they count 0;
-//!   a reducer's body runs one call at a time, so its values count once);
+//! - every instruction's result, in every body, as if kept until its body
+//!   returns (parameters and constants are borrowed, and tuples, their
+//!   elements, loop states and branch results share the values they are
+//!   made of, so they count 0; a called body runs one call at a time, so its
+//!   values count once however often it runs);
 //! - the largest scratch space of any one instruction, freed when it
 //!   finishes: an elementwise operand stretched to the result's dims, and
 //!   the position lists (8 bytes each) of a reduce or a dot.
@@ -66,9 +68,10 @@ pub(crate) fn check(comp: &Computation, budget: u64) -> Result<()> {
     let mut largest_scratch: (u128, &str) = (0, "");
     for body in comp.bodies() {
         for inst in &body.instructions {
-            let result = match inst.kind {
-                OpKind::Parameter { .. } | OpKind::Constant { .. } => 0,
-                _ => value_bytes(&inst.shape),
+            let result = if shares_its_operands(&inst.kind) {
+                0
+            } else {
+                value_bytes(&inst.shape)
             };
             let scratch = scratch_bytes(body, inst);
             if result + scratch > budget {
@@ -117,6 +120,47 @@ pub(crate) fn check(comp: &Computation, budget: u64) -> Result<()> {
     Ok(())
 }
 
+/// `true` for the instructions whose value is made of values that exist
+/// already (an argument, a constant, an operand, a called body's result),
+/// shared rather than copied, so they hold no bytes of their own.
+fn shares_its_operands(kind: &OpKind) -> bool {
+    match kind {
+        OpKind::Parameter { .. }
+        | OpKind::Constant { .. }
+        | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. } => true,
+        OpKind::Iota { .. }
+        | OpKind::Unary(_)
+        | OpKind::Binary { .. }
+        | OpKind::Convert
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::Broadcast { .. }
+        | OpKind::Reshape
+        | OpKind::Transpose { .. }
+        | OpKind::Slice { .. }
+        | OpKind::Concatenate { .. }
+        | OpKind::Reverse { .. }
+        | OpKind::Pad { .. }
+        | OpKind::Reduce { .. }
+        | OpKind::DotGeneral { .. }
+        | OpKind::Map { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => false,
+    }
+}
+
 fn over_budget(inst: &Instruction, what: String, budget: u128) -> Error {
     Error::Evaluation {
         instruction: inst.name.clone(),
@@ -160,8 +204,12 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
     match &inst.kind {
         OpKind::Binary { .. } | OpKind::Select | OpKind::Clamp => stretched(),
         // One position per result element (the bases) and per reduced
-        // element (the offsets; at most the operand's elements).
-        OpKind::Reduce { .. } => position * (out + operand(0).map_or(0, elements)),
+        // element (the offsets; at most the operand's elements). A
+        // variadic reduce's result is a tuple: its first element counts.
+        OpKind::Reduce { .. } => {
+            let out = inst.shape.tuple_shapes().first().map_or(out, elements);
+            position * (out + operand(0).map_or(0, elements))
+        }
         // One position per contracted element on each side (at most each
         // operand's elements).
         OpKind::DotGeneral { .. } => {
@@ -195,7 +243,12 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
         | OpKind::Concatenate { .. }
         | OpKind::Reverse { .. }
         | OpKind::Pad { .. }
-        | OpKind::Tuple => 0,
+        | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. }
+        | OpKind::Map { .. } => 0,
     }
 }
 

@@ -26,12 +26,19 @@
 //!
 //! [`evaluate`] verifies the computation, checks the arguments, then walks
 //! the entry body's instructions in order (they are topologically ordered),
-//! keeping one value per [`InstId`](oxla_ir::InstId) in a `Vec`. Parameters
-//! and constants are borrowed, not copied. A `reduce` runs its reducer body
-//! through the same evaluator, once per element, on scalar literals; a
-//! reducer that is a single binary op of its two parameters is applied as
-//! that op's element function directly (the same function, minus the
-//! literals).
+//! keeping one value per [`InstId`](oxla_ir::InstId) in a `Vec` until the
+//! last instruction that reads it. Values (the `value` module) are shared,
+//! never copied: parameters and constants are borrowed, computed arrays sit
+//! behind an `Rc`, and a tuple is a list of values, so building one, taking
+//! an element out, or handing a loop's state to the next iteration copies
+//! no array; an operand read for the last time is handed over rather than
+//! shared. A `reduce` runs its reducer body through the same evaluator,
+//! once per element, on scalar literals; a reducer that is a single binary
+//! op of its two parameters is applied as that op's element function
+//! directly (the same function, minus the literals). `while`,
+//! `conditional`, `map` and the variadic `reduce` run their bodies through
+//! the same evaluator too (the `ctrl` module), at most
+//! [`MAX_CALL_DEPTH`] calls deep.
 //!
 //! Elementwise operands that do not have the result's dims are read through
 //! a stride view (see the `index` module): operand dimension `i` lines up with result
@@ -102,7 +109,9 @@
 //!   and checks that every instruction produces exactly its declared shape.
 //!   Anything impossible (a tuple where an array must be, an op the element
 //!   type does not have) is an [`Error::Evaluation`] naming the instruction.
-//! - A called body only calls bodies before it, so evaluation terminates.
+//! - A called body only calls bodies before it, so calls nest boundedly
+//!   (and [`MAX_CALL_DEPTH`] bounds the stack). A `while` whose condition
+//!   never fails runs forever, as in XLA.
 //! - Nothing is reassociated or fused: the order of floating-point
 //!   operations is the one documented above, and is the contract a backend
 //!   must meet to agree bit for bit.
@@ -114,14 +123,16 @@
 #![allow(clippy::result_large_err)]
 
 mod budget;
+mod ctrl;
 mod element;
 mod index;
 mod misc;
 mod ops;
+mod value;
 
 pub use budget::{MAX_EVAL_BYTES, MAX_EVAL_BYTES_VAR, max_eval_bytes};
 
-use std::borrow::Cow;
+use std::rc::Rc;
 
 use oxla_ir::{
     ArrayData, Body, Computation, ComputationId, Error, Instruction, Literal, NativeType, OpKind,
@@ -130,6 +141,16 @@ use oxla_ir::{
 
 use crate::element::Element;
 use crate::ops::{OpResult, array};
+use crate::value::Value;
+
+/// How deeply called computations may nest while evaluating (a loop in a
+/// loop in a branch, a reducer in a loop body ...): deeper calls are an
+/// [`Error::Evaluation`] rather than a stack overflow. 64 is what the JIT
+/// allows for nested folds (so the oracle covers it); each level costs
+/// about 12 KiB of stack in a debug build (much less optimised), so 64
+/// levels run in 768 KiB, well inside a 2 MiB thread. JAX programs nest a
+/// few.
+pub const MAX_CALL_DEPTH: usize = 64;
 
 /// Evaluates `comp` on `args` (one literal per parameter, in parameter
 /// order) and returns the root's value: an array, or a tuple for a tuple
@@ -188,84 +209,330 @@ pub fn evaluate_with_budget(
     max_bytes: u64,
 ) -> Result<Literal> {
     oxla_ir::verifier::verify(comp)?;
+    // A constant printed as `{...}` has no values to compute with.
+    comp.check_values_known()?;
     comp.check_arguments(args)?;
     budget::check(comp, max_bytes)?;
-    misc::random::with_fresh_stream(|| evaluate_body(comp, comp.entry_id(), args))
+    let cx = Eval::new(comp);
+    let args: Vec<Value<'_>> = args.iter().map(|&a| Value::Borrowed(a)).collect();
+    misc::random::with_fresh_stream(|| cx.call(comp.entry_id(), args, 0)).map(Value::into_literal)
 }
 
-/// Evaluates body `id` of `comp` on `params` (already checked against its
-/// parameters by the caller) and returns its root's value.
-fn evaluate_body<'a>(
+/// What every body evaluation of one [`evaluate`] shares: the computation,
+/// and for each body where each instruction's value is read for the last
+/// time (so it can be handed over rather than shared, and dropped).
+pub(crate) struct Eval<'a> {
     comp: &'a Computation,
-    id: ComputationId,
-    params: &[&'a Literal],
-) -> Result<Literal> {
-    let body = comp
-        .bodies()
-        .get(id.index())
-        .ok_or_else(|| Error::Evaluation {
+    /// `last_use[body][i]`: the last instruction reading instruction `i`'s
+    /// value (`i` itself when none does; `usize::MAX` for the root).
+    last_use: Vec<Vec<usize>>,
+}
+
+impl<'a> Eval<'a> {
+    fn new(comp: &'a Computation) -> Eval<'a> {
+        let last_use = comp
+            .bodies()
+            .iter()
+            .map(|body| {
+                let mut last: Vec<usize> = (0..body.instructions.len()).collect();
+                for (i, inst) in body.instructions.iter().enumerate() {
+                    for o in &inst.operands {
+                        if let Some(l) = last.get_mut(o.index()) {
+                            *l = (*l).max(i);
+                        }
+                    }
+                }
+                if let Some(root) = last.get_mut(body.root.index()) {
+                    *root = usize::MAX;
+                }
+                last
+            })
+            .collect();
+        Eval { comp, last_use }
+    }
+
+    /// The name of body `id`, for messages.
+    pub(crate) fn body_name(&self, id: ComputationId) -> &'a str {
+        self.comp
+            .bodies()
+            .get(id.index())
+            .map_or("?", |b| b.name.as_str())
+    }
+
+    /// Evaluates body `id` on `params` (one value per parameter, already
+    /// checked against the body's parameters by the caller's shape
+    /// inference) at call depth `depth`, and returns its root's value.
+    pub(crate) fn call<'b>(
+        &self,
+        id: ComputationId,
+        params: Vec<Value<'b>>,
+        depth: usize,
+    ) -> Result<Value<'b>>
+    where
+        'a: 'b,
+    {
+        let at_body = |message: String| Error::Evaluation {
             instruction: format!("<computation #{}>", id.0),
-            message: format!("{} has no computation #{}", comp.name(), id.0),
-        })?;
-    let mut values: Vec<Cow<'a, Literal>> = Vec::with_capacity(body.instructions.len());
-    for inst in &body.instructions {
-        let fail = |message: String| Error::Evaluation {
-            instruction: inst.name.clone(),
             message,
         };
-        let value = evaluate_instruction(comp, id, inst, &values, params).map_err(fail)?;
-        if value.shape() != &inst.shape {
-            return Err(fail(format!(
-                "it produced a value of shape {} but declares {}",
-                value.shape(),
-                inst.shape
+        if depth > MAX_CALL_DEPTH {
+            return Err(at_body(format!(
+                "calls nest more than {MAX_CALL_DEPTH} deep (at `{}`)",
+                self.body_name(id)
             )));
         }
-        values.push(value);
+        let (Some(body), Some(last_use)) = (
+            self.comp.bodies().get(id.index()),
+            self.last_use.get(id.index()),
+        ) else {
+            return Err(at_body(format!(
+                "{} has no computation #{}",
+                self.comp.name(),
+                id.0
+            )));
+        };
+        let mut params: Vec<Option<Value<'b>>> = params.into_iter().map(Some).collect();
+        let mut values: Vec<Option<Value<'b>>> = Vec::with_capacity(body.instructions.len());
+        for (i, inst) in body.instructions.iter().enumerate() {
+            let fail = |message: String| Error::Evaluation {
+                instruction: inst.name.clone(),
+                message,
+            };
+            let args = operands(inst, i, last_use, &mut values).map_err(fail)?;
+            let value = self
+                .instruction(id, inst, args, &mut params, depth)
+                .map_err(fail)?;
+            if !value.has_shape(&inst.shape) {
+                return Err(fail(format!(
+                    "it produced a value of shape {} but declares {}",
+                    value.shape(),
+                    inst.shape
+                )));
+            }
+            // A value nothing reads (and not the root) is dropped at once.
+            let keep = last_use.get(i).is_some_and(|&l| l != i);
+            values.push(keep.then_some(value));
+        }
+        let root = body.root.index();
+        values
+            .get_mut(root)
+            .and_then(Option::take)
+            .ok_or_else(|| Error::Evaluation {
+                instruction: format!("<root #{root}>"),
+                message: format!("the root of `{}` is not one of its instructions", body.name),
+            })
     }
-    let root = body.root.index();
-    values
-        .into_iter()
-        .nth(root)
-        .map(Cow::into_owned)
-        .ok_or_else(|| Error::Evaluation {
-            instruction: format!("<root #{root}>"),
-            message: format!("the root of `{}` is not one of its instructions", body.name),
-        })
+
+    /// The value of `inst` (instruction of body `body`) from its operands'
+    /// values `args`; a parameter takes its value out of `params`.
+    fn instruction<'b>(
+        &self,
+        body: ComputationId,
+        inst: &'a Instruction,
+        mut args: Vec<Value<'b>>,
+        params: &mut [Option<Value<'b>>],
+        depth: usize,
+    ) -> OpResult<Value<'b>>
+    where
+        'a: 'b,
+    {
+        let data: ArrayData = match &inst.kind {
+            OpKind::Parameter { number } => {
+                return usize::try_from(*number)
+                    .ok()
+                    .and_then(|n| params.get_mut(n))
+                    .and_then(Option::take)
+                    .ok_or_else(|| format!("no argument for parameter {number}"));
+            }
+            OpKind::Constant { literal } => return Ok(Value::Borrowed(literal)),
+            OpKind::Tuple => return Ok(Value::tuple(args)),
+            OpKind::Iota { .. }
+            | OpKind::Unary(_)
+            | OpKind::Binary { .. }
+            | OpKind::Convert
+            | OpKind::Select
+            | OpKind::Clamp
+            | OpKind::Broadcast { .. }
+            | OpKind::Reshape
+            | OpKind::Transpose { .. }
+            | OpKind::Slice { .. }
+            | OpKind::Concatenate { .. }
+            | OpKind::Reverse { .. }
+            | OpKind::Pad { .. }
+            | OpKind::DotGeneral { .. }
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. } => array_op(inst, &args)?,
+            OpKind::Reduce {
+                dimensions,
+                to_apply,
+            } => {
+                if to_apply.index() >= body.index() {
+                    return Err(format!(
+                        "the reducer #{} does not come before its caller #{}",
+                        to_apply.0, body.0
+                    ));
+                }
+                if args.len() != 2 || inst.shape.is_tuple() {
+                    return ctrl::reduce_variadic(self, *to_apply, &args, dimensions, inst, depth);
+                }
+                self.reduce_one(*to_apply, &args, dimensions, inst.shape.dims(), depth)?
+            }
+            // -- tuples and control flow (the ctrl family) --
+            OpKind::GetTupleElement { index } => {
+                return args
+                    .first()
+                    .ok_or_else(|| "operand 0 is missing".to_string())?
+                    .element(*index);
+            }
+            OpKind::OptimizationBarrier => {
+                return args.pop().ok_or_else(|| "operand 0 is missing".into());
+            }
+            OpKind::While {
+                condition,
+                body: loop_body,
+            } => {
+                let init = args
+                    .pop()
+                    .ok_or_else(|| "operand 0 is missing".to_string())?;
+                return ctrl::run_while(self, *condition, *loop_body, init, depth);
+            }
+            OpKind::Conditional { branches } => {
+                return ctrl::conditional(self, branches, args, depth);
+            }
+            OpKind::Map {
+                dimensions: _,
+                to_apply,
+            } => ctrl::map(self, *to_apply, &args, &inst.shape, depth)?,
+            // -- the misc family (misc.rs) --
+            OpKind::RngBitGenerator { algorithm } => {
+                let bits = inst
+                    .shape
+                    .tuple_shapes()
+                    .get(1)
+                    .ok_or("rng-bit-generator's result is not a (state, bits) pair")?;
+                let state = args.first().ok_or("operand 0 is missing")?.array()?;
+                return misc::rng_bit_generator(*algorithm, state, bits).map(Value::from_literal);
+            }
+            OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => {
+                return misc::batch_norm(&inst.kind, args, depth);
+            }
+        };
+        Literal::from_array_data(inst.shape.dims(), data)
+            .map(|l| Value::Shared(Rc::new(l)))
+            .map_err(|e| e.to_string())
+    }
+
+    /// A single-input `reduce` (`args` = `[x, init]`), kept out of
+    /// [`Eval::instruction`] so that the frames of nested calls stay small.
+    #[inline(never)]
+    fn reduce_one(
+        &self,
+        to_apply: ComputationId,
+        args: &[Value<'_>],
+        dimensions: &[i64],
+        out_dims: &[i64],
+        depth: usize,
+    ) -> OpResult<ArrayData> {
+        let operand = |k: usize| -> OpResult<&Literal> {
+            args.get(k)
+                .ok_or_else(|| format!("operand {k} is missing"))?
+                .array()
+        };
+        let (x, init) = (operand(0)?, operand(1)?);
+        Ok(dispatch_array!(array(x)?, v => {
+            self.reduce(to_apply, v, x.shape().dims(), init, dimensions, out_dims, depth)?.into()
+        }))
+    }
+
+    /// `reduce` of `x` (of dims `x_dims`) with the reducer body `to_apply`.
+    ///
+    /// A reducer whose root is one binary op of its two parameters (`add`,
+    /// `maximum`, ...: nearly every reducer) is applied as that op's element
+    /// function, the very function its body would run on the two scalars;
+    /// any other reducer runs its body through the evaluator, once per
+    /// element.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce<T: Element>(
+        &self,
+        to_apply: ComputationId,
+        x: &[T],
+        x_dims: &[i64],
+        init: &Literal,
+        dimensions: &[i64],
+        out_dims: &[i64],
+        depth: usize,
+    ) -> OpResult<Vec<T>> {
+        let init = ops::scalar_value(init)?;
+        let direct = self
+            .comp
+            .bodies()
+            .get(to_apply.index())
+            .and_then(Body::binary_reducer)
+            .and_then(|r| {
+                let (first, second) = if r.swapped { (1, 0) } else { (0, 1) };
+                Some((T::binary_fn(r.op)?, first, second))
+            });
+        match direct {
+            Some((f, first, second)) => {
+                ops::reduce(x, x_dims, init, dimensions, out_dims, |acc, elem| {
+                    let params = [acc, elem];
+                    Ok(f(params[first], params[second]))
+                })
+            }
+            None => ops::reduce(x, x_dims, init, dimensions, out_dims, |acc, elem| {
+                self.call_reducer(to_apply, acc, elem, depth)
+            }),
+        }
+    }
+
+    /// Runs the reducer body `id` on two scalars of type `T` and returns its
+    /// scalar result.
+    fn call_reducer<T: NativeType>(
+        &self,
+        id: ComputationId,
+        acc: T,
+        x: T,
+        depth: usize,
+    ) -> OpResult<T> {
+        let (acc, x) = (Literal::scalar(acc), Literal::scalar(x));
+        let name = self.body_name(id);
+        let result = self
+            .call(
+                id,
+                vec![Value::Borrowed(&acc), Value::Borrowed(&x)],
+                depth + 1,
+            )
+            .map_err(|e| format!("in the reducer `{name}`: {e}"))?;
+        let result = result.array()?;
+        match result.as_slice::<T>() {
+            Ok(&[value]) if result.shape().rank() == 0 => Ok(value),
+            _ => Err(format!(
+                "the reducer `{name}` returned {} instead of a {}[] scalar",
+                result.shape(),
+                T::ELEMENT_TYPE
+            )),
+        }
+    }
 }
 
-/// The value of `inst`, whose operands are among `values`. `body` is the id
-/// of the body being evaluated (called bodies must come before it).
-fn evaluate_instruction<'a>(
-    comp: &'a Computation,
-    body: ComputationId,
-    inst: &'a Instruction,
-    values: &[Cow<'a, Literal>],
-    params: &[&'a Literal],
-) -> OpResult<Cow<'a, Literal>> {
+/// The ops that compute an array from array operands and call nothing
+/// (kept out of [`Eval::instruction`], whose frame every nested call
+/// carries).
+#[inline(never)]
+fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
     let operand = |k: usize| -> OpResult<&Literal> {
-        inst.operands
-            .get(k)
-            .and_then(|id| values.get(id.index()))
-            .map(|v| v.as_ref())
-            .ok_or_else(|| format!("operand {k} is missing or not yet evaluated"))
+        args.get(k)
+            .ok_or_else(|| format!("operand {k} is missing"))?
+            .array()
     };
     let dims = inst.shape.dims();
-    let data: ArrayData = match &inst.kind {
-        OpKind::Parameter { number } => {
-            let arg = usize::try_from(*number)
-                .ok()
-                .and_then(|n| params.get(n))
-                .ok_or_else(|| format!("no argument for parameter {number}"))?;
-            return Ok(Cow::Borrowed(*arg));
-        }
-        OpKind::Constant { literal } => return Ok(Cow::Borrowed(literal)),
-        OpKind::Tuple => {
-            let elements = (0..inst.operands.len())
-                .map(|k| operand(k).cloned())
-                .collect::<OpResult<Vec<_>>>()?;
-            return Ok(Cow::Owned(Literal::tuple(elements)));
-        }
+    Ok(match &inst.kind {
         OpKind::Iota { dimension } => ops::iota(&inst.shape, *dimension)?,
         OpKind::Unary(op) => ops::unary(*op, operand(0)?)?,
         OpKind::Binary {
@@ -291,21 +558,6 @@ fn evaluate_instruction<'a>(
         }
         OpKind::Reverse { dimensions } => ops::reverse(operand(0)?, dimensions)?,
         OpKind::Pad { config } => ops::pad(operand(0)?, operand(1)?, config, dims)?,
-        OpKind::Reduce {
-            dimensions,
-            to_apply,
-        } => {
-            if to_apply.index() >= body.index() {
-                return Err(format!(
-                    "the reducer #{} does not come before its caller #{}",
-                    to_apply.0, body.0
-                ));
-            }
-            let (x, init) = (operand(0)?, operand(1)?);
-            dispatch_array!(array(x)?, v => {
-                reduce(comp, *to_apply, v, x.shape().dims(), init, dimensions, dims)?.into()
-            })
-        }
         OpKind::DotGeneral { dims: numbers } => {
             ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
         }
@@ -319,100 +571,45 @@ fn evaluate_instruction<'a>(
         OpKind::Rng { distribution } => {
             misc::rng(*distribution, operand(0)?, operand(1)?, &inst.shape)?
         }
-        OpKind::RngBitGenerator { algorithm } => {
-            let bits = inst
-                .shape
-                .tuple_shapes()
-                .get(1)
-                .ok_or("rng-bit-generator's result is not a (state, bits) pair")?;
-            return Ok(Cow::Owned(misc::rng_bit_generator(
-                *algorithm,
-                operand(0)?,
-                bits,
-            )?));
-        }
         OpKind::Cholesky { lower } => misc::cholesky(operand(0)?, *lower)?,
         OpKind::TriangularSolve { options } => {
             misc::triangular_solve(operand(0)?, operand(1)?, options)?
         }
-        OpKind::BatchNormTraining { .. }
+        OpKind::Parameter { .. }
+        | OpKind::Constant { .. }
+        | OpKind::Tuple
+        | OpKind::Reduce { .. }
+        | OpKind::GetTupleElement { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. }
+        | OpKind::Map { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
         | OpKind::BatchNormGrad { .. } => {
-            let args = (0..inst.operands.len())
-                .map(operand)
-                .collect::<OpResult<Vec<_>>>()?;
-            return evaluate_expansion(&inst.kind, &args).map(Cow::Owned);
+            return Err(format!("`{}` is not an array op", inst.kind.opcode_name()));
         }
-    };
-    Literal::from_array_data(dims, data)
-        .map(Cow::Owned)
-        .map_err(|e| e.to_string())
+    })
 }
 
-/// A batch-norm op, evaluated as the expansion into primitives XLA runs
-/// (`oxla_ir::passes::batch_norm`) on the operand values `args`.
-fn evaluate_expansion(kind: &OpKind, args: &[&Literal]) -> OpResult<Literal> {
-    let shapes: Vec<_> = args.iter().map(|a| a.shape().clone()).collect();
-    let expansion = oxla_ir::passes::batch_norm::expansion(kind, &shapes)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("{} has no expansion", kind.opcode_name()))?;
-    evaluate_body(&expansion, expansion.entry_id(), args)
-        .map_err(|e| format!("in the expansion of {}: {e}", kind.opcode_name()))
-}
-
-/// `reduce` of `x` (of dims `x_dims`) with the reducer body `to_apply`.
-///
-/// A reducer whose root is one binary op of its two parameters (`add`,
-/// `maximum`, ...: nearly every reducer) is applied as that op's element
-/// function, the very function its body would run on the two scalars;
-/// any other reducer runs its body through the evaluator, once per element.
-fn reduce<T: Element>(
-    comp: &Computation,
-    to_apply: ComputationId,
-    x: &[T],
-    x_dims: &[i64],
-    init: &Literal,
-    dimensions: &[i64],
-    out_dims: &[i64],
-) -> OpResult<Vec<T>> {
-    let init = ops::scalar_value(init)?;
-    let direct = comp
-        .bodies()
-        .get(to_apply.index())
-        .and_then(Body::binary_reducer)
-        .and_then(|r| {
-            let (first, second) = if r.swapped { (1, 0) } else { (0, 1) };
-            Some((T::binary_fn(r.op)?, first, second))
-        });
-    match direct {
-        Some((f, first, second)) => {
-            ops::reduce(x, x_dims, init, dimensions, out_dims, |acc, elem| {
-                let params = [acc, elem];
-                Ok(f(params[first], params[second]))
-            })
-        }
-        None => ops::reduce(x, x_dims, init, dimensions, out_dims, |acc, elem| {
-            call_reducer(comp, to_apply, acc, elem)
-        }),
+/// The operand values of instruction `i`: an operand read here for the last
+/// time is handed over (its slot emptied), any other is shared.
+fn operands<'b>(
+    inst: &Instruction,
+    i: usize,
+    last_use: &[usize],
+    values: &mut [Option<Value<'b>>],
+) -> OpResult<Vec<Value<'b>>> {
+    let mut args = Vec::with_capacity(inst.operands.len());
+    for (k, o) in inst.operands.iter().enumerate() {
+        let j = o.index();
+        let last_here = last_use.get(j) == Some(&i) && !inst.operands[k + 1..].contains(o);
+        let slot = values
+            .get_mut(j)
+            .ok_or_else(|| format!("operand {k} is not yet evaluated"))?;
+        let value = if last_here { slot.take() } else { slot.clone() };
+        args.push(value.ok_or_else(|| format!("operand {k} is no longer held"))?);
     }
-}
-
-/// Runs the reducer body `id` on two scalars of type `T` and returns its
-/// scalar result.
-fn call_reducer<T: NativeType>(comp: &Computation, id: ComputationId, acc: T, x: T) -> OpResult<T> {
-    let (acc, x) = (Literal::scalar(acc), Literal::scalar(x));
-    let name = comp
-        .bodies()
-        .get(id.index())
-        .map_or("?", |b| b.name.as_str());
-    let result = evaluate_body(comp, id, &[&acc, &x])
-        .map_err(|e| format!("in the reducer `{name}`: {e}"))?;
-    match result.as_slice::<T>() {
-        Ok(&[value]) if result.shape().rank() == 0 => Ok(value),
-        _ => Err(format!(
-            "the reducer `{name}` returned {} instead of a {}[] scalar",
-            result.shape(),
-            T::ELEMENT_TYPE
-        )),
-    }
+    Ok(args)
 }

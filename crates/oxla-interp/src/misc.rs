@@ -16,9 +16,11 @@ pub(crate) mod random;
 pub(crate) use linalg::{cholesky, triangular_solve};
 pub(crate) use random::{rng, rng_bit_generator};
 
-use oxla_ir::{ArrayData, ElementType, Literal};
+use oxla_ir::{ArrayData, ElementType, Literal, OpKind};
 
+use crate::Eval;
 use crate::ops::{OpResult, array};
+use crate::value::Value;
 
 /// The values of `data` as their little-endian bytes, row-major: the
 /// memory image XLA's `bitcast-convert` reinterprets.
@@ -40,6 +42,29 @@ fn to_le_bytes(data: &ArrayData) -> Vec<u8> {
         ArrayData::F32(v) => bytes(v, |x: f32| x.to_bits().to_le_bytes()),
         ArrayData::F64(v) => bytes(v, |x: f64| x.to_bits().to_le_bytes()),
     }
+}
+
+/// A batch-norm op, evaluated as the expansion into primitives XLA runs
+/// (`oxla_ir::passes::batch_norm`) on the operand values `args`, one call
+/// level below the op (`depth`).
+pub(crate) fn batch_norm<'b>(
+    kind: &OpKind,
+    args: Vec<Value<'b>>,
+    depth: usize,
+) -> OpResult<Value<'b>> {
+    let shapes: Vec<_> = args.iter().map(Value::shape).collect();
+    let expansion = oxla_ir::passes::batch_norm::expansion(kind, &shapes)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{} has no expansion", kind.opcode_name()))?;
+    // The expansion is a computation of its own: its values owned here.
+    let args: Vec<Value<'_>> = args
+        .into_iter()
+        .map(|a| Value::from_literal(a.into_literal()))
+        .collect();
+    Eval::new(&expansion)
+        .call(expansion.entry_id(), args, depth + 1)
+        .map(|v| Value::from_literal(v.into_literal()))
+        .map_err(|e| format!("in the expansion of {}: {e}", kind.opcode_name()))
 }
 
 /// Reads little-endian `bytes` as values of `ty`.

@@ -472,6 +472,29 @@ pub(crate) fn reduce<T: NativeType>(
     out_dims: &[i64],
     mut reducer: impl FnMut(T, T) -> OpResult<T>,
 ) -> OpResult<Vec<T>> {
+    let (bases, offsets) = reduce_positions(x_dims, dimensions, out_dims, x.len())?;
+    let mut out = Vec::with_capacity(bases.len());
+    for base in bases {
+        let mut acc = init;
+        for offset in &offsets {
+            acc = reducer(acc, x[base + offset])?;
+        }
+        out.push(acc);
+    }
+    Ok(out)
+}
+
+/// The positions a `reduce` of `dimensions` reads in row-major data of dims
+/// `x_dims` (`len` values): one base per result element (the kept
+/// dimensions, in row-major order) and the offsets added to it (the reduced
+/// dimensions, taken in increasing order, in row-major order). Every
+/// `base + offset` is checked to be below `len`.
+pub(crate) fn reduce_positions(
+    x_dims: &[i64],
+    dimensions: &[i64],
+    out_dims: &[i64],
+    len: usize,
+) -> OpResult<(Vec<usize>, Vec<usize>)> {
     let reduced = {
         let mut r = indices(dimensions)?;
         r.sort_unstable();
@@ -500,10 +523,7 @@ pub(crate) fn reduce<T: NativeType>(
         offset: 0,
         strides: [kept_strides.clone(), reduced_strides.clone()].concat(),
     };
-    all.check(
-        &[kept_sizes.clone(), reduced_sizes.clone()].concat(),
-        x.len(),
-    )?;
+    all.check(&[kept_sizes.clone(), reduced_sizes.clone()].concat(), len)?;
     let bases = View {
         offset: 0,
         strides: kept_strides,
@@ -514,15 +534,7 @@ pub(crate) fn reduce<T: NativeType>(
         strides: reduced_strides,
     }
     .positions(&reduced_sizes);
-    let mut out = Vec::with_capacity(bases.len());
-    for base in bases {
-        let mut acc = init;
-        for offset in &offsets {
-            acc = reducer(acc, x[base + offset])?;
-        }
-        out.push(acc);
-    }
-    Ok(out)
+    Ok((bases, offsets))
 }
 
 /// `dot_general`: result dims are the batch dims, then the lhs free dims,

@@ -320,3 +320,73 @@ fn the_budget_counts_results_and_scratch() {
         "scratch space for `r`",
     );
 }
+
+/// A chain of `levels` computations, each running the next through a
+/// conditional whose predicate is true: evaluating it nests `levels` calls.
+fn nested_conditionals(levels: usize) -> oxla_ir::Computation {
+    let mut text = String::from(
+        "HloModule deep\n\nc0 {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\n\n",
+    );
+    for k in 1..levels {
+        text.push_str(&format!(
+            "c{k} {{\n  x = f32[] parameter(0)\n  t = pred[] constant(true)\n  \
+             ROOT c = f32[] conditional(t, x, x), true_computation=c{p}, false_computation=c{p}\n}}\n\n",
+            p = k - 1
+        ));
+    }
+    text.push_str(&format!(
+        "ENTRY e {{\n  x = f32[] parameter(0)\n  t = pred[] constant(true)\n  \
+         ROOT c = f32[] conditional(t, x, x), true_computation=c{p}, false_computation=c{p}\n}}\n",
+        p = levels - 1
+    ));
+    parse_hlo_module(&text).unwrap_or_else(|e| panic!("test module does not parse: {e}"))
+}
+
+#[test]
+fn calls_nest_up_to_the_limit_and_no_further() {
+    let x = Literal::scalar(2f32);
+    // The entry is depth 0; `levels` branches nest below it.
+    let ok = nested_conditionals(oxla_interp::MAX_CALL_DEPTH);
+    assert_eq!(evaluate(&ok, &[&x]).ok(), Some(Literal::scalar(-2f32)));
+    let deep = nested_conditionals(oxla_interp::MAX_CALL_DEPTH + 1);
+    let err = refused(
+        &deep,
+        &[&x],
+        MAX_EVAL_BYTES,
+        "OX0601",
+        "calls nest more than 64 deep",
+    );
+    assert!(matches!(err, Error::Evaluation { .. }));
+}
+
+#[test]
+fn tuple_arguments_are_checked_like_arrays() {
+    let comp = module(
+        "  t = (f32[2], (s32[], pred[])) parameter(0)\n  \
+         inner = (s32[], pred[]) get-tuple-element(t), index=1\n  \
+         ROOT b = pred[] get-tuple-element(inner), index=1\n",
+    );
+    let good = Literal::tuple(vec![
+        f32s(&[2], vec![1., 2.]),
+        Literal::tuple(vec![Literal::scalar(3i32), Literal::scalar(true)]),
+    ]);
+    assert_eq!(evaluate(&comp, &[&good]).ok(), Some(Literal::scalar(true)));
+    // The inner tuple's element of another type, then an array for the tuple.
+    let bad = Literal::tuple(vec![
+        f32s(&[2], vec![1., 2.]),
+        Literal::tuple(vec![Literal::scalar(3i64), Literal::scalar(true)]),
+    ]);
+    let err = refused(
+        &comp,
+        &[&bad],
+        MAX_EVAL_BYTES,
+        "OX0402",
+        "(f32[2], (s32[], pred[]))",
+    );
+    assert!(
+        err.to_string().contains("(f32[2], (s64[], pred[]))"),
+        "{err}"
+    );
+    let array = f32s(&[2], vec![1., 2.]);
+    refused(&comp, &[&array], MAX_EVAL_BYTES, "OX0402", "f32[2]");
+}

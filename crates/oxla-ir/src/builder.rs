@@ -32,6 +32,8 @@ use crate::ir::{
 use crate::shape_inference as si;
 use crate::{Computation, ElementType, Error, Literal, Result, Shape};
 
+mod ctrl;
+
 static NEXT_BUILDER_ID: AtomicU32 = AtomicU32::new(1);
 
 /// A handle to an op added to a [`Builder`].
@@ -570,8 +572,8 @@ impl Builder {
         for body in comp.bodies() {
             let mut body = body.clone();
             for inst in &mut body.instructions {
-                if let OpKind::Reduce { to_apply, .. } = &mut inst.kind {
-                    *to_apply = remap[to_apply.index()];
+                for id in inst.kind.called_computations_mut() {
+                    *id = remap[id.index()];
                 }
             }
             let id = match self.called.iter().position(|b| *b == body) {

@@ -59,7 +59,7 @@ impl Error {
             Error::Evaluation { .. } => "OX0601",
             Error::Parse { .. } => "OX0701",
             Error::Backend { .. } => "OX0801",
-            Error::JitUnsupportedOp { .. } => "OX0805",
+            Error::UnsupportedOp { .. } => "OX0805",
             Error::Io { .. } => "OX0901",
             Error::Internal { .. } => "OX0999",
         }

@@ -390,19 +390,22 @@ pub enum Error {
         message: String,
     },
 
-    /// The JIT does not compile this op yet (the ops of the misc family that
-    /// are not elementwise: issue 14 brings them). Refused before any code
-    /// is built; the interpreter evaluates them.
+    /// A backend does not handle an op (yet): refused before any code is
+    /// built, so the caller can run the computation elsewhere (the
+    /// interpreter runs every op).
     #[error(
-        "The JIT does not compile `{instruction}` ({op}) yet: {reason}.\nhelp: evaluate the \
-         computation with the interpreter (oxla::evaluate)."
+        "Unsupported by the {backend}: `{op}` (instruction `{instruction}` in `{computation}`): {reason}."
     )]
-    JitUnsupportedOp {
+    UnsupportedOp {
+        /// The backend (`jit`).
+        backend: String,
+        /// The op, as HLO spells it (`while`).
+        op: String,
         /// The instruction.
         instruction: String,
-        /// Its opcode.
-        op: String,
-        /// What the JIT lacks for it.
+        /// The body holding it.
+        computation: String,
+        /// Why, and what to do instead.
         reason: String,
     },
 

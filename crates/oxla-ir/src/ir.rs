@@ -237,11 +237,15 @@ pub enum OpKind {
         /// Padding per dimension.
         config: Vec<PadDim>,
     },
-    /// Operands: `[x, init]`: folds `to_apply` over `dimensions`.
+    /// Operands: `[x_0, .., x_{n-1}, init_0, .., init_{n-1}]` (`n >= 1`):
+    /// folds `to_apply` over `dimensions`. With one input (`[x, init]`) the
+    /// result is an array; with several it is the tuple of one array per
+    /// input (argmax: a value and its index).
     Reduce {
         /// The dimensions reduced away.
         dimensions: Vec<i64>,
-        /// The reducer, `(T[], T[]) -> T[]`.
+        /// The reducer, `(T[], T[]) -> T[]` for one input, `(acc_0, ..,
+        /// acc_{n-1}, x_0, .., x_{n-1}) -> (T_0[], .., T_{n-1}[])` for `n`.
         to_apply: ComputationId,
     },
     /// Operands: `[lhs, rhs]`.
@@ -308,6 +312,41 @@ pub enum OpKind {
         /// The dimension of `x` that holds the features.
         feature_index: i64,
     },
+
+    // -- tuples and control flow (the ctrl family) ---------------------------
+    /// Operands: `[t]`, a tuple: its element `index`.
+    GetTupleElement {
+        /// Which element, from 0.
+        index: i64,
+    },
+    /// Operands: `[init]`: `s = init; while condition(s) { s = body(s) }`,
+    /// and the result is `s` (`init` itself when the loop runs zero times).
+    While {
+        /// The condition, `(S) -> pred[]`.
+        condition: ComputationId,
+        /// The body, `(S) -> S`.
+        body: ComputationId,
+    },
+    /// Operands: `[selector, operand_0, .., operand_{n-1}]`: runs branch `k`
+    /// on `operand_k` and returns its result; only that branch runs. A
+    /// `pred` selector picks branch 0 (XLA's `true_computation`) when true
+    /// and branch 1 (`false_computation`) when false; an `s32` selector
+    /// outside `0..n` picks the last branch.
+    Conditional {
+        /// The branches, `(operand_k) -> R` each.
+        branches: Vec<ComputationId>,
+    },
+    /// Operands: `[x]`, any shape: `x` unchanged. It only stops
+    /// optimizations from moving work across it.
+    OptimizationBarrier,
+    /// Operands: arrays of one shape (their element types may differ):
+    /// `out[i] = to_apply(x_0[i], .., x_{n-1}[i])`.
+    Map {
+        /// Every dimension, in order (XLA maps over all of them).
+        dimensions: Vec<i64>,
+        /// The scalar computation, `(T_0[], .., T_{n-1}[]) -> R[]`.
+        to_apply: ComputationId,
+    },
 }
 
 impl OpKind {
@@ -332,6 +371,11 @@ impl OpKind {
             OpKind::Reduce { .. } => Opcode::Reduce,
             OpKind::DotGeneral { .. } => Opcode::Dot,
             OpKind::Tuple => Opcode::Tuple,
+            OpKind::GetTupleElement { .. } => Opcode::GetTupleElement,
+            OpKind::While { .. } => Opcode::While,
+            OpKind::Conditional { .. } => Opcode::Conditional,
+            OpKind::OptimizationBarrier => Opcode::OptimizationBarrier,
+            OpKind::Map { .. } => Opcode::Map,
             OpKind::BitcastConvert => Opcode::BitcastConvert,
             OpKind::Bitcast => Opcode::Bitcast,
             OpKind::ReducePrecision { .. } => Opcode::ReducePrecision,
@@ -342,6 +386,90 @@ impl OpKind {
             OpKind::BatchNormTraining { .. } => Opcode::BatchNormTraining,
             OpKind::BatchNormInference { .. } => Opcode::BatchNormInference,
             OpKind::BatchNormGrad { .. } => Opcode::BatchNormGrad,
+        }
+    }
+
+    /// The computations the op calls, in XLA's order (a `while`'s condition,
+    /// then its body; a conditional's branches in order).
+    ///
+    /// ```
+    /// use oxla_ir::{ComputationId, OpKind};
+    /// let w = OpKind::While { condition: ComputationId(0), body: ComputationId(1) };
+    /// assert_eq!(w.called_computations(), vec![ComputationId(0), ComputationId(1)]);
+    /// assert!(OpKind::Tuple.called_computations().is_empty());
+    /// ```
+    pub fn called_computations(&self) -> Vec<ComputationId> {
+        match self {
+            OpKind::Reduce { to_apply, .. } | OpKind::Map { to_apply, .. } => vec![*to_apply],
+            OpKind::While { condition, body } => vec![*condition, *body],
+            OpKind::Conditional { branches } => branches.clone(),
+            OpKind::Parameter { .. }
+            | OpKind::Constant { .. }
+            | OpKind::Iota { .. }
+            | OpKind::Unary(_)
+            | OpKind::Binary { .. }
+            | OpKind::Convert
+            | OpKind::Select
+            | OpKind::Clamp
+            | OpKind::Broadcast { .. }
+            | OpKind::Reshape
+            | OpKind::Transpose { .. }
+            | OpKind::Slice { .. }
+            | OpKind::Concatenate { .. }
+            | OpKind::Reverse { .. }
+            | OpKind::Pad { .. }
+            | OpKind::DotGeneral { .. }
+            | OpKind::Tuple
+            | OpKind::GetTupleElement { .. }
+            | OpKind::OptimizationBarrier
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => vec![],
+        }
+    }
+
+    /// The computations the op calls, to rewrite (when bodies are renumbered).
+    pub fn called_computations_mut(&mut self) -> Vec<&mut ComputationId> {
+        match self {
+            OpKind::Reduce { to_apply, .. } | OpKind::Map { to_apply, .. } => vec![to_apply],
+            OpKind::While { condition, body } => vec![condition, body],
+            OpKind::Conditional { branches } => branches.iter_mut().collect(),
+            OpKind::Parameter { .. }
+            | OpKind::Constant { .. }
+            | OpKind::Iota { .. }
+            | OpKind::Unary(_)
+            | OpKind::Binary { .. }
+            | OpKind::Convert
+            | OpKind::Select
+            | OpKind::Clamp
+            | OpKind::Broadcast { .. }
+            | OpKind::Reshape
+            | OpKind::Transpose { .. }
+            | OpKind::Slice { .. }
+            | OpKind::Concatenate { .. }
+            | OpKind::Reverse { .. }
+            | OpKind::Pad { .. }
+            | OpKind::DotGeneral { .. }
+            | OpKind::Tuple
+            | OpKind::GetTupleElement { .. }
+            | OpKind::OptimizationBarrier
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => vec![],
         }
     }
 
@@ -580,6 +708,43 @@ impl Computation {
     /// The program as HLO text (see [`crate::printer`]).
     pub fn to_hlo_text(&self) -> String {
         crate::printer::print_computation(self)
+    }
+
+    /// Refuses a computation whose values are not all known: one holding a
+    /// constant whose values were elided when its text was printed (XLA
+    /// prints large constants as `constant({...})`; see
+    /// [`Literal::elided`]). Such a computation verifies, prints and can be
+    /// checked, but running or converting it would read values that do not
+    /// exist, so the backends (the interpreter, the JIT) call this before
+    /// anything else. The error names the first such constant.
+    ///
+    /// ```
+    /// let text = "HloModule m\n\nENTRY e {\n  ROOT c = f32[1000] constant({...})\n}\n";
+    /// let comp = oxla_ir::parse_hlo_module(text)?;
+    /// let err = comp.check_values_known().unwrap_err();
+    /// assert!(err.to_string().contains("were elided"), "{err}");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn check_values_known(&self) -> crate::Result<()> {
+        for body in &self.bodies {
+            for inst in &body.instructions {
+                if let OpKind::Constant { literal } = &inst.kind
+                    && literal.is_elided()
+                {
+                    return Err(crate::Error::Evaluation {
+                        instruction: inst.name.clone(),
+                        message: format!(
+                            "the values of this {} constant were elided (`{{...}}`) when the \
+                             module was printed, so it cannot be run or converted (`oxla check` \
+                             still verifies it); print the module with its constants in full \
+                             (XLA: HloPrintOptions::print_large_constants)",
+                            inst.shape
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Checks `args` against the entry's parameters: count, then each

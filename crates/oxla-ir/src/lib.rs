@@ -44,7 +44,7 @@ pub use ir::{
     TriangularSolveOptions,
 };
 pub use literal::{ArrayData, Literal, StorageSink};
-pub use op_problem::OpProblem;
+pub use op_problem::{OpProblem, Signature};
 pub use opcode::{Arity, BinaryOp, Cost, OpClass, OpFlags, OpInfo, Opcode, TypeSet, UnaryOp};
 pub use parser::parse_hlo_module;
 pub use shape::Shape;

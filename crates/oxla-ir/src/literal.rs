@@ -4,6 +4,13 @@
 //! access goes through [`NativeType`], so asking for the wrong Rust type is an
 //! [`Error::LiteralType`], not a panic. Literals print in XLA's literal
 //! notation: `f32[2,3] {\n  { 1, 2, 3 },\n  { 4, 5, 6 }\n}`.
+//!
+//! A literal may also be *elided* ([`Literal::elided`]): XLA prints large
+//! constants as `constant({...})`, which keeps their shape and drops their
+//! values. Such a literal has a shape and no data; it prints back as `{...}`,
+//! verifies, and refuses every request for its values, so a computation
+//! holding one can be checked but never run
+//! ([`crate::Computation::check_values_known`]).
 
 use std::fmt;
 use std::sync::Weak;
@@ -172,6 +179,9 @@ fn format_float(x: f64, negative: bool, shortest: impl Fn() -> String) -> String
 enum Payload {
     Array(ArrayData),
     Tuple(Vec<Literal>),
+    /// An array whose values were elided when its text was printed: the
+    /// shape is known, the data is not (and is never allocated).
+    Elided,
 }
 
 /// A constant value: an array of any element type and rank, or a tuple.
@@ -300,6 +310,57 @@ impl Literal {
         Literal::from_array_data(shape.dims(), data)
     }
 
+    /// A literal of `shape` whose values are unknown: what XLA's
+    /// `constant({...})` leaves of a constant printed without its values.
+    /// Nothing is allocated; a tuple shape gives a tuple of elided arrays.
+    /// Its values cannot be read ([`Literal::as_slice`] and the other
+    /// accessors fail), so backends refuse it before running
+    /// ([`crate::Computation::check_values_known`]).
+    ///
+    /// ```
+    /// use oxla_ir::{ElementType::F32, Literal, Shape};
+    /// let c = Literal::elided(&Shape::new(F32, &[1000, 1000]))?;
+    /// assert!(c.is_elided());
+    /// assert_eq!(c.values_text(), "{...}");
+    /// assert!(c.as_slice::<f32>().is_err());
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn elided(shape: &Shape) -> Result<Literal> {
+        shape.validate()?;
+        if shape.is_tuple() {
+            let elements = shape
+                .tuple_shapes()
+                .iter()
+                .map(Literal::elided)
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(Literal::tuple(elements));
+        }
+        Ok(Literal {
+            shape: shape.clone(),
+            payload: Payload::Elided,
+            home: Home::default(),
+        })
+    }
+
+    /// `true` if the values of this literal, or of any element of a tuple,
+    /// were elided (see [`Literal::elided`]).
+    pub fn is_elided(&self) -> bool {
+        match &self.payload {
+            Payload::Array(_) => false,
+            Payload::Tuple(t) => t.iter().any(Literal::is_elided),
+            Payload::Elided => true,
+        }
+    }
+
+    /// The error for a request to read the values of an elided literal.
+    fn elided_error(&self) -> Error {
+        Error::InvalidShape {
+            shape: self.shape.to_string(),
+            reason: "its values were elided (`{...}`) when it was printed, so they cannot be read"
+                .into(),
+        }
+    }
+
     /// A tuple of literals.
     pub fn tuple(elements: Vec<Literal>) -> Literal {
         Literal {
@@ -319,19 +380,21 @@ impl Literal {
         self.shape.element_type()
     }
 
-    /// The number of elements of an array (0 for a tuple).
+    /// The number of elements of an array, elided or not (0 for a tuple).
     pub fn element_count(&self) -> usize {
         match &self.payload {
             Payload::Array(d) => d.len(),
             Payload::Tuple(_) => 0,
+            Payload::Elided => usize::try_from(self.shape.element_count()).unwrap_or(0),
         }
     }
 
-    /// The untyped values of an array literal; `None` for a tuple.
+    /// The untyped values of an array literal; `None` for a tuple and for
+    /// an elided literal.
     pub fn array_data(&self) -> Option<&ArrayData> {
         match &self.payload {
             Payload::Array(d) => Some(d),
-            Payload::Tuple(_) => None,
+            Payload::Tuple(_) | Payload::Elided => None,
         }
     }
 
@@ -349,10 +412,13 @@ impl Literal {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn as_mut_slice<T: NativeType>(&mut self) -> Result<&mut [T]> {
+        if let Payload::Elided = self.payload {
+            return Err(self.elided_error());
+        }
         let shape = &self.shape;
         match &mut self.payload {
             Payload::Array(d) => T::slice_of_mut(d),
-            Payload::Tuple(_) => None,
+            Payload::Tuple(_) | Payload::Elided => None,
         }
         .ok_or_else(|| Error::LiteralType {
             shape: shape.to_string(),
@@ -374,6 +440,9 @@ impl Literal {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn copy_values_from(&mut self, offset: usize, values: &ArrayData) -> Result<()> {
+        if let Payload::Elided = self.payload {
+            return Err(self.elided_error());
+        }
         let shape = self.shape.to_string();
         let invalid = |reason: String| Error::InvalidShape {
             shape: shape.clone(),
@@ -414,7 +483,7 @@ impl Literal {
     pub fn array_ptr_mut(&mut self) -> Option<*mut u8> {
         match &mut self.payload {
             Payload::Array(d) => Some(dispatch_array!(d, v => v.as_mut_ptr().cast::<u8>())),
-            Payload::Tuple(_) => None,
+            Payload::Tuple(_) | Payload::Elided => None,
         }
     }
 
@@ -426,6 +495,7 @@ impl Literal {
             match &mut l.payload {
                 Payload::Array(_) => out.extend(l.array_ptr_mut()),
                 Payload::Tuple(t) => t.iter_mut().for_each(|e| walk(e, out)),
+                Payload::Elided => {}
             }
         }
         let mut out = Vec::new();
@@ -440,7 +510,7 @@ impl Literal {
         self.home = Home::default();
         match &mut self.payload {
             Payload::Array(d) => Some(std::mem::replace(d, ArrayData::U8(Vec::new()))),
-            Payload::Tuple(_) => None,
+            Payload::Tuple(_) | Payload::Elided => None,
         }
     }
 
@@ -479,16 +549,38 @@ impl Literal {
         self.home = Home(Some(sink));
     }
 
+    /// The elements of a tuple literal, moved out (no copy); an array
+    /// literal comes back unchanged as the error.
+    ///
+    /// ```
+    /// use oxla_ir::Literal;
+    /// let t = Literal::tuple(vec![Literal::scalar(1i32), Literal::scalar(2f32)]);
+    /// let parts = t.into_tuple_elements().map_err(|_| "not a tuple")?;
+    /// assert_eq!(parts[1], Literal::scalar(2f32));
+    /// assert!(Literal::scalar(3u8).into_tuple_elements().is_err());
+    /// # Ok::<(), &str>(())
+    /// ```
+    pub fn into_tuple_elements(mut self) -> std::result::Result<Vec<Literal>, Literal> {
+        match &mut self.payload {
+            Payload::Tuple(t) => Ok(std::mem::take(t)),
+            Payload::Array(_) | Payload::Elided => Err(self),
+        }
+    }
+
     /// The elements of a tuple literal; `None` for an array.
     pub fn tuple_elements(&self) -> Option<&[Literal]> {
         match &self.payload {
-            Payload::Array(_) => None,
+            Payload::Array(_) | Payload::Elided => None,
             Payload::Tuple(t) => Some(t),
         }
     }
 
-    /// Borrows the values as `&[T]`; an error if `T` is not the element type.
+    /// Borrows the values as `&[T]`; an error if `T` is not the element type
+    /// (or the values were elided).
     pub fn as_slice<T: NativeType>(&self) -> Result<&[T]> {
+        if let Payload::Elided = self.payload {
+            return Err(self.elided_error());
+        }
         self.array_data()
             .and_then(T::slice_of)
             .ok_or_else(|| Error::LiteralType {
@@ -512,6 +604,9 @@ impl Literal {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn reshape(&self, dims: &[i64]) -> Result<Literal> {
+        if let Payload::Elided = self.payload {
+            return Err(self.elided_error());
+        }
         let data = self.array_data().ok_or_else(|| Error::InvalidShape {
             shape: self.shape.to_string(),
             reason: "a tuple cannot be reshaped".into(),
@@ -520,9 +615,11 @@ impl Literal {
     }
 
     /// The values only, in HLO constant notation: `7`, `{1, 2, 3}`,
-    /// `{ { 1, 2 }, { 3, 4 } }`, `(1, {2, 3})` for a tuple.
+    /// `{ { 1, 2 }, { 3, 4 } }`, `(1, {2, 3})` for a tuple, `{...}` for
+    /// elided values.
     pub fn values_text(&self) -> String {
         match &self.payload {
+            Payload::Elided => "{...}".into(),
             Payload::Tuple(elements) => {
                 let parts: Vec<String> = elements.iter().map(Literal::values_text).collect();
                 format!("({})", parts.join(", "))
@@ -600,6 +697,7 @@ fn nested_values(
 impl fmt::Display for Literal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.payload {
+            Payload::Elided => write!(f, "{} {{...}}", self.shape),
             Payload::Tuple(elements) => {
                 writeln!(f, "(")?;
                 for (i, e) in elements.iter().enumerate() {

@@ -517,6 +517,307 @@ pub enum OpProblem {
         axis: i64,
     },
 
+    // -- tuples and control flow (the ctrl family) ----------------------------
+    /// `get-tuple-element` of an array.
+    #[error("Cannot infer shape: attempting to index into non-tuple: {operand}.")]
+    GetTupleElementOfArray {
+        /// The operand.
+        operand: Shape,
+    },
+    /// `get-tuple-element` with an index outside the tuple.
+    #[error(
+        "Cannot infer shape: attempt to index out of tuple bounds: {index} >= {} in shape {operand}.",
+        .operand.tuple_shapes().len()
+    )]
+    GetTupleElementIndex {
+        /// The tuple.
+        operand: Shape,
+        /// The index asked for.
+        index: i64,
+    },
+    /// A `while` condition with other than one parameter.
+    #[error("Condition must take 1 arguments; got {}.", .condition.parameters.len())]
+    WhileConditionArity {
+        /// The condition's signature.
+        condition: Signature,
+    },
+    /// A `while` body with other than one parameter.
+    #[error("Body must take 1 arguments; got {}.", .body.parameters.len())]
+    WhileBodyArity {
+        /// The body's signature.
+        body: Signature,
+    },
+    /// A `while` condition that does not return `pred[]`.
+    #[error(
+        "Condition must return a boolean; got Condition: {condition}; body: {body}; init: {init}."
+    )]
+    WhileConditionResult {
+        /// The condition's signature.
+        condition: Signature,
+        /// The body's signature.
+        body: Signature,
+        /// The initial state.
+        init: Shape,
+    },
+    /// The loop state's shape differs between init, condition and body.
+    #[error(
+        "The parameter of condition and body, the result of the body, and init must all have the same shape; got Condition: {condition}; body: {body}; init: {init}."
+    )]
+    WhileShapes {
+        /// The condition's signature.
+        condition: Signature,
+        /// The body's signature.
+        body: Signature,
+        /// The initial state.
+        init: Shape,
+    },
+    /// A conditional's selector is not a scalar.
+    #[error("The first operand of conditional must be a scalar. Got {selector}.")]
+    ConditionalSelectorRank {
+        /// The selector.
+        selector: Shape,
+    },
+    /// A conditional's selector is neither `pred[]` nor `s32[]`.
+    #[error("branch_index must be bool or int32_t; got {selector}.")]
+    ConditionalSelectorType {
+        /// The selector.
+        selector: Shape,
+    },
+    /// A `pred` conditional without exactly two branches, or an indexed one
+    /// without any.
+    #[error(
+        "a conditional with a {selector} selector needs {}, but has {branches}.",
+        if .selector.element_type().is_pred() { "2 branch computations (true_computation and false_computation)" } else { "at least 1 branch computation" }
+    )]
+    ConditionalBranchCount {
+        /// The selector.
+        selector: Shape,
+        /// How many branches it has.
+        branches: usize,
+    },
+    /// A conditional without one operand per branch after the selector.
+    #[error(
+        "Expected {} operands for conditional instruction: the selector and one per branch computation ({branches}), but got {}{}.",
+        .branches + 1, .operands.len(), operand_list(.operands)
+    )]
+    ConditionalOperandCount {
+        /// How many branches it has.
+        branches: usize,
+        /// The operands, selector included.
+        operands: Vec<Shape>,
+    },
+    /// A branch computation with other than one parameter.
+    #[error("branch computation {branch} must take 1 argument; got {}.", .computation.parameters.len())]
+    ConditionalBranchArity {
+        /// The branch number.
+        branch: usize,
+        /// Its signature.
+        computation: Signature,
+    },
+    /// A branch operand that does not fit its branch's parameter.
+    #[error(
+        "branch operand {branch} must match the shape of the only parameter of branch computation {branch}: got operand: {operand}; computation: {computation}."
+    )]
+    ConditionalBranchOperand {
+        /// The branch number.
+        branch: usize,
+        /// The operand passed to it.
+        operand: Shape,
+        /// Its signature.
+        computation: Signature,
+    },
+    /// Branches that return different shapes.
+    #[error(
+        "the result of branch 0 computation and branch {branch} computation must have the same shape: got branch 0 computation result: {first}; branch {branch} computation result: {result}."
+    )]
+    ConditionalBranchResults {
+        /// The branch number.
+        branch: usize,
+        /// Branch 0's result.
+        first: Shape,
+        /// This branch's result.
+        result: Shape,
+    },
+    /// `map` operands of different dims.
+    #[error("Map operation requires all operands to have the same shape; got: {}.", list(.operands))]
+    MapShapes {
+        /// The operands.
+        operands: Vec<Shape>,
+    },
+    /// `map` over fewer dimensions than the operands have.
+    #[error(
+        "Map applied to a subset of dimensions currently not supported: arg_dimension_size: {}, requested_map_dimensions_size: {}.",
+        .operand.rank(), .dimensions.len()
+    )]
+    MapDimensionsCount {
+        /// The (first array) operand.
+        operand: Shape,
+        /// The dimensions given.
+        dimensions: Vec<i64>,
+    },
+    /// `map` dimensions other than `0, 1, ..`.
+    #[error(
+        "Map requires monotonically increasing dimension numbers; got: {}.",
+        .dimensions.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    MapDimensionsOrder {
+        /// The dimensions given.
+        dimensions: Vec<i64>,
+    },
+    /// A mapped computation whose arity is not the operand count.
+    #[error(
+        "Map applied function arity must match number of arguments; got: arity: {}, arguments: {}.",
+        .computation.parameters.len(), .operands.len()
+    )]
+    MapArity {
+        /// The operands.
+        operands: Vec<Shape>,
+        /// The computation's signature.
+        computation: Signature,
+    },
+    /// A mapped computation that does not return a scalar.
+    #[error("Mapped computation's result has to be a scalar; got: {}.", .computation.result)]
+    MapResult {
+        /// The computation's signature.
+        computation: Signature,
+    },
+    /// A mapped computation with a non-scalar parameter.
+    #[error(
+        "Mapped computation's parameter has to be a scalar; got parameter {index} shape: {parameter}."
+    )]
+    MapParameter {
+        /// The parameter number.
+        index: usize,
+        /// Its shape.
+        parameter: Shape,
+    },
+    /// A mapped computation's parameter of another type than its operand.
+    #[error(
+        "Mapped computation's parameter type has to match argument element type; got parameter {index} shape: {parameter}, argument shape: {argument}."
+    )]
+    MapParameterType {
+        /// The parameter number.
+        index: usize,
+        /// Its shape.
+        parameter: Shape,
+        /// The operand it receives elements of.
+        argument: Shape,
+    },
+    /// A `reduce` with an odd number of operands (inputs and inits pair up).
+    #[error("Reduce must have an even number of arguments, has {}{}.", .operands.len(), operand_list(.operands))]
+    ReduceOddOperands {
+        /// The operands.
+        operands: Vec<Shape>,
+    },
+    /// Inputs of a variadic `reduce` with different dims.
+    #[error(
+        "All reduced tensors must have the same dimension. Tensor 0 has shape {first}, Tensor {index} has shape {input}."
+    )]
+    ReduceInputDims {
+        /// Input 0.
+        first: Shape,
+        /// Which input differs.
+        index: usize,
+        /// That input.
+        input: Shape,
+    },
+    /// A variadic `reduce` over a dimension its inputs do not have.
+    #[error("Reducing out-of-bounds dimension {dimension} in shape {operand}.")]
+    ReduceDimensionOutOfBounds {
+        /// The dimension.
+        dimension: i64,
+        /// Input 0.
+        operand: Shape,
+    },
+    /// A variadic `reduce` that names a dimension twice.
+    #[error("Duplicate reduction dimension: {dimension} (dimensions {}).", dims_text(.dimensions))]
+    ReduceDuplicateDimension {
+        /// The repeated dimension.
+        dimension: i64,
+        /// The list.
+        dimensions: Vec<i64>,
+    },
+    /// A reducer without two parameters per input.
+    #[error(
+        "Reduction function must take {} parameters, but takes {} parameter(s) ({reducer}).",
+        2 * .inputs, .reducer.parameters.len()
+    )]
+    ReducerParameterCount {
+        /// How many inputs the reduce has.
+        inputs: usize,
+        /// The reducer's signature.
+        reducer: Signature,
+    },
+    /// A reducer that does not return one value per input.
+    #[error(
+        "Reduction function must produce a tuple with {inputs} elements, but {} ({reducer}).",
+        if .reducer.result.is_tuple() { format!("has {} elements", .reducer.result.tuple_shapes().len()) } else { "produces a scalar".to_string() }
+    )]
+    ReducerResultArity {
+        /// How many inputs the reduce has.
+        inputs: usize,
+        /// The reducer's signature.
+        reducer: Signature,
+    },
+    /// A reducer whose result is not a scalar or a tuple of scalars.
+    #[error(
+        "Reduction function must return a scalar or tuple of scalars but returns shape: {} ({reducer}).",
+        .reducer.result
+    )]
+    ReducerResultNotScalars {
+        /// The reducer's signature.
+        reducer: Signature,
+    },
+    /// A reducer's accumulator parameter of another shape than its result.
+    #[error(
+        "Reduction function's {index}-th parameter shape differs from the result shape: {parameter} vs {accumulator}."
+    )]
+    ReducerAccumulatorParameter {
+        /// The parameter number.
+        index: usize,
+        /// Its shape.
+        parameter: Shape,
+        /// The result (element) it accumulates into.
+        accumulator: Shape,
+    },
+    /// An init value of another shape than the reducer's accumulator.
+    #[error(
+        "Reduction function's accumulator shape at index {index} differs from the init_value shape: {accumulator} vs {init}."
+    )]
+    ReducerInit {
+        /// The input number.
+        index: usize,
+        /// The accumulator (reducer result element).
+        accumulator: Shape,
+        /// The init value.
+        init: Shape,
+    },
+    /// A reducer's input parameter of another type than its input's
+    /// elements.
+    #[error(
+        "Reduction function's {index}-th parameter shape differs from the input type element type: {parameter} vs {element}."
+    )]
+    ReducerInputParameter {
+        /// The parameter number.
+        index: usize,
+        /// Its shape.
+        parameter: Shape,
+        /// The input's element, as a scalar.
+        element: Shape,
+    },
+    /// A reducer's input parameter of another type than its accumulator.
+    #[error(
+        "Reduction function's {index}-th parameter shape must match the result shape, but got {parameter} vs {accumulator}."
+    )]
+    ReducerInputAccumulator {
+        /// The parameter number.
+        index: usize,
+        /// Its shape.
+        parameter: Shape,
+        /// The accumulator it pairs with.
+        accumulator: Shape,
+    },
+
     // -- the misc family: bitcasts, reduce-precision, rng, linear algebra,
     //    batch norm (XLA's wording first) ------------------------------------
     /// `bitcast-convert` from or to a tuple.
@@ -828,6 +1129,23 @@ pub enum OpProblem {
         /// The first dimension that differs.
         dimension: usize,
     },
+}
+
+/// A called computation's parameter shapes and result shape, printed as
+/// `(f32[], s32[]) -> pred[]`: what a problem with a called computation
+/// (a loop's condition, a conditional's branch, a reducer) shows of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    /// The parameter shapes, in parameter order.
+    pub parameters: Vec<Shape>,
+    /// The result shape.
+    pub result: Shape,
+}
+
+impl std::fmt::Display for Signature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({}) -> {}", list(&self.parameters), self.result)
+    }
 }
 
 /// `: (f32[2], s32[])` after an operand count, or nothing for none.

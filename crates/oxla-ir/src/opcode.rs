@@ -94,6 +94,9 @@ pub enum OpClass {
     Contraction,
     /// Builds or takes apart tuples.
     Tuple,
+    /// Runs called computations as control flow (`while`, `conditional`),
+    /// per element (`map`), or fences optimizations (`opt-barrier`).
+    Control,
     /// Draws random numbers (`rng`) or random bits (`rng-bit-generator`).
     Random,
     /// Factorises matrices or solves with them (`cholesky`,
@@ -124,7 +127,8 @@ impl OpClass {
             | OpClass::Tuple
             | OpClass::Random
             | OpClass::LinearAlgebra
-            | OpClass::Normalization => false,
+            | OpClass::Normalization
+            | OpClass::Control => false,
         }
     }
 }
@@ -159,7 +163,7 @@ impl TypeSet {
         }
     }
 
-    /// The set in words, for "Expected element type ... to be <this>".
+    /// The set in words, for "Expected element type ... to be `<this>`".
     pub fn describe(self) -> &'static str {
         match self {
             TypeSet::Any => "an array element type",
@@ -498,14 +502,31 @@ op_table! {
         Reverse => "reverse", Arity::Fixed(1), IndexMap, Any, Cheap, Some("stablehlo.reverse");
         /// Edge and interior padding.
         Pad => "pad", Arity::Fixed(2), IndexMap, Any, Cheap, Some("stablehlo.pad");
-        /// Folds a reducer computation over dimensions.
-        Reduce => "reduce", Arity::Fixed(2), Reduction, Any, Materialised,
+        /// Folds a reducer computation over dimensions: N inputs, then N
+        /// init values (N >= 1).
+        Reduce => "reduce", Arity::AtLeast(2), Reduction, Any, Materialised,
             Some("stablehlo.reduce");
         /// General matrix product with batch and contracting dimensions.
         Dot => "dot", Arity::Fixed(2), Contraction, Arithmetic, Materialised,
             Some("stablehlo.dot_general");
         /// Groups values into a tuple.
         Tuple => "tuple", Arity::AtLeast(0), Tuple, Any, Cheap, Some("stablehlo.tuple");
+        // -- tuples and control flow (the ctrl family) --
+        /// One element of a tuple.
+        GetTupleElement => "get-tuple-element", Arity::Fixed(1), Tuple, Any, Cheap,
+            Some("stablehlo.get_tuple_element");
+        /// A loop: a body computation applied while a condition computation
+        /// holds.
+        While => "while", Arity::Fixed(1), Control, Any, Materialised, Some("stablehlo.while");
+        /// Runs one of several branch computations, chosen by a `pred` or an
+        /// `s32` index.
+        Conditional => "conditional", Arity::AtLeast(2), Control, Any, Materialised,
+            Some("stablehlo.case");
+        /// The identity, as a fence that optimizations do not cross.
+        OptimizationBarrier => "opt-barrier", Arity::Fixed(1), Control, Any, Materialised,
+            Some("stablehlo.optimization_barrier");
+        /// Applies a scalar computation to the elements of arrays.
+        Map => "map", Arity::AtLeast(1), Control, Any, Materialised, Some("stablehlo.map");
         // -- bitcasts, reduce-precision, rng, linear algebra, batch norm ----
         // (the misc family)
         /// Reinterprets the bits of each element as another type; a width
@@ -706,41 +727,81 @@ impl fmt::Display for Opcode {
     }
 }
 
-/// Opcodes of XLA's HLO that oxla does not have (yet): the parser calls
-/// them unsupported rather than unknown.
+/// Opcodes of XLA's single-device HLO that oxla does not have (yet): the
+/// parser calls them unsupported rather than unknown. (`call`, `copy` and
+/// `fusion` are read by the parser, which inlines or drops them.)
 pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
-    "get-tuple-element",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "call",
+    "complex",
+    "convolution",
+    "cosh",
+    "custom-call",
+    "dynamic-reshape",
     "dynamic-slice",
     "dynamic-update-slice",
-    "dynamic-reshape",
-    "custom-call",
-    "call",
-    "map",
-    "while",
-    "conditional",
+    "fft",
     "gather",
-    "scatter",
-    "sort",
-    "convolution",
-    "reduce-window",
-    "select-and-scatter",
-    "rng-get-and-update-state",
-    "all-reduce",
-    "all-gather",
-    "all-to-all",
-    "collective-permute",
-    "reduce-scatter",
-    "after-all",
-    "infeed",
-    "outfeed",
-    "send",
-    "recv",
-    "send-done",
-    "recv-done",
-    "domain",
-    "optimization-barrier",
-    "real",
     "imag",
+    "mulhi",
+    "ragged-dot",
+    "real",
+    "reduce-window",
+    "rng-get-and-update-state",
+    "scaled-dot",
+    "scan",
+    "scatter",
+    "select-and-scatter",
+    "shuffle",
+    "sinh",
+    "sort",
+    "stochastic-convert",
+    "topk",
+];
+
+/// Opcodes of XLA's HLO that are out of oxla's scope, a single-device
+/// engine for static shapes, with the reason: collectives and device ids
+/// (several devices), host transfers and tokens, asynchronous pairs, and
+/// dynamic shapes. The parser refuses them saying so. XLA's async sugar
+/// (`add-start`, `custom-call-done`, ...) is refused with them.
+pub(crate) const OUT_OF_SCOPE_OPCODES: &[(&str, &str)] = &[
+    ("add-dependency", "a token op (it orders side effects)"),
+    ("after-all", "a token op (it orders side effects)"),
+    ("all-gather", "a multi-device collective"),
+    ("all-gather-done", "a multi-device collective"),
+    ("all-gather-start", "a multi-device collective"),
+    ("all-reduce", "a multi-device collective"),
+    ("all-reduce-done", "a multi-device collective"),
+    ("all-reduce-start", "a multi-device collective"),
+    ("all-to-all", "a multi-device collective"),
+    ("async-done", "an asynchronous op"),
+    ("async-start", "an asynchronous op"),
+    ("async-update", "an asynchronous op"),
+    ("collective-broadcast", "a multi-device collective"),
+    ("collective-permute", "a multi-device collective"),
+    ("collective-permute-done", "a multi-device collective"),
+    ("collective-permute-start", "a multi-device collective"),
+    ("collective-reduce", "a multi-device collective"),
+    ("copy-done", "an asynchronous op"),
+    ("copy-start", "an asynchronous op"),
+    ("domain", "a sharding domain (multi-device)"),
+    ("get-dimension-size", "a dynamic-shape op"),
+    ("infeed", "a host transfer"),
+    ("outfeed", "a host transfer"),
+    ("partition-id", "a multi-device op (the partition id)"),
+    ("ragged-all-to-all", "a multi-device collective"),
+    ("recv", "a host or cross-device transfer"),
+    ("recv-done", "a host or cross-device transfer"),
+    ("reduce-scatter", "a multi-device collective"),
+    ("replica-id", "a multi-device op (the replica id)"),
+    ("send", "a host or cross-device transfer"),
+    ("send-done", "a host or cross-device transfer"),
+    ("set-dimension-size", "a dynamic-shape op"),
 ];
 
 #[cfg(test)]
@@ -765,6 +826,10 @@ mod tests {
         assert_eq!(Opcode::from_name("no-such-op"), None);
         for name in XLA_ONLY_OPCODES {
             assert_eq!(Opcode::from_name(name), None, "{name} is in the table");
+        }
+        for (name, _) in OUT_OF_SCOPE_OPCODES {
+            assert_eq!(Opcode::from_name(name), None, "{name} is in the table");
+            assert!(!XLA_ONLY_OPCODES.contains(name), "{name} is listed twice");
         }
         assert!(
             !Opcode::ALL

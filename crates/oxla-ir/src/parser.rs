@@ -1,28 +1,48 @@
-//! The HLO text parser: the inverse of [`crate::printer`].
+//! The HLO text parser: the inverse of [`crate::printer`], and a reader of
+//! the HLO text XLA accepts.
 //!
 //! It reads HLO text as XLA and JAX print it, in both of XLA's forms:
 //!
 //! - the short form our printer writes (`add.2 = f32[2,3]{1,0} add(x, v)`),
 //! - the long form of XLA's dumps (`%add = f32[2,3]{1,0} add(f32[2,3]{1,0}
-//!   %x, f32[2,3]{1,0} %v)`, computation headers `%name (p: f32[]) -> f32[]`).
+//!   %x, f32[2,3]{1,0} %v)`, computation headers `%name (p: f32[]) -> f32[]`),
 //!
-//! What it ignores, because oxla does not model it: layouts (`{1,0}`), module
-//! attributes (`entry_computation_layout=`, `is_scheduled=`, ...), the
-//! `FileNames`/`FunctionNames`/`FileLocations`/`StackFrames` sections of
-//! optimized dumps, and every instruction attribute that oxla has no field
-//! for (`metadata=`, `backend_config=`, `sharding=`, `frontend_attributes=`,
-//! `origin=`, the comparison `type=`, a fusion's `kind=`, ...). Those are
-//! skipped as balanced brackets and strings, and must end on their line.
+//! and what XLA's own parser (`xla/hlo/parser/hlo_parser.cc`) accepts besides:
+//! `//` and `/* */` comments anywhere, the legacy `HloModule name:` header
+//! and modules without a header, instructions written without a shape
+//! (inferred by [`crate::shape_inference::infer_undeclared_shape`]), operands
+//! written as nested instructions (`add(f32[] multiply(a, b), c)`, given the
+//! names `multiply.anon`, ...), attributes spanning lines, tuple constants,
+//! and constants whose values were elided (`constant({...})`, kept as
+//! [`Literal::elided`]: the module checks, it never runs).
+//! `docs/hlo-text.md` is the user's guide to what is accepted.
+//!
+//! Every attribute is honoured, refused, or accepted because it carries no
+//! semantics on one CPU device; none is skipped unread. An instruction's
+//! attributes are read by its op's arm of `Attrs::op`; the attributes
+//! every instruction may carry (`metadata=`, `sharding=`, `backend_config=`,
+//! ...) are validated by `Attrs::finish`, which refuses any other as
+//! `unexpected attribute`. Module attributes are read by
+//! `Cursor::module_attributes`. What oxla cannot honour is refused with a
+//! message saying why: non-default comparison types, dot algorithms other
+//! than the one computed, `result_accuracy` tolerances tighter than oxla's
+//! stated bound, several replicas or partitions, dynamic shapes, and the
+//! multi-device and asynchronous ops.
 //!
 //! Two XLA constructs are rewritten into oxla's IR as they are read:
-//! - `fusion(...)`, calls=%f: the fused computation is inlined at the call
-//!   site, its parameters replaced by the fusion's operands; its root takes
-//!   the fusion's name. This runs XLA's optimized dumps.
-//! - `copy(x)` is the identity once layouts are ignored: uses of the copy
-//!   become uses of `x`.
+//! - `fusion(...)`, calls=%f (and `call(...)`, to_apply=%f): the called
+//!   computation is inlined at the call site, its parameters replaced by the
+//!   operands; its root takes the caller's name. This runs XLA's optimized
+//!   dumps.
+//! - `copy(x)` is the identity on values (layouts do not change values):
+//!   uses of the copy become uses of `x`.
 //!
-//! Every other XLA op oxla lacks (`get-tuple-element`, `dynamic-slice`, ...)
-//! is a parse error at the opcode.
+//! A tuple constant becomes a `tuple` of array constants (the IR's constants
+//! are arrays). Ops that call computations by name (`reduce`'s and `map`'s
+//! `to_apply=`, `while`'s `condition=`/`body=`, `conditional`'s
+//! `branch_computations=` or `true_computation=`/`false_computation=`) keep
+//! their computations as bodies of their own. Every other XLA op oxla lacks
+//! (`dynamic-slice`, `gather`, ...) is an error at the opcode.
 //!
 //! Invariants:
 //! - every computation the parser returns went through the same per-instruction
@@ -35,14 +55,18 @@
 //! - `parse(print(c))` prints exactly as `print(c)`;
 //! - no input panics, recurses without bound or allocates more than a small
 //!   multiple of its own length: literals are read value by value and
-//!   counted against their declared shape, never allocated from it; nesting
-//!   (tuple shapes, literals, fusion inlining) is capped, and so is the
-//!   number of instructions fusion inlining may copy.
+//!   counted against their declared shape, never allocated from it (elided
+//!   constants allocate nothing, and a large array written as one value
+//!   becomes a `pad` of it); nesting
+//!   (tuple shapes, literals, nested operands, fusion inlining) is capped,
+//!   and so is the number of instructions fusion inlining may copy.
 //!
 //! Errors are [`Error::Parse`] with the 1-based line and column, the source
 //! line and a caret under the offending text, and what would have been
-//! accepted there. [`parse_hlo_module_diagnostics`] returns every semantic
-//! error found (one per independent root cause) rather than the first.
+//! accepted there. [`parse_hlo_module_diagnostics`] returns every error
+//! found rather than the first: after a syntax error in an instruction the
+//! parser skips to the next instruction and goes on, and semantic errors are
+//! collected one per independent root cause.
 //!
 //! ```
 //! use oxla_ir::parse_hlo_module;
@@ -75,19 +99,20 @@
 // The attributes of the misc family.
 mod misc;
 
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 
-use crate::Opcode;
 use crate::ir::{
     BinaryOp, Body, ComparisonDirection, ComputationId, DotDimensionNumbers, InstId, Instruction,
-    OpKind, PadDim,
+    OpKind, PadDim, UnaryOp,
 };
+use crate::opcode::{OUT_OF_SCOPE_OPCODES, XLA_ONLY_OPCODES};
 use crate::shape::MAX_RANK;
-use crate::shape_inference::infer_instruction_shape;
-use crate::{ArrayData, Computation, ElementType, Error, Literal, Result, Shape};
+use crate::shape_inference::{infer_instruction_shape, infer_undeclared_shape};
+use crate::{ArrayData, Computation, ElementType, Error, Literal, Opcode, Result, Shape};
 
-/// The deepest nesting accepted for tuple shapes and for fusions inlined
-/// into fusions.
+/// The deepest nesting accepted for tuple shapes, tuple literals, nested
+/// operand instructions and fusions inlined into fusions.
 const MAX_NESTING: usize = 64;
 
 /// The fewest instructions fusion inlining may visit (and so create) in a
@@ -96,12 +121,18 @@ const MAX_NESTING: usize = 64;
 /// so calls that double at each level would otherwise make 2^depth copies.
 const MIN_INLINE_BUDGET: usize = 1 << 14;
 
+/// The most elements a constant written as one value for a whole array
+/// (`f32[40] constant(15)`) is expanded to as a dense literal; a larger one
+/// becomes a `pad` of that value with zeros, which allocates nothing.
+const MAX_DENSE_SINGLE_VALUE: i64 = 4096;
+
 /// How many characters of a long source line an error shows on each side
 /// of the column.
 const SNIPPET_CONTEXT: usize = 60;
 
-/// The most errors [`parse_hlo_module_diagnostics`] reports.
-const MAX_ERRORS: usize = 50;
+/// The most errors [`parse_hlo_module_diagnostics`] reports; past it,
+/// parsing stops.
+pub const MAX_DIAGNOSTICS: usize = 50;
 
 /// Parses HLO text into a verified [`Computation`]; the first error found is
 /// returned (see [`parse_hlo_module_diagnostics`] for all of them).
@@ -119,22 +150,29 @@ pub fn parse_hlo_module(text: &str) -> Result<Computation> {
 }
 
 /// Parses HLO text into a verified [`Computation`], or returns every error
-/// found (never an empty list). A syntax error stops parsing, so it comes
-/// alone; semantic errors (undefined names, shapes that do not match what
-/// the operands give) are collected, one per independent cause: an
-/// instruction whose operand is already in error is not reported again.
+/// found (never an empty list), in the order of the text. A syntax error in
+/// an instruction (an unknown or unsupported opcode, a malformed attribute)
+/// is reported and parsing resumes at the next instruction, whose uses of
+/// the broken one are not reported again; a syntax error outside
+/// instructions (the module or a computation header) ends parsing. Semantic
+/// errors (undefined names, shapes that do not match what the operands
+/// give) are collected one per independent cause: an instruction whose
+/// operand is already in error is not reported again. At most 50 errors
+/// are returned.
 ///
 /// ```
 /// let text = "HloModule m\n\nENTRY e {\n  x = f32[2] parameter(0)\n  \
-///             y = f32[3] negate(x)\n  ROOT z = s32[2] negate(x)\n}\n";
+///             y = f32[3] negate(x)\n  g = f32[2] gather(x)\n  \
+///             ROOT z = s32[2] negate(x)\n}\n";
 /// let errors = oxla_ir::parser::parse_hlo_module_diagnostics(text).unwrap_err();
-/// assert_eq!(errors.len(), 2);
+/// assert_eq!(errors.len(), 3);
 /// assert!(errors[0].to_string().starts_with("5:7: `y` declares shape f32[3]"));
+/// assert!(errors[1].to_string().starts_with("6:14: unsupported op `gather`"));
 /// ```
 pub fn parse_hlo_module_diagnostics(text: &str) -> std::result::Result<Computation, Vec<Error>> {
     let src = Source::new(text);
-    let module = Cursor::new(&src).module().map_err(|e| vec![e])?;
-    Lowering::new(&src, &module).run()
+    let (module, syntax_errors) = Cursor::new(&src).module()?;
+    Lowering::new(&src, &module, syntax_errors).run()
 }
 
 /// Parses HLO text into a [`Computation`] that has **not** been verified, so
@@ -163,8 +201,8 @@ pub fn parse_hlo_module_diagnostics(text: &str) -> std::result::Result<Computati
 /// ```
 pub fn parse_hlo_module_unverified(text: &str) -> std::result::Result<Computation, Vec<Error>> {
     let src = Source::new(text);
-    let module = Cursor::new(&src).module().map_err(|e| vec![e])?;
-    let mut lowering = Lowering::new(&src, &module);
+    let (module, syntax_errors) = Cursor::new(&src).module()?;
+    let mut lowering = Lowering::new(&src, &module, syntax_errors);
     lowering.verify = false;
     lowering.run()
 }
@@ -288,14 +326,44 @@ struct NameRef {
 #[derive(Debug, Clone)]
 enum RawOp {
     Kind(OpKind),
-    Reduce {
-        dimensions: Vec<i64>,
-        to_apply: NameRef,
+    /// An op that calls computations: `kind` with placeholder ids, and the
+    /// names that replace them, in the order of
+    /// [`OpKind::called_computations_mut`].
+    Calls {
+        kind: OpKind,
+        callees: Vec<NameRef>,
+        fixup: CallsFixup,
     },
+    /// `fusion(...), calls=f` or `call(...), to_apply=f`: inlined.
     Fusion {
         calls: NameRef,
+        /// `call` (whose shape may be omitted) rather than `fusion`.
+        is_call: bool,
     },
     Copy,
+    /// A constant of tuple shape: lowered to a `tuple` of constants.
+    TupleConstant(Literal),
+    /// A large array constant written as one (scalar) value, which XLA
+    /// stores at index 0 with zeros elsewhere: lowered to a `pad` of that
+    /// value with zeros, allocating nothing.
+    FirstOnlyConstant(Literal),
+    /// An instruction whose text did not parse (its error is reported);
+    /// instructions that use it are not reported again.
+    Poisoned,
+}
+
+/// What an op that calls computations still needs from its operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CallsFixup {
+    None,
+    /// A conditional written with `true_computation=`/`false_computation=`
+    /// (`true`) or `branch_computations=` (`false`): the selector's type
+    /// must call for that form.
+    ConditionalForm {
+        pred: bool,
+    },
+    /// A `map` without `dimensions=`: every dimension of its operands.
+    MapAllDimensions,
 }
 
 #[derive(Debug, Clone)]
@@ -303,18 +371,56 @@ struct RawOperand {
     name: NameRef,
     /// The shape written before the name in long form.
     shape: Option<(Shape, usize)>,
+    /// The operand is the instruction at this index of the computation,
+    /// written in place (`add(f32[] multiply(a, b), c)`).
+    nested: Option<usize>,
+}
+
+/// What a `constant(...)` holds.
+#[derive(Debug, Clone)]
+enum ConstantValue {
+    Literal(Literal),
+    /// The value at index 0 of a large array whose other elements are zero.
+    FirstOnly(Literal),
+}
+
+/// A check an attribute needs that waits for the operands' shapes.
+#[derive(Debug, Clone)]
+enum Check {
+    /// `broadcast` without `dimensions`: valid for a scalar operand only.
+    ScalarBroadcast,
+    /// `compare`'s `type=`: honoured when it is the operands' default.
+    CompareType { ty: &'static str, pos: usize },
+    /// `dot`'s `algorithm=`: honoured when it names what oxla computes.
+    DotAlgorithm { name: String, pos: usize },
+    /// `result_accuracy=` on a unary op.
+    ResultAccuracy { accuracy: Accuracy, pos: usize },
+}
+
+/// A `result_accuracy` attribute, as XLA's parser reads it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Accuracy {
+    /// `{mode=default}` or `{mode=highest}`.
+    Mode(&'static str),
+    /// `{tolerance={atol=.., rtol=.., ulps=..}}`.
+    Tolerance { atol: f64, rtol: f64, ulps: f64 },
 }
 
 #[derive(Debug, Clone)]
 struct RawInst {
     name: NameRef,
+    /// Written in place as an operand: the name is generated.
+    nested: bool,
     is_root: bool,
-    shape: Shape,
+    /// The declared shape; `None` when the text omits it.
+    shape: Option<Shape>,
     shape_pos: usize,
     opcode: String,
     opcode_pos: usize,
     op: RawOp,
     operands: Vec<RawOperand>,
+    checks: Vec<Check>,
+    control_predecessors: Vec<NameRef>,
 }
 
 #[derive(Debug, Clone)]
@@ -333,11 +439,37 @@ struct RawComp {
     close_pos: usize,
 }
 
+/// `entry_computation_layout={(params)->result}`.
+#[derive(Debug)]
+struct EntryLayout {
+    params: Vec<(Shape, usize)>,
+    result: (Shape, usize),
+    pos: usize,
+}
+
+/// One `input_output_alias` entry (`{0}: (1, {}, must-alias)`) or, without
+/// an output, one `buffer_donor` entry (`(1, {})`).
+#[derive(Debug)]
+struct Alias {
+    output: Option<Vec<i64>>,
+    parameter: i64,
+    parameter_index: Vec<i64>,
+    pos: usize,
+}
+
+/// The module attributes that need the entry computation to be checked.
+#[derive(Debug, Default)]
+struct ModuleAttrs {
+    entry_layout: Option<EntryLayout>,
+    aliases: Vec<Alias>,
+}
+
 #[derive(Debug)]
 struct RawModule {
     name: String,
     comps: Vec<RawComp>,
     entry: usize,
+    attrs: ModuleAttrs,
 }
 
 /// An attribute as read: its key and the span of its value text.
@@ -369,9 +501,93 @@ const XLA_ONLY_TYPES: &[&str] = &[
     "f8e4m3fnuz",
     "f8e3m4",
     "f8e4m3",
+    "f8e8m0fnu",
+    "f4e2m1fn",
     "token",
     "opaque",
 ];
+
+/// The attributes every instruction may carry. None changes a value on one
+/// CPU device; each is validated (see [`Attrs::finish`]) and then dropped.
+const COMMON_ATTRIBUTES: &[&str] = &[
+    "sharding",
+    "frontend_attributes",
+    "statistics",
+    "parameter_replication",
+    "control-predecessors",
+    "origin",
+    "metadata",
+    "backend_config",
+];
+
+/// The module attributes XLA's parser accepts.
+const MODULE_ATTRIBUTES: &[&str] = &[
+    "alias_passthrough_params",
+    "allow_spmd_sharding_propagation_to_output",
+    "allow_spmd_sharding_propagation_to_parameters",
+    "buffer_donor",
+    "entry_computation_layout",
+    "frontend_attributes",
+    "input_output_alias",
+    "is_scheduled",
+    "num_partitions",
+    "origin_recovery_table",
+    "replica_count",
+];
+
+/// The dot algorithms XLA's parser knows (`algorithm=dot_f32_f32_f32`),
+/// lower case, as printed.
+const DOT_ALGORITHMS: &[&str] = &[
+    "unset",
+    "dot_any_f8_any_f8_f32",
+    "dot_any_f8_any_f8_f32_fast_accum",
+    "dot_f16_f16_f16",
+    "dot_f16_f16_f32",
+    "dot_bf16_bf16_bf16",
+    "dot_bf16_bf16_f32",
+    "dot_bf16_bf16_f32_x3",
+    "dot_bf16_bf16_f32_x6",
+    "dot_bf16_bf16_f32_x9",
+    "dot_tf32_tf32_f32",
+    "dot_tf32_tf32_f32_x3",
+    "dot_f32_f32_f32",
+    "dot_f64_f64_f64",
+];
+
+/// The ulps oxla promises for `op` against its oracle, the interpreter, when
+/// a module asks with `result_accuracy={tolerance={ulps=N}}`: the JIT's
+/// stated bound (`docs/jit-accuracy.md`, `oxla_jit::ulp_bound`; the same
+/// for f32 and f64). `None` for the ops that take no `result_accuracy` in
+/// XLA.
+///
+/// ```
+/// use oxla_ir::{parser::result_accuracy_ulps, UnaryOp};
+/// assert_eq!(result_accuracy_ulps(UnaryOp::Logistic), Some(4));
+/// assert_eq!(result_accuracy_ulps(UnaryOp::Sqrt), Some(0));
+/// assert_eq!(result_accuracy_ulps(UnaryOp::Neg), None);
+/// ```
+pub fn result_accuracy_ulps(op: UnaryOp) -> Option<u32> {
+    match op {
+        UnaryOp::Exp | UnaryOp::Log | UnaryOp::Sin | UnaryOp::Cos => Some(1),
+        UnaryOp::Expm1 | UnaryOp::Log1p | UnaryOp::Tanh => Some(2),
+        UnaryOp::Logistic => Some(4),
+        UnaryOp::Sqrt | UnaryOp::Rsqrt => Some(0),
+        // The misc family: the JIT calls the interpreter's own functions
+        // (musl's libm), so the two agree bit for bit.
+        UnaryOp::Erf | UnaryOp::Cbrt | UnaryOp::Tan => Some(0),
+        UnaryOp::Neg
+        | UnaryOp::Abs
+        | UnaryOp::Sign
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::RoundNearestEven
+        | UnaryOp::Not
+        | UnaryOp::IsFinite
+        | UnaryOp::PopCnt
+        | UnaryOp::Clz
+        | UnaryOp::RoundNearestAfz => None,
+    }
+}
 
 fn is_name_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
@@ -379,6 +595,50 @@ fn is_name_start(c: u8) -> bool {
 
 fn is_name_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-')
+}
+
+/// `true` if `line` (from its first non-blank character) starts an
+/// instruction: `[ROOT] [%]name = ` followed by a shape (`f32[`, `(`) or an
+/// opcode and its `(`. Attribute lines (`key=value`) never match, since a
+/// value is not followed by `(` or `[`. Used to resume after an error.
+fn starts_instruction(line: &str) -> bool {
+    let b = line.trim_start().as_bytes();
+    let mut i = 0;
+    if b.starts_with(b"ROOT") && b.get(4).is_some_and(|c| c.is_ascii_whitespace()) {
+        i = 4;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+    }
+    if b.get(i) == Some(&b'%') {
+        i += 1;
+    }
+    if !b.get(i).is_some_and(|&c| is_name_start(c)) {
+        return false;
+    }
+    while i < b.len() && is_name_char(b[i]) {
+        i += 1;
+    }
+    while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+        i += 1;
+    }
+    if b.get(i) != Some(&b'=') {
+        return false;
+    }
+    i += 1;
+    while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+        i += 1;
+    }
+    if b.get(i) == Some(&b'(') {
+        return true;
+    }
+    if !b.get(i).is_some_and(|&c| is_name_start(c)) {
+        return false;
+    }
+    while i < b.len() && is_name_char(b[i]) {
+        i += 1;
+    }
+    matches!(b.get(i), Some(b'[') | Some(b'('))
 }
 
 /// A recursive-descent reader over `src.text[pos..end]`.
@@ -426,12 +686,18 @@ impl<'s, 'a> Cursor<'s, 'a> {
         self.pos >= self.end
     }
 
+    /// The text from the cursor to the end of its span.
+    fn rest(&self) -> &'a str {
+        let text: &'a str = self.src.text;
+        &text[self.pos.min(self.end)..self.end]
+    }
+
     /// What is at the cursor, for messages: `` `x` `` or "the end of the input".
     fn found(&self) -> String {
         if self.at_end() {
             return "the end of the input".into();
         }
-        let rest = &self.src.text[self.pos..self.end];
+        let rest = self.rest();
         let word: String = rest
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '%'))
@@ -449,7 +715,8 @@ impl<'s, 'a> Cursor<'s, 'a> {
         }
     }
 
-    /// Skips spaces, newlines and `/* ... */` comments.
+    /// Skips spaces, newlines and comments (`/* ... */`, `//` to the end of
+    /// the line).
     fn skip_ws(&mut self) -> Result<()> {
         self.skip_ws_impl(true)
     }
@@ -464,23 +731,30 @@ impl<'s, 'a> Cursor<'s, 'a> {
             match c {
                 b' ' | b'\t' | b'\r' => self.pos += 1,
                 b'\n' if newlines => self.pos += 1,
-                b'/' if self.peek_at(1) == Some(b'*') => {
-                    let start = self.pos;
-                    match self.src.text[self.pos + 2..self.end].find("*/") {
-                        Some(i) => self.pos += 2 + i + 2,
-                        None => {
-                            return Err(self.err(
-                                start,
-                                "unterminated comment",
-                                "`*/` closing the comment",
-                            ));
-                        }
-                    }
-                }
+                b'/' if self.peek_at(1) == Some(b'*') => self.skip_block_comment()?,
+                b'/' if self.peek_at(1) == Some(b'/') => self.skip_line_comment(),
                 _ => break,
             }
         }
         Ok(())
+    }
+
+    /// Skips a `/* ... */` comment at the cursor.
+    fn skip_block_comment(&mut self) -> Result<()> {
+        let start = self.pos;
+        match self.src.text[self.pos + 2..self.end].find("*/") {
+            Some(i) => {
+                self.pos += 2 + i + 2;
+                Ok(())
+            }
+            None => Err(self.err(start, "unterminated comment", "`*/` closing the comment")),
+        }
+    }
+
+    /// Skips a `//` comment at the cursor, up to (not over) the line end.
+    fn skip_line_comment(&mut self) {
+        let rest = self.rest();
+        self.pos += rest.find(['\n', '\r']).unwrap_or(rest.len());
     }
 
     /// Consumes whitespace and `s` if `s` comes next; otherwise moves
@@ -488,7 +762,7 @@ impl<'s, 'a> Cursor<'s, 'a> {
     fn eat(&mut self, s: &str) -> Result<bool> {
         let before = self.pos;
         self.skip_ws()?;
-        if self.src.text[self.pos..self.end].starts_with(s) {
+        if self.rest().starts_with(s) {
             self.pos += s.len();
             Ok(true)
         } else {
@@ -528,7 +802,7 @@ impl<'s, 'a> Cursor<'s, 'a> {
     /// Consumes a keyword (a whole word) if it comes next.
     fn eat_keyword(&mut self, word: &str) -> Result<bool> {
         self.skip_ws()?;
-        let rest = &self.src.text[self.pos..self.end];
+        let rest = self.rest();
         if rest.starts_with(word)
             && !rest
                 .as_bytes()
@@ -544,16 +818,21 @@ impl<'s, 'a> Cursor<'s, 'a> {
 
     /// The word at the cursor (`[A-Za-z_][A-Za-z0-9_.-]*`), not consumed.
     fn peek_word(&self) -> &'a str {
+        self.word_at(self.pos)
+    }
+
+    /// The word starting at byte `at`.
+    fn word_at(&self, at: usize) -> &'a str {
         let text: &'a str = self.src.text;
         let bytes = self.bytes;
-        let mut i = self.pos;
+        let mut i = at;
         if i < self.end && is_name_start(bytes[i]) {
             i += 1;
             while i < self.end && is_name_char(bytes[i]) {
                 i += 1;
             }
         }
-        &text[self.pos..i]
+        &text[at.min(i)..i]
     }
 
     /// An HLO name, with or without its `%`.
@@ -609,6 +888,88 @@ impl<'s, 'a> Cursor<'s, 'a> {
         Ok((value, pos))
     }
 
+    /// A number (`1`, `-2.5`, `1e-3`, `inf`), as `f64`, as XLA's
+    /// `ParseDouble` reads it: a decimal that overflows `f64` is an error.
+    fn number(&mut self, what: &str) -> Result<(f64, usize)> {
+        self.skip_ws()?;
+        let pos = self.pos;
+        let token = self.value_token();
+        let value = match parse_float(token, 52) {
+            Some(FloatValue::Number) => token.parse::<f64>().ok(),
+            Some(FloatValue::Bits(negative, 0)) => Some(if negative {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }),
+            Some(FloatValue::Bits(..)) | None => None,
+        };
+        let Some(value) = value else {
+            return Err(self.err(
+                pos,
+                format!("expected {what}, found {}", self.found()),
+                format!("{what} (a number such as `1`, `0.5` or `1e-6`)"),
+            ));
+        };
+        if value.is_infinite() && !token.contains("inf") {
+            return Err(self.err(pos, double_range_message(token), "a finite number"));
+        }
+        self.pos += token.len();
+        Ok((value, pos))
+    }
+
+    /// `true` or `false`.
+    fn boolean(&mut self, what: &str) -> Result<bool> {
+        if self.eat_keyword("true")? {
+            return Ok(true);
+        }
+        if self.eat_keyword("false")? {
+            return Ok(false);
+        }
+        Err(self.err(
+            self.pos,
+            format!(
+                "expected {what} (`true` or `false`), found {}",
+                self.found()
+            ),
+            "`true` or `false`",
+        ))
+    }
+
+    /// A `"..."` (or `'...'`) string.
+    fn string(&mut self, what: &str) -> Result<()> {
+        self.skip_ws()?;
+        if !matches!(self.peek(), Some(b'"') | Some(b'\'')) {
+            return Err(self.err(
+                self.pos,
+                format!("expected {what} (a quoted string), found {}", self.found()),
+                "a string such as `\"text\"`",
+            ));
+        }
+        self.skip_string(what)
+    }
+
+    /// The characters of a value at the cursor (letters, digits, `.+-_`,
+    /// and a NaN payload `nan(0x...)`), not consumed.
+    fn value_token(&self) -> &'a str {
+        let mut i = self.pos;
+        while i < self.end
+            && (self.bytes[i].is_ascii_alphanumeric() || b".+-_".contains(&self.bytes[i]))
+        {
+            i += 1;
+        }
+        let text: &'a str = self.src.text;
+        let word = &text[self.pos..i];
+        if matches!(word, "nan" | "-nan" | "+nan") && i < self.end && self.bytes[i] == b'(' {
+            while i < self.end && self.bytes[i] != b')' && self.bytes[i] != b'\n' {
+                i += 1;
+            }
+            if i < self.end && self.bytes[i] == b')' {
+                i += 1;
+            }
+        }
+        &text[self.pos..i]
+    }
+
     /// Requires that nothing but whitespace is left.
     fn expect_done(&mut self, what: &str) -> Result<()> {
         self.skip_ws()?;
@@ -625,9 +986,32 @@ impl<'s, 'a> Cursor<'s, 'a> {
 
     // -- module structure --------------------------------------------------
 
-    fn module(&mut self) -> Result<RawModule> {
+    /// The whole module, and the syntax errors recovered from on the way
+    /// (an error that ends parsing comes back as the `Err` list).
+    fn module(&mut self) -> std::result::Result<(RawModule, Vec<Error>), Vec<Error>> {
+        let mut errors = Vec::new();
+        match self.module_impl(&mut errors) {
+            Ok(module) => Ok((module, errors)),
+            Err(e) => {
+                errors.push(e);
+                Err(errors)
+            }
+        }
+    }
+
+    fn module_impl(&mut self, errors: &mut Vec<Error>) -> Result<RawModule> {
         self.skip_ws()?;
-        if !self.eat_keyword("HloModule")? {
+        let mut name = None;
+        let mut attrs = ModuleAttrs::default();
+        if self.eat_keyword("HloModule")? {
+            let n = self.name("the module name")?;
+            // The legacy header `HloModule name:`.
+            if self.peek() == Some(b':') {
+                self.pos += 1;
+            }
+            attrs = self.module_attributes()?;
+            name = Some(n);
+        } else if !self.starts_headerless_module() {
             return Err(self.err(
                 self.pos,
                 format!(
@@ -636,14 +1020,6 @@ impl<'s, 'a> Cursor<'s, 'a> {
                 ),
                 "`HloModule`",
             ));
-        }
-        let name = self.name("the module name")?;
-        // Module attributes (entry_computation_layout=..., is_scheduled=...).
-        self.skip_inline_ws()?;
-        while self.peek() == Some(b',') {
-            self.pos += 1;
-            self.attribute()?;
-            self.skip_inline_ws()?;
         }
         let mut comps: Vec<RawComp> = Vec::new();
         loop {
@@ -656,12 +1032,13 @@ impl<'s, 'a> Cursor<'s, 'a> {
                 self.skip_section();
                 continue;
             }
-            comps.push(self.computation()?);
+            comps.push(self.computation(errors)?);
         }
         if comps.is_empty() {
+            let module = name.as_ref().map_or("", |n| n.name.as_str());
             return Err(self.err(
                 self.pos,
-                format!("the module `{}` has no computations", name.name),
+                format!("the module `{module}` has no computations"),
                 "a computation, such as `ENTRY main { ... }`",
             ));
         }
@@ -686,11 +1063,24 @@ impl<'s, 'a> Cursor<'s, 'a> {
         }
         // XLA takes the last computation when none is marked.
         let entry = entry.unwrap_or(comps.len() - 1);
+        // Without a header, XLA names the module after its entry.
+        let name = name.map_or_else(|| format!("module_{}", comps[entry].name.name), |n| n.name);
         Ok(RawModule {
-            name: name.name,
+            name,
             comps,
             entry,
+            attrs,
         })
+    }
+
+    /// `true` if the text starts with a computation (`ENTRY ...` or
+    /// `name {`): XLA reads such text as a module without a header.
+    fn starts_headerless_module(&self) -> bool {
+        let mut c = self.sub(self.pos, self.end);
+        if c.eat_keyword("ENTRY").unwrap_or(false) {
+            return true;
+        }
+        c.name("a computation name").is_ok() && c.eat("{").unwrap_or(false)
     }
 
     /// `true` if only blanks follow the next `skip` bytes on this line.
@@ -706,7 +1096,7 @@ impl<'s, 'a> Cursor<'s, 'a> {
     fn skip_section(&mut self) {
         let mut first = true;
         while !self.at_end() {
-            let rest = &self.src.text[self.pos..self.end];
+            let rest = self.rest();
             let line_len = rest.find('\n').map_or(rest.len(), |i| i + 1);
             let trimmed = rest[..line_len].trim_start();
             if !first && !trimmed.is_empty() && !trimmed.starts_with(|c: char| c.is_ascii_digit()) {
@@ -717,7 +1107,180 @@ impl<'s, 'a> Cursor<'s, 'a> {
         }
     }
 
-    fn computation(&mut self) -> Result<RawComp> {
+    /// The header's `, key=value` attributes, each read and checked: the
+    /// ones with no effect on values on one device are validated and
+    /// dropped, `replica_count`/`num_partitions` above 1 are refused, and
+    /// those that need the entry computation are returned.
+    fn module_attributes(&mut self) -> Result<ModuleAttrs> {
+        let mut attrs = ModuleAttrs::default();
+        let mut seen: Vec<RawAttr> = Vec::new();
+        while self.eat(",")? {
+            let attr = self.attribute()?;
+            if let Some(first) = seen.iter().find(|a| a.key.name == attr.key.name) {
+                return Err(self.err(
+                    attr.key.pos,
+                    format!(
+                        "attribute {} already exists (first at column {})",
+                        attr.key.name,
+                        self.src.column_of(first.key.pos)
+                    ),
+                    "each module attribute once",
+                ));
+            }
+            let mut c = self.sub(attr.start, attr.end);
+            let key = attr.key.name.as_str();
+            match key {
+                "is_scheduled" | "alias_passthrough_params" => {
+                    c.boolean(key)?;
+                }
+                "replica_count" | "num_partitions" => {
+                    let (n, pos) = c.int(key)?;
+                    if n != 1 {
+                        let what = if key == "replica_count" {
+                            "replicas"
+                        } else {
+                            "partitions"
+                        };
+                        return Err(self.err(
+                            pos,
+                            format!(
+                                "{key}={n}: a module for {n} {what} runs on several devices, which is \
+                                 out of scope for oxla, a single-device engine"
+                            ),
+                            format!("{key}=1"),
+                        ));
+                    }
+                }
+                "entry_computation_layout" => {
+                    attrs.entry_layout = Some(c.entry_layout()?);
+                }
+                "input_output_alias" => attrs.aliases.extend(c.aliases(true)?),
+                "buffer_donor" => attrs.aliases.extend(c.aliases(false)?),
+                "frontend_attributes" => c.frontend_attributes()?,
+                "allow_spmd_sharding_propagation_to_parameters"
+                | "allow_spmd_sharding_propagation_to_output" => {
+                    if c.peek() == Some(b'{') {
+                        c.list("{", "}", key, |c| c.boolean(key).map(|_| ()))?;
+                    } else {
+                        c.boolean(key)?;
+                    }
+                }
+                "origin_recovery_table" => c.braced_group(key)?,
+                _ => {
+                    return Err(self.err(
+                        attr.key.pos,
+                        format!("unexpected attribute \"{key}\" in the module header"),
+                        format!("one of: {}", MODULE_ATTRIBUTES.join(", ")),
+                    ));
+                }
+            }
+            c.expect_done(&format!("the value of `{key}`"))?;
+            seen.push(attr);
+        }
+        Ok(attrs)
+    }
+
+    /// `{(f32[2]{0}, s32[])->f32[2]{0}}`.
+    fn entry_layout(&mut self) -> Result<EntryLayout> {
+        let pos = self.expect("{", "opening the entry computation layout")?;
+        self.expect("(", "before the parameter shapes")?;
+        let mut params = Vec::new();
+        if !self.eat(")")? {
+            loop {
+                params.push(self.shape(0)?);
+                if self.eat(")")? {
+                    break;
+                }
+                self.expect(",", "or `)` between parameter shapes")?;
+            }
+        }
+        self.expect("->", "before the result shape")?;
+        let result = self.shape(0)?;
+        self.expect("}", "closing the entry computation layout")?;
+        Ok(EntryLayout {
+            params,
+            result,
+            pos,
+        })
+    }
+
+    /// `{ {0}: (1, {}, must-alias), ... }` (with outputs) or
+    /// `{ (1, {}), ... }` (buffer donors).
+    fn aliases(&mut self, with_output: bool) -> Result<Vec<Alias>> {
+        let mut out = Vec::new();
+        self.list("{", "}", "the aliasing list", |c| {
+            c.skip_ws()?;
+            let pos = c.pos;
+            let output = if with_output {
+                let index = c.shape_index()?;
+                c.expect(":", "after the output shape index")?;
+                Some(index)
+            } else {
+                None
+            };
+            c.expect("(", "before the parameter number")?;
+            let parameter = c.int("a parameter number")?.0;
+            c.expect(",", "after the parameter number")?;
+            let parameter_index = c.shape_index()?;
+            if with_output && c.eat(",")? {
+                c.skip_ws()?;
+                let kind = c.peek_word();
+                if !matches!(kind, "must-alias" | "may-alias") {
+                    return Err(c.err(
+                        c.pos,
+                        format!("unexpected aliasing kind {}", c.found()),
+                        "`must-alias` or `may-alias`",
+                    ));
+                }
+                c.pos += kind.len();
+            }
+            c.expect(")", "closing the aliased parameter")?;
+            out.push(Alias {
+                output,
+                parameter,
+                parameter_index,
+                pos,
+            });
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// A shape index: `{}`, `{0}`, `{1, 0}`.
+    fn shape_index(&mut self) -> Result<Vec<i64>> {
+        let mut index = Vec::new();
+        self.list("{", "}", "the shape index", |c| {
+            index.push(c.int("a tuple index")?.0);
+            Ok(())
+        })?;
+        Ok(index)
+    }
+
+    /// `open item (, item)* close` (possibly empty); `item` reads one item.
+    fn list(
+        &mut self,
+        open: &str,
+        close: &str,
+        what: &str,
+        mut item: impl FnMut(&mut Self) -> Result<()>,
+    ) -> Result<()> {
+        self.expect(open, &format!("opening {what}"))?;
+        if self.eat(close)? {
+            return Ok(());
+        }
+        loop {
+            item(self)?;
+            if self.eat(close)? {
+                return Ok(());
+            }
+            self.expect(",", &format!("or `{close}` in {what}"))?;
+        }
+    }
+
+    /// A computation and its instructions. A syntax error in an instruction
+    /// is pushed on `errors` and parsing resumes at the next instruction;
+    /// the `Err` is an error parsing cannot go on from.
+    fn computation(&mut self, errors: &mut Vec<Error>) -> Result<RawComp> {
         let is_entry = self.eat_keyword("ENTRY")?;
         self.skip_ws()?;
         let name = self.name("a computation name")?;
@@ -746,10 +1309,6 @@ impl<'s, 'a> Cursor<'s, 'a> {
                 pos,
             });
         }
-        // Computation attributes (execution_thread=...).
-        while self.eat(",")? {
-            self.attribute()?;
-        }
         self.skip_ws()?;
         if self.peek() != Some(b'{') {
             return Err(self.err(
@@ -763,19 +1322,13 @@ impl<'s, 'a> Cursor<'s, 'a> {
             ));
         }
         self.pos += 1;
-        let mut insts = Vec::new();
-        loop {
+        let mut insts: Vec<RawInst> = Vec::new();
+        let close_pos = loop {
             self.skip_ws()?;
             if self.peek() == Some(b'}') {
                 let close_pos = self.pos;
                 self.pos += 1;
-                return Ok(RawComp {
-                    name,
-                    is_entry,
-                    header,
-                    insts,
-                    close_pos,
-                });
+                break close_pos;
             }
             if self.at_end() {
                 return Err(self.err(
@@ -788,12 +1341,359 @@ impl<'s, 'a> Cursor<'s, 'a> {
                     "`}` closing the computation",
                 ));
             }
-            insts.push(self.instruction()?);
+            let start = self.pos;
+            let before = insts.len();
+            if let Err(e) = self.instruction(&mut insts) {
+                insts.truncate(before);
+                if errors.len() + 1 >= MAX_DIAGNOSTICS {
+                    return Err(e);
+                }
+                errors.push(e);
+                // The instruction's name stays defined, so its users are
+                // not reported again.
+                let mut c = self.sub(start, self.end);
+                let is_root = c.eat_keyword("ROOT").unwrap_or(false);
+                if let Ok(n) = c.name("an instruction name")
+                    && c.eat("=").unwrap_or(false)
+                {
+                    insts.push(RawInst {
+                        name: n,
+                        nested: false,
+                        is_root,
+                        shape: None,
+                        shape_pos: start,
+                        opcode: String::new(),
+                        opcode_pos: start,
+                        op: RawOp::Poisoned,
+                        operands: Vec::new(),
+                        checks: Vec::new(),
+                        control_predecessors: Vec::new(),
+                    });
+                }
+                let Some(next) = self.next_instruction_start(start) else {
+                    // Nothing to resume at: the last error ends parsing.
+                    return Err(errors.pop().unwrap_or_else(|| {
+                        self.err(
+                            start,
+                            "this instruction could not be parsed",
+                            "an instruction",
+                        )
+                    }));
+                };
+                self.pos = next;
+            }
+        };
+        // Attributes after the body: `}, execution_thread="main"`.
+        let mut seen = false;
+        while self.eat(",")? {
+            let attr = self.attribute()?;
+            if attr.key.name != "execution_thread" {
+                return Err(self.err(
+                    attr.key.pos,
+                    format!(
+                        "unexpected attribute \"{}\" after computation `{}`",
+                        attr.key.name, name.name
+                    ),
+                    "`execution_thread=\"...\"`",
+                ));
+            }
+            if std::mem::replace(&mut seen, true) {
+                return Err(self.err(
+                    attr.key.pos,
+                    "attribute execution_thread already exists",
+                    "one `execution_thread`",
+                ));
+            }
+            let mut c = self.sub(attr.start, attr.end);
+            c.string("the execution thread")?;
+            c.expect_done("the execution thread")?;
         }
+        name_nested_instructions(&mut insts);
+        Ok(RawComp {
+            name,
+            is_entry,
+            header,
+            insts,
+            close_pos,
+        })
     }
 
-    /// `key=value`; the value is skipped as balanced text ending at a
-    /// top-level `,`, a closing bracket or the end of the line.
+    /// Where parsing can resume after an error in the instruction starting
+    /// at `from`: the next line that starts an instruction or closes the
+    /// computation (`}`), skipping the lines of the broken instruction's
+    /// open brackets. `None` if there is none (the rest of the text belongs
+    /// to an unclosed bracket, string or comment).
+    fn next_instruction_start(&self, from: usize) -> Option<usize> {
+        let b = self.bytes;
+        let mut depth: i64 = 0;
+        let mut i = from;
+        while i < self.end {
+            match b[i] {
+                b'"' | b'\'' => {
+                    let quote = b[i];
+                    i += 1;
+                    while i < self.end && b[i] != quote && b[i] != b'\n' {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                    if i < self.end && b[i] == quote {
+                        i += 1;
+                    }
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    i = i + 2 + self.src.text[i + 2..self.end].find("*/")? + 2;
+                }
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    while i < self.end && b[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'{' | b'(' | b'[' => {
+                    depth += 1;
+                    i += 1;
+                }
+                b'}' | b')' | b']' => {
+                    depth -= 1;
+                    i += 1;
+                }
+                b'\n' => {
+                    i += 1;
+                    let line_end = self.src.text[i..self.end]
+                        .find('\n')
+                        .map_or(self.end, |e| i + e);
+                    let line = &self.src.text[i..line_end];
+                    let trimmed = line.trim_start();
+                    let at = i + (line.len() - trimmed.len());
+                    if starts_instruction(trimmed) || (depth <= 0 && trimmed.starts_with('}')) {
+                        return Some(at);
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+        None
+    }
+
+    // -- instructions --------------------------------------------------------
+
+    /// `[ROOT] name = [shape] opcode(operands), attributes`: pushes it onto
+    /// `insts`, after the instructions nested in its operands.
+    fn instruction(&mut self, insts: &mut Vec<RawInst>) -> Result<()> {
+        let is_root = self.eat_keyword("ROOT")?;
+        let name = self.name("an instruction name")?;
+        self.expect("=", &format!("after the instruction name `{}`", name.name))?;
+        self.skip_ws()?;
+        let shape_pos = self.pos;
+        let shape = if self.at_shape() {
+            Some(self.shape(0)?.0)
+        } else {
+            None
+        };
+        let inst = self.instruction_body(insts, name, is_root, shape, shape_pos, 0, true)?;
+        insts.push(inst);
+        Ok(())
+    }
+
+    /// `true` if a shape starts at the cursor: `(` or a word followed by `[`.
+    fn at_shape(&self) -> bool {
+        let word = self.peek_word();
+        self.peek() == Some(b'(') || (!word.is_empty() && self.peek_at(word.len()) == Some(b'['))
+    }
+
+    /// The opcode, operands and (unless nested) attributes of an
+    /// instruction whose shape, if written, has been read.
+    #[allow(clippy::too_many_arguments)]
+    fn instruction_body(
+        &mut self,
+        insts: &mut Vec<RawInst>,
+        name: NameRef,
+        is_root: bool,
+        shape: Option<Shape>,
+        shape_pos: usize,
+        depth: usize,
+        allow_attributes: bool,
+    ) -> Result<RawInst> {
+        self.skip_ws()?;
+        let opcode_pos = self.pos;
+        if depth > MAX_NESTING {
+            return Err(self.err(
+                opcode_pos,
+                format!("nested instructions nest deeper than {MAX_NESTING} levels"),
+                "fewer instructions written inside operand lists",
+            ));
+        }
+        let opcode = self.peek_word().to_string();
+        if opcode.is_empty() {
+            return Err(self.err(
+                opcode_pos,
+                format!("expected an opcode, found {}", self.found()),
+                "an opcode such as `add` or `broadcast`",
+            ));
+        }
+        let template = self.template(&opcode, opcode_pos)?;
+        if shape.is_none() && matches!(template, Template::Op(Opcode::Constant)) {
+            return Err(self.err(
+                opcode_pos,
+                "cannot infer shape for opcode: constant",
+                "the constant's shape before the opcode: `c = f32[2] constant({1, 2})`",
+            ));
+        }
+        self.pos += opcode.len();
+        self.expect("(", &format!("after the opcode `{opcode}`"))?;
+        let mut operands = Vec::new();
+        let mut number = 0;
+        let mut literal = None;
+        match template.operand_syntax() {
+            OperandSyntax::ParameterNumber => {
+                let (n, pos) = self.int("a parameter number")?;
+                if n < 0 {
+                    return Err(self.err(
+                        pos,
+                        "parameter number must be >= 0",
+                        "a parameter number (0, 1, ...)",
+                    ));
+                }
+                number = n;
+                self.expect(")", "after the parameter number")?;
+            }
+            OperandSyntax::Literal => {
+                if let Some(shape) = &shape {
+                    literal = Some(self.constant_value(shape)?);
+                }
+                self.expect(")", "after the constant's value")?;
+            }
+            OperandSyntax::Operands => {
+                if !self.eat(")")? {
+                    loop {
+                        operands.push(self.operand(insts, depth)?);
+                        if self.eat(")")? {
+                            break;
+                        }
+                        self.expect(",", "or `)` in the operand list")?;
+                    }
+                }
+            }
+        }
+        let mut raw_attrs: Vec<RawAttr> = Vec::new();
+        // Nested instructions take no attributes: a comma after one starts
+        // the next operand.
+        while allow_attributes && self.eat(",")? {
+            let attr = self.attribute()?;
+            if let Some(first) = raw_attrs.iter().find(|a| a.key.name == attr.key.name) {
+                return Err(self.err(
+                    attr.key.pos,
+                    format!(
+                        "attribute `{}` is given twice (first at column {})",
+                        attr.key.name,
+                        self.src.column_of(first.key.pos)
+                    ),
+                    "each attribute once",
+                ));
+            }
+            raw_attrs.push(attr);
+        }
+        let attrs = Attrs::new(self, raw_attrs, &opcode, opcode_pos);
+        let (op, checks) = attrs.op(template, number, literal, operands.len())?;
+        let control_predecessors = attrs.finish(shape.as_ref())?;
+        Ok(RawInst {
+            name,
+            nested: false,
+            is_root,
+            shape,
+            shape_pos,
+            opcode,
+            opcode_pos,
+            op,
+            operands,
+            checks,
+            control_predecessors,
+        })
+    }
+
+    /// What an opcode becomes, or why it is refused: out of scope
+    /// (multi-device, asynchronous, dynamic), unsupported (an XLA op oxla
+    /// lacks) or unknown.
+    fn template(&self, opcode: &str, pos: usize) -> Result<Template> {
+        if let Some(template) = op_template(opcode) {
+            return Ok(template);
+        }
+        let known = |op: &str| {
+            op_template(op).is_some()
+                || XLA_ONLY_OPCODES.contains(&op)
+                || OUT_OF_SCOPE_OPCODES.iter().any(|(n, _)| *n == op)
+        };
+        let why = OUT_OF_SCOPE_OPCODES
+            .iter()
+            .find(|(n, _)| *n == opcode)
+            .map(|(_, why)| why.to_string())
+            .or_else(|| {
+                ["-start", "-update", "-done"].iter().find_map(|suffix| {
+                    let base = opcode.strip_suffix(suffix)?;
+                    known(base).then(|| format!("the asynchronous form of `{base}`"))
+                })
+            });
+        let message = match why {
+            Some(why) => format!(
+                "`{opcode}` is {why}: out of scope for oxla, a single-device engine for static \
+                 shapes"
+            ),
+            None if XLA_ONLY_OPCODES.contains(&opcode) => {
+                format!("unsupported op `{opcode}`: oxla's IR has no such op")
+            }
+            None => format!("unknown opcode `{opcode}`"),
+        };
+        Err(self.err(pos, message, supported_ops_text()))
+    }
+
+    /// An operand: a name, preceded by its shape in long form, or an
+    /// instruction written in place (`f32[] multiply(a, b)`, or without a
+    /// shape), which is pushed onto `insts` and named later.
+    fn operand(&mut self, insts: &mut Vec<RawInst>, depth: usize) -> Result<RawOperand> {
+        self.skip_ws()?;
+        let shape_pos = self.pos;
+        let shape = if self.at_shape() {
+            Some(self.shape(0)?)
+        } else {
+            None
+        };
+        self.skip_ws()?;
+        let pos = self.pos;
+        let word = self.peek_word();
+        if self.peek() != Some(b'%') && !word.is_empty() {
+            let mut after = self.sub(pos + word.len(), self.end);
+            if after.skip_ws().is_ok() && after.peek() == Some(b'(') {
+                let placeholder = NameRef {
+                    name: String::new(),
+                    pos,
+                };
+                let mut inst = self.instruction_body(
+                    insts,
+                    placeholder.clone(),
+                    false,
+                    shape.map(|(s, _)| s),
+                    shape_pos,
+                    depth + 1,
+                    false,
+                )?;
+                inst.nested = true;
+                insts.push(inst);
+                return Ok(RawOperand {
+                    name: placeholder,
+                    shape: None,
+                    nested: Some(insts.len() - 1),
+                });
+            }
+        }
+        let name = self.name("an operand name")?;
+        Ok(RawOperand {
+            name,
+            shape,
+            nested: None,
+        })
+    }
+
+    /// `key=value`; the value is scanned as balanced text (strings and
+    /// comments skipped) ending at a top-level `,`, blank, line end or
+    /// closing bracket. Inside brackets a value may span lines.
     fn attribute(&mut self) -> Result<RawAttr> {
         self.skip_ws()?;
         let key = self.name("an attribute name")?;
@@ -810,12 +1710,33 @@ impl<'s, 'a> Cursor<'s, 'a> {
             ));
         }
         self.pos += 1;
-        self.skip_inline_ws()?;
+        // A value may start on the next line (`calls=\n{...}`).
+        self.skip_ws()?;
         let start = self.pos;
+        // A value that opens `{` at the end of its line may be a block of
+        // lines; otherwise a line that starts an instruction ends an
+        // unclosed bracket, so one missing `}` does not swallow the rest.
+        let block = {
+            let rest = self.rest();
+            rest.starts_with('{')
+                && rest[1..]
+                    .trim_start_matches([' ', '\t', '\r'])
+                    .starts_with('\n')
+        };
         let mut stack: Vec<(u8, usize)> = Vec::new();
         while let Some(c) = self.peek() {
             match c {
-                b'"' => self.skip_string(&key.name)?,
+                b'"' | b'\'' => self.skip_string(&key.name)?,
+                b'/' if matches!(self.peek_at(1), Some(b'*') | Some(b'/')) => {
+                    if stack.is_empty() {
+                        break;
+                    }
+                    if self.peek_at(1) == Some(b'*') {
+                        self.skip_block_comment()?;
+                    } else {
+                        self.skip_line_comment();
+                    }
+                }
                 b'{' | b'[' | b'(' => {
                     stack.push((c, self.pos));
                     self.pos += 1;
@@ -824,11 +1745,7 @@ impl<'s, 'a> Cursor<'s, 'a> {
                     let Some(&(open, open_pos)) = stack.last() else {
                         break;
                     };
-                    let want = match open {
-                        b'{' => b'}',
-                        b'[' => b']',
-                        _ => b')',
-                    };
+                    let want = closing(open);
                     if c != want {
                         return Err(self.err(
                             self.pos,
@@ -845,43 +1762,49 @@ impl<'s, 'a> Cursor<'s, 'a> {
                     stack.pop();
                     self.pos += 1;
                 }
-                b'\n' => break,
+                b'\n' => {
+                    if stack.is_empty() {
+                        break;
+                    }
+                    let next = self.rest()[1..].split('\n').next().unwrap_or("");
+                    let boundary =
+                        starts_instruction(next) || next.trim_start().starts_with("ENTRY ");
+                    if !block
+                        && boundary
+                        && let Some(&(open, open_pos)) = stack.first()
+                    {
+                        return Err(unterminated(self, open, open_pos, &key.name));
+                    }
+                    self.pos += 1;
+                }
                 // At the top level a value ends at `,` or a blank.
                 b',' | b' ' | b'\t' | b'\r' if stack.is_empty() => break,
                 _ => self.pos += 1,
             }
         }
-        if let Some(&(open, open_pos)) = stack.last() {
-            let close = match open {
-                b'{' => '}',
-                b'[' => ']',
-                _ => ')',
-            };
-            return Err(self.err(
-                open_pos,
-                format!(
-                    "unterminated `{}` in the value of attribute `{}`",
-                    open as char, key.name
-                ),
-                format!("`{close}` before the end of the line"),
-            ));
+        // The outermost bracket left open is where the value began to go
+        // wrong.
+        if let Some(&(open, open_pos)) = stack.first() {
+            return Err(unterminated(self, open, open_pos, &key.name));
         }
         let end = start + self.src.text[start..self.pos].trim_end().len();
         Ok(RawAttr { key, start, end })
     }
 
-    /// Skips a `"..."` string with `\` escapes; it must end on its line.
+    /// Skips a `"..."` or `'...'` string with `\` escapes; it must end on
+    /// its line.
     fn skip_string(&mut self, context: &str) -> Result<()> {
         let start = self.pos;
+        let quote = self.bytes[self.pos];
         self.pos += 1;
         while let Some(c) = self.peek() {
             match c {
                 b'\\' => self.pos += 2,
-                b'"' => {
+                b'\n' => break,
+                c if c == quote => {
                     self.pos += 1;
                     return Ok(());
                 }
-                b'\n' => break,
                 _ => self.pos += 1,
             }
         }
@@ -889,15 +1812,291 @@ impl<'s, 'a> Cursor<'s, 'a> {
         Err(self.err(
             start,
             format!("unterminated string in the value of attribute `{context}`"),
-            "`\"` before the end of the line",
+            format!("`{}` before the end of the line", quote as char),
         ))
+    }
+
+    /// A `{ ... }` group (strings, comments and nested brackets skipped),
+    /// for the attributes whose content carries no semantics here.
+    fn braced_group(&mut self, what: &str) -> Result<()> {
+        self.skip_ws()?;
+        let open = self.pos;
+        if self.peek() != Some(b'{') {
+            return Err(self.err(
+                open,
+                format!(
+                    "expected `{{` opening the value of `{what}`, found {}",
+                    self.found()
+                ),
+                format!("`{what}={{...}}`"),
+            ));
+        }
+        let mut depth = 0usize;
+        while let Some(c) = self.peek() {
+            match c {
+                b'"' | b'\'' => self.skip_string(what)?,
+                b'/' if self.peek_at(1) == Some(b'*') => self.skip_block_comment()?,
+                b'/' if self.peek_at(1) == Some(b'/') => self.skip_line_comment(),
+                b'{' | b'(' | b'[' => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                b'}' | b')' | b']' => {
+                    depth = depth.saturating_sub(1);
+                    self.pos += 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                _ => self.pos += 1,
+            }
+        }
+        Err(unterminated(self, b'{', open, what))
+    }
+
+    // -- attribute values ----------------------------------------------------
+
+    /// `{0,2}`.
+    fn dims_list(&mut self, what: &str) -> Result<Vec<i64>> {
+        let mut dims = Vec::new();
+        self.list("{", "}", &format!("the {what} list"), |c| {
+            dims.push(c.int(&format!("a dimension number in {what}"))?.0);
+            Ok(())
+        })?;
+        Ok(dims)
+    }
+
+    /// `{[0:2], [1:3:2]}`.
+    fn slice_spec(&mut self) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>)> {
+        let (mut starts, mut limits, mut strides) = (vec![], vec![], vec![]);
+        self.list("{", "}", "the slice list", |c| {
+            c.expect("[", "opening a `[start:limit:stride]` range")?;
+            starts.push(c.int("a slice start")?.0);
+            c.expect(":", "after the slice start")?;
+            limits.push(c.int("a slice limit")?.0);
+            strides.push(if c.eat(":")? {
+                c.int("a slice stride")?.0
+            } else {
+                1
+            });
+            c.expect("]", "closing the slice range")?;
+            Ok(())
+        })?;
+        Ok((starts, limits, strides))
+    }
+
+    /// `0_0x1_2_1`: `lo_hi` or `lo_hi_interior` per dimension.
+    fn padding_spec(&mut self) -> Result<Vec<PadDim>> {
+        let mut config = Vec::new();
+        self.skip_ws()?;
+        if self.at_end() {
+            return Ok(config);
+        }
+        loop {
+            let lo = self.int("the low padding")?.0;
+            self.expect("_", "between low and high padding")?;
+            let hi = self.int("the high padding")?.0;
+            let interior = if self.eat("_")? {
+                self.int("the interior padding")?.0
+            } else {
+                0
+            };
+            config.push(PadDim { lo, hi, interior });
+            self.skip_ws()?;
+            if self.at_end() {
+                return Ok(config);
+            }
+            self.expect("x", "between the paddings of two dimensions")?;
+        }
+    }
+
+    /// A word value (`LT`, `kLoop`, `dot_f32_f32_f32`) and its position.
+    fn word(&mut self, what: &str) -> Result<(&'a str, usize)> {
+        self.skip_ws()?;
+        let pos = self.pos;
+        let word = self.peek_word();
+        if word.is_empty() {
+            return Err(self.err(
+                pos,
+                format!("expected {what}, found {}", self.found()),
+                what.to_string(),
+            ));
+        }
+        self.pos += word.len();
+        Ok((word, pos))
+    }
+
+    /// `metadata={op_type="add" op_name="jit(f)/add" source_line=3}`: the
+    /// known fields with their types; other fields (XLA adds some over time)
+    /// must hold a string, an integer or a list.
+    fn metadata(&mut self) -> Result<()> {
+        self.expect("{", "opening the metadata")?;
+        loop {
+            self.eat(",")?;
+            if self.eat("}")? {
+                return Ok(());
+            }
+            let field = self.name("a metadata field")?;
+            self.expect("=", &format!("after the metadata field `{}`", field.name))?;
+            match field.name.as_str() {
+                "op_type" | "op_name" | "source_file" | "deduplicated_name" | "scheduling_name" => {
+                    self.string(&field.name)?
+                }
+                "source_line" | "source_end_line" | "source_column" | "source_end_column"
+                | "stack_frame_id" => {
+                    let (v, pos) = self.int(&field.name)?;
+                    if i32::try_from(v).is_err() {
+                        return Err(self.err(
+                            pos,
+                            format!("`{}` {v} is out of range for a 32-bit integer", field.name),
+                            "a 32-bit integer",
+                        ));
+                    }
+                }
+                "profile_type" => self.list("{", "}", "the profile types", |c| {
+                    c.int("a profile type").map(|_| ())
+                })?,
+                _ => {
+                    self.skip_ws()?;
+                    match self.peek() {
+                        Some(b'"') | Some(b'\'') => self.string(&field.name)?,
+                        Some(b'{') => self.braced_group(&field.name)?,
+                        _ => {
+                            self.int(&field.name)?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `frontend_attributes={key="value", other={json}}`.
+    fn frontend_attributes(&mut self) -> Result<()> {
+        self.list("{", "}", "the frontend attributes", |c| {
+            let key = c.name("a frontend attribute name")?;
+            c.expect("=", &format!("after the frontend attribute `{}`", key.name))?;
+            c.skip_ws()?;
+            if c.peek() == Some(b'{') {
+                c.braced_group(&key.name)
+            } else {
+                c.string(&key.name)
+            }
+        })
+    }
+
+    /// `statistics={visualizing_index=1,stat-1=33}`.
+    fn statistics(&mut self) -> Result<()> {
+        self.list("{", "}", "the statistics", |c| {
+            let key = c.name("a statistic name")?;
+            c.expect("=", &format!("after the statistic `{}`", key.name))?;
+            c.number(&format!("the value of statistic `{}`", key.name))?;
+            Ok(())
+        })
+    }
+
+    /// `backend_config="..."` or `backend_config={json}`.
+    fn backend_config(&mut self) -> Result<()> {
+        self.skip_ws()?;
+        if self.peek() == Some(b'{') {
+            self.braced_group("backend_config")
+        } else {
+            self.string("the backend config")
+        }
+    }
+
+    /// `{%a, b}`: instruction names.
+    fn name_list(&mut self, what: &str) -> Result<Vec<NameRef>> {
+        let mut names = Vec::new();
+        self.list("{", "}", what, |c| {
+            names.push(c.name("an instruction name")?);
+            Ok(())
+        })?;
+        Ok(names)
+    }
+
+    /// `result_accuracy={mode=highest}` or `{tolerance={atol=0, rtol=0,
+    /// ulps=2}}`, read as XLA's parser reads it (modes `default` and
+    /// `highest`, any case; tolerance fields in any order, the last of a
+    /// repeated one counting).
+    fn result_accuracy(&mut self) -> Result<Accuracy> {
+        self.expect("{", "opening the result accuracy")?;
+        self.skip_ws()?;
+        let pos = self.pos;
+        let key = self.peek_word();
+        let after = self.sub(pos + key.len(), self.end);
+        if key.is_empty() || after.rest().trim_start().as_bytes().first() != Some(&b'=') {
+            return Err(self.err(
+                pos,
+                format!(
+                    "expects attribute name in result_accuracy, found {}",
+                    self.found()
+                ),
+                "`{mode=default}`, `{mode=highest}` or `{tolerance={atol=.., rtol=.., ulps=..}}`",
+            ));
+        }
+        self.pos += key.len();
+        self.expect("=", "after the result accuracy field")?;
+        let accuracy = match key {
+            "mode" => {
+                let (mode, pos) = self.word("a result accuracy mode")?;
+                match mode.to_ascii_lowercase().as_str() {
+                    "default" => Accuracy::Mode("default"),
+                    "highest" => Accuracy::Mode("highest"),
+                    _ => {
+                        return Err(self.err(
+                            pos,
+                            format!("expects ResultAccuracy type but sees: {mode}"),
+                            "`default` or `highest`",
+                        ));
+                    }
+                }
+            }
+            "tolerance" => {
+                let (mut atol, mut rtol, mut ulps) = (0.0, 0.0, 0.0);
+                self.list("{", "}", "the tolerance", |c| {
+                    let field = c.name("a tolerance field")?;
+                    c.expect("=", "after the tolerance field")?;
+                    let value = c.number(&format!("the tolerance `{}`", field.name))?.0;
+                    match field.name.as_str() {
+                        "atol" => atol = value,
+                        "rtol" => rtol = value,
+                        "ulps" => ulps = value,
+                        other => {
+                            return Err(c.err(
+                                field.pos,
+                                format!("invalid attribute name: {other}"),
+                                "`atol`, `rtol` or `ulps`",
+                            ));
+                        }
+                    }
+                    Ok(())
+                })?;
+                Accuracy::Tolerance { atol, rtol, ulps }
+            }
+            other => {
+                return Err(self.err(
+                    pos,
+                    format!("invalid attribute name: {other}"),
+                    "`mode` or `tolerance`",
+                ));
+            }
+        };
+        self.expect("}", "to end result_accuracy")?;
+        Ok(accuracy)
     }
 
     // -- shapes and literals -----------------------------------------------
 
     /// A shape with an optional layout: `f32[2,3]{1,0}`, `pred[]`,
-    /// `(f32[2]{0}, s32[])`. Validated.
+    /// `(f32[2]{0}, s32[])`. Validated; the layout is validated as XLA does
+    /// and then dropped, since it does not change values.
     fn shape(&mut self, depth: usize) -> Result<(Shape, usize)> {
+        self.shape_with(depth, true)
+    }
+
+    /// A shape; a layout after it is read only if `layouts` (literal text
+    /// has none: `f32[3] {7, 8, 9}` is a shape and its values).
+    fn shape_with(&mut self, depth: usize, layouts: bool) -> Result<(Shape, usize)> {
         self.skip_ws()?;
         let pos = self.pos;
         if depth > MAX_NESTING {
@@ -912,7 +2111,7 @@ impl<'s, 'a> Cursor<'s, 'a> {
             let mut elements = Vec::new();
             if !self.eat(")")? {
                 loop {
-                    elements.push(self.shape(depth + 1)?.0);
+                    elements.push(self.shape_with(depth + 1, layouts)?.0);
                     if self.eat(")")? {
                         break;
                     }
@@ -946,9 +2145,18 @@ impl<'s, 'a> Cursor<'s, 'a> {
             loop {
                 self.skip_ws()?;
                 if matches!(self.peek(), Some(b'<') | Some(b'?')) {
+                    let token: String = self
+                        .rest()
+                        .chars()
+                        .take_while(|&c| c != ',' && c != ']' && !c.is_whitespace())
+                        .take(24)
+                        .collect();
                     return Err(self.err(
                         self.pos,
-                        "dynamic dimensions (`<=N`, `?`) are not supported by oxla",
+                        format!(
+                            "dynamic dimensions (`{token}`) are out of scope for oxla, a \
+                             single-device engine for static shapes"
+                        ),
                         "a static dimension size",
                     ));
                 }
@@ -968,29 +2176,6 @@ impl<'s, 'a> Cursor<'s, 'a> {
         } else {
             self.pos += 1;
         }
-        // A layout follows immediately: `{1,0}`, `{1,0:T(8,128)}`.
-        if self.peek() == Some(b'{') {
-            let open = self.pos;
-            let mut depth = 0usize;
-            while let Some(c) = self.peek() {
-                match c {
-                    b'{' => depth += 1,
-                    b'}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            self.pos += 1;
-                            break;
-                        }
-                    }
-                    b'\n' => break,
-                    _ => {}
-                }
-                self.pos += 1;
-            }
-            if depth != 0 {
-                return Err(self.err(open, "unterminated layout `{`", "`}` closing the layout"));
-            }
-        }
         let shape = Shape::new(element_type, &dims);
         shape.validate().map_err(|e| {
             self.err(
@@ -999,20 +2184,246 @@ impl<'s, 'a> Cursor<'s, 'a> {
                 "a shape with non-negative sizes and at most 2^40 elements",
             )
         })?;
+        // As XLA: a `{` starts a layout only if an integer or `:` follows,
+        // so `-> f32[2] {` opens a computation body.
+        let before = self.pos;
+        self.skip_ws()?;
+        if layouts && self.peek() == Some(b'{') && self.layout_follows() {
+            self.layout(&shape)?;
+        } else {
+            self.pos = before;
+        }
         Ok((shape, pos))
     }
 
-    /// The value of a `constant(...)` of `shape`: `7`, `{1, 2}`,
-    /// `{ { 1, 2 }, { 3, 4 } }`.
-    fn literal(&mut self, shape: &Shape) -> Result<Literal> {
+    /// `true` if the `{` at the cursor is followed by an integer or `:`.
+    fn layout_follows(&self) -> bool {
+        let mut c = self.sub(self.pos + 1, self.end);
+        c.skip_ws().is_ok() && matches!(c.peek(), Some(b'0'..=b'9') | Some(b'-') | Some(b':'))
+    }
+
+    /// A layout, `{1,0}` or `{1,0:T(8,128)(2,1)E(4)S(1)}`, read as XLA's
+    /// `ParseLayout` reads it: minor-to-major dims, then after `:` the
+    /// optional parts `D(...)` `T(...)...` `L(n)` `#(uN)` `*(uN)` `E(n)`
+    /// `S(n)` `SC(...)...` `P(shape)` `M(n)` in that order. Tiles, element
+    /// sizes, memory spaces, split configs and padding place values in
+    /// memory and are accepted; sparse dimension types and physical shapes
+    /// are refused. The dims must be a permutation of the shape's.
+    fn layout(&mut self, shape: &Shape) -> Result<()> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut minor_to_major = Vec::new();
         self.skip_ws()?;
-        if shape.is_tuple() {
-            // As the builder: a tuple of constants says the same thing.
+        if matches!(self.peek(), Some(b'0'..=b'9') | Some(b'-')) {
+            loop {
+                minor_to_major.push(self.int("a layout dimension")?.0);
+                if !self.eat(",")? {
+                    break;
+                }
+            }
+        }
+        if self.eat(":")? {
+            if self.eat_layout_part("D")? {
+                self.list("(", ")", "the dimension level types", |c| {
+                    let (kind, pos) = c.word("a dimension level type")?;
+                    match kind {
+                        "D" => {}
+                        "C" | "S" | "H" => {
+                            return Err(c.err(
+                                pos,
+                                format!(
+                                    "sparse layouts (dimension level type `{kind}`) are not \
+                                     supported: oxla's arrays are dense"
+                                ),
+                                "`D` (dense)",
+                            ));
+                        }
+                        _ => {
+                            return Err(c.err(
+                                pos,
+                                format!(
+                                    "expected a DimLevelType abbreviation (D, C, or S), found `{kind}`"
+                                ),
+                                "`D`, `C` or `S`",
+                            ));
+                        }
+                    }
+                    // Unique (`+`) and unordered (`~`) markers.
+                    if !c.eat("+")? {
+                        c.eat("~")?;
+                    }
+                    Ok(())
+                })?;
+            }
+            if self.eat_layout_part("T")? {
+                loop {
+                    self.list("(", ")", "a tile", |c| {
+                        if !c.eat("*")? {
+                            c.int("a tile size")?;
+                        }
+                        Ok(())
+                    })?;
+                    let before = self.pos;
+                    self.skip_ws()?;
+                    if self.peek() != Some(b'(') {
+                        self.pos = before;
+                        break;
+                    }
+                }
+            }
+            if self.eat_layout_part("L")? {
+                self.layout_int("the tail padding alignment")?;
+            }
+            if self.eat("#")? {
+                self.layout_unsigned_type("the index type")?;
+            }
+            if self.eat("*")? {
+                self.layout_unsigned_type("the pointer type")?;
+            }
+            if self.eat_layout_part("E")? {
+                self.layout_int("the element size in bits")?;
+            }
+            if self.eat_layout_part("S")? {
+                self.layout_int("the memory space")?;
+            }
+            if self.eat_layout_part("SC")? {
+                loop {
+                    self.expect("(", "opening a split config")?;
+                    self.int("a split dimension")?;
+                    self.expect(":", "after the split dimension")?;
+                    loop {
+                        self.int("a split index")?;
+                        if !self.eat(",")? {
+                            break;
+                        }
+                    }
+                    self.expect(")", "closing the split config")?;
+                    let before = self.pos;
+                    self.skip_ws()?;
+                    if self.peek() != Some(b'(') {
+                        self.pos = before;
+                        break;
+                    }
+                }
+            }
+            self.skip_ws()?;
+            if self.peek_word() == "P" {
+                return Err(self.err(
+                    self.pos,
+                    "Layout has physical shape, but is not for a sparse array",
+                    "a dense layout without `P(...)`",
+                ));
+            }
+            if self.eat_layout_part("M")? {
+                self.layout_int("the dynamic shape metadata prefix")?;
+            }
+        }
+        self.expect("}", "closing the layout")?;
+        let rank = shape.rank();
+        if minor_to_major.len() != rank {
             return Err(self.err(
-                self.pos,
-                format!("tuple constants ({shape}) are not supported"),
-                "an array constant; build a tuple of constants instead",
+                open,
+                format!(
+                    "Dimensions size is {rank}, but minor to major size is {}.",
+                    minor_to_major.len()
+                ),
+                format!("a layout listing each of the {rank} dimension(s) once"),
             ));
+        }
+        let mut seen = vec![false; rank];
+        for &d in &minor_to_major {
+            let problem = if d < 0 || d as usize >= rank {
+                "an out-of-bounds value"
+            } else if std::mem::replace(&mut seen[d as usize], true) {
+                "a duplicate value"
+            } else {
+                continue;
+            };
+            return Err(self.err(
+                open,
+                format!(
+                    "layout {} of {shape} has {problem} ({d}): minor_to_major must be a \
+                     permutation of the {rank} dimension(s)",
+                    crate::shape::dims_text(&minor_to_major)
+                ),
+                format!("a permutation of 0..{rank}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Consumes the layout part `letter` (a whole word) if it comes next.
+    fn eat_layout_part(&mut self, letter: &str) -> Result<bool> {
+        let before = self.pos;
+        self.skip_ws()?;
+        if self.peek_word() == letter {
+            self.pos += letter.len();
+            Ok(true)
+        } else {
+            self.pos = before;
+            Ok(false)
+        }
+    }
+
+    /// `(n)` after a layout letter.
+    fn layout_int(&mut self, what: &str) -> Result<()> {
+        self.expect("(", &format!("opening {what}"))?;
+        self.int(what)?;
+        self.expect(")", &format!("closing {what}"))?;
+        Ok(())
+    }
+
+    /// `(u32)` after `#` or `*` in a layout.
+    fn layout_unsigned_type(&mut self, what: &str) -> Result<()> {
+        self.expect("(", &format!("opening {what}"))?;
+        let (ty, pos) = self.word(what)?;
+        if !matches!(ty, "u1" | "u2" | "u4" | "u8" | "u16" | "u32" | "u64") {
+            return Err(self.err(
+                pos,
+                format!("expecting an unsigned integer type for {what}, found `{ty}`"),
+                "an unsigned integer type such as `u32`",
+            ));
+        }
+        self.expect(")", &format!("closing {what}"))?;
+        Ok(())
+    }
+
+    /// The value of a `constant(...)` of `shape`: `7`, `{1, 2}`,
+    /// `{ { 1, 2 }, { 3, 4 } }`, a tuple `(1, {2, 3})`, or `{...}` (elided
+    /// values). A single value for an array (`f32[4] constant(7)`) is what
+    /// XLA makes of it: that value at index 0 and zeros elsewhere.
+    fn literal(&mut self, shape: &Shape, depth: usize) -> Result<Literal> {
+        self.skip_ws()?;
+        let pos = self.pos;
+        if depth > MAX_NESTING {
+            return Err(self.err(
+                pos,
+                format!("tuple literals nest deeper than {MAX_NESTING} levels"),
+                "a shallower literal",
+            ));
+        }
+        // XLA prints large constants, and every tuple constant, as
+        // `{...}`; a tuple's scalar elements then print that way here.
+        if let Some(end) = self.elided_at() {
+            self.pos = end;
+            return Literal::elided(shape)
+                .map_err(|e| self.err(pos, e.to_string(), format!("a literal of shape {shape}")));
+        }
+        if shape.is_tuple() {
+            let n = shape.tuple_shapes().len();
+            self.expect("(", &format!("opening the {shape} tuple literal"))?;
+            let mut elements = Vec::new();
+            for (i, element) in shape.tuple_shapes().iter().enumerate() {
+                if i > 0 {
+                    self.expect(",", &format!("between the elements of the {shape} literal"))?;
+                }
+                elements.push(self.literal(element, depth + 1)?);
+            }
+            self.expect(
+                ")",
+                &format!("closing the {shape} tuple literal ({n} element(s))"),
+            )?;
+            return Ok(Literal::tuple(elements));
         }
         let mut data = ArrayData::zeros(shape.element_type(), 0).ok_or_else(|| {
             self.err(
@@ -1021,7 +2432,6 @@ impl<'s, 'a> Cursor<'s, 'a> {
                 "an array shape",
             )
         })?;
-        let pos = self.pos;
         if shape.rank() == 0 {
             if self.peek() == Some(b'{') {
                 return Err(self.err(
@@ -1031,8 +2441,10 @@ impl<'s, 'a> Cursor<'s, 'a> {
                 ));
             }
             self.value(&mut data, shape)?;
-        } else {
+        } else if self.peek() == Some(b'{') {
             self.literal_group(shape, 0, &mut data)?;
+        } else {
+            return self.single_value_array(shape);
         }
         Literal::from_array_data(shape.dims(), data)
             .map_err(|e| self.err(pos, e.to_string(), format!("a literal of shape {shape}")))
@@ -1062,8 +2474,101 @@ impl<'s, 'a> Cursor<'s, 'a> {
             }
             return Ok(Literal::tuple(elements));
         }
-        let (shape, _) = self.shape(depth)?;
-        self.literal(&shape)
+        let (shape, _) = self.shape_with(depth, false)?;
+        self.literal(&shape, depth)
+    }
+
+    /// The end of a `{...}` (elided values) at the cursor, if there is one.
+    fn elided_at(&self) -> Option<usize> {
+        let mut c = self.sub(self.pos, self.end);
+        if c.peek() != Some(b'{') {
+            return None;
+        }
+        c.pos += 1;
+        c.skip_ws().ok()?;
+        if !c.rest().starts_with("...") {
+            return None;
+        }
+        c.pos += 3;
+        c.skip_ws().ok()?;
+        (c.peek() == Some(b'}')).then_some(c.pos + 1)
+    }
+
+    /// The value of a top-level `constant(...)`: a literal, or, for a large
+    /// array written as one value, that value alone (see
+    /// [`MAX_DENSE_SINGLE_VALUE`]).
+    fn constant_value(&mut self, shape: &Shape) -> Result<ConstantValue> {
+        self.skip_ws()?;
+        let pos = self.pos;
+        if shape.is_array()
+            && shape.rank() > 0
+            && self.peek() != Some(b'{')
+            && shape.element_count() > MAX_DENSE_SINGLE_VALUE
+        {
+            let mut one = ArrayData::zeros(shape.element_type(), 0).ok_or_else(|| {
+                self.err(
+                    pos,
+                    format!("a literal cannot have shape {shape}"),
+                    "an array shape",
+                )
+            })?;
+            self.value(&mut one, shape)?;
+            let value = Literal::from_array_data(&[], one).map_err(|e| {
+                self.err(
+                    pos,
+                    e.to_string(),
+                    format!("a value of type {}", shape.element_type()),
+                )
+            })?;
+            return Ok(ConstantValue::FirstOnly(value));
+        }
+        self.literal(shape, 0).map(ConstantValue::Literal)
+    }
+
+    /// `f32[4] constant(7)`: XLA's parser stores the one value at index 0
+    /// and leaves the other elements zero. Arrays of up to
+    /// [`MAX_DENSE_SINGLE_VALUE`] elements become dense literals here (a
+    /// larger one at the top of a constant is a pad, see
+    /// [`Cursor::constant_value`]).
+    fn single_value_array(&mut self, shape: &Shape) -> Result<Literal> {
+        let pos = self.pos;
+        let mut one = ArrayData::zeros(shape.element_type(), 0).ok_or_else(|| {
+            self.err(
+                pos,
+                format!("a literal cannot have shape {shape}"),
+                "an array shape",
+            )
+        })?;
+        let token = self.value_token().to_string();
+        self.value(&mut one, shape)?;
+        let count = shape.element_count();
+        if count == 0 {
+            return Err(self.err(
+                pos,
+                format!(
+                    "tries to set value {token} to a literal in shape {shape} at linear index 0, \
+                     but the index is out of range"
+                ),
+                "`{}` for an empty array",
+            ));
+        }
+        if count > MAX_DENSE_SINGLE_VALUE {
+            return Err(self.err(
+                pos,
+                format!(
+                    "the {shape} element of a tuple constant is written as the single value \
+                     {token} (XLA stores it at index 0 with zeros elsewhere); oxla expands that \
+                     inside a tuple for at most {MAX_DENSE_SINGLE_VALUE} elements"
+                ),
+                format!("every value of the {shape} element, in braces"),
+            ));
+        }
+        let mut literal = Literal::zeros(shape)
+            .map_err(|e| self.err(pos, e.to_string(), format!("a literal of shape {shape}")))?;
+        literal
+            .copy_values_from(0, &one)
+            .map_err(|e| self.err(pos, e.to_string(), format!("a literal of shape {shape}")))?;
+        Ok(literal)
     }
 
     /// One `{ ... }` level of an array literal: `dims[dim]` items, each a
@@ -1130,28 +2635,12 @@ impl<'s, 'a> Cursor<'s, 'a> {
     fn value(&mut self, data: &mut ArrayData, shape: &Shape) -> Result<()> {
         self.skip_ws()?;
         let pos = self.pos;
-        let mut i = self.pos;
-        while i < self.end
-            && (self.bytes[i].is_ascii_alphanumeric() || b".+-_".contains(&self.bytes[i]))
-        {
-            i += 1;
-        }
-        // A NaN with its payload: `nan(0x7fc00001)`.
-        let word = &self.src.text[pos..i];
-        if matches!(word, "nan" | "-nan" | "+nan") && i < self.end && self.bytes[i] == b'(' {
-            while i < self.end && self.bytes[i] != b')' && self.bytes[i] != b'\n' {
-                i += 1;
-            }
-            if i < self.end && self.bytes[i] == b')' {
-                i += 1;
-            }
-        }
-        let token = &self.src.text[pos..i];
+        let token = self.value_token();
         if token.starts_with("...") {
             return Err(self.err(
                 pos,
-                "the constant's values were elided (`{...}`) when this module was printed",
-                "every value of the constant (print the module with large constants in full)",
+                "`...` (elided values) must be a constant's only content: `constant({...})`",
+                "every value of the constant, or `{...}` alone",
             ));
         }
         if token.is_empty() {
@@ -1166,197 +2655,101 @@ impl<'s, 'a> Cursor<'s, 'a> {
             ));
         }
         push_value(data, token).map_err(|(message, expected)| self.err(pos, message, expected))?;
-        self.pos = i;
+        self.pos += token.len();
         Ok(())
     }
+}
 
-    // -- instructions --------------------------------------------------------
+/// The closing bracket of `open`.
+fn closing(open: u8) -> u8 {
+    match open {
+        b'{' => b'}',
+        b'[' => b']',
+        _ => b')',
+    }
+}
 
-    fn instruction(&mut self) -> Result<RawInst> {
-        let is_root = self.eat_keyword("ROOT")?;
-        let name = self.name("an instruction name")?;
-        self.expect("=", &format!("after the instruction name `{}`", name.name))?;
-        let (shape, shape_pos) = self.shape(0)?;
-        self.skip_ws()?;
-        let opcode_pos = self.pos;
-        let opcode = self.peek_word().to_string();
-        if opcode.is_empty() {
-            return Err(self.err(
-                opcode_pos,
-                format!("expected an opcode, found {}", self.found()),
-                "an opcode such as `add` or `broadcast`",
-            ));
-        }
-        let Some(template) = op_template(&opcode) else {
-            let message = if crate::opcode::XLA_ONLY_OPCODES.contains(&opcode.as_str()) {
-                format!("unsupported op `{opcode}`: oxla's IR has no such op")
-            } else {
-                format!("unknown opcode `{opcode}`")
-            };
-            return Err(self.err(opcode_pos, message, supported_ops_text()));
-        };
-        self.pos += opcode.len();
-        self.expect("(", &format!("after the opcode `{opcode}`"))?;
-        let mut operands = Vec::new();
-        let mut number = 0;
-        let mut literal = None;
-        match template.operand_syntax() {
-            OperandSyntax::ParameterNumber => {
-                number = self.int("a parameter number")?.0;
-                self.expect(")", "after the parameter number")?;
-            }
-            OperandSyntax::Literal => {
-                literal = Some(self.literal(&shape)?);
-                self.expect(")", "after the constant's value")?;
-            }
-            OperandSyntax::Operands => {
-                if !self.eat(")")? {
-                    loop {
-                        operands.push(self.operand()?);
-                        if self.eat(")")? {
-                            break;
-                        }
-                        self.expect(",", "or `)` in the operand list")?;
-                    }
+/// The error for a bracket opened at `open_pos` and never closed.
+fn unterminated(c: &Cursor<'_, '_>, open: u8, open_pos: usize, what: &str) -> Error {
+    c.err(
+        open_pos,
+        format!(
+            "unterminated `{}` in the value of attribute `{what}`",
+            open as char
+        ),
+        format!("`{}` closing it", closing(open) as char),
+    )
+}
+
+/// Gives the instructions written as operands their names, `<opcode>.anon`
+/// (then `.anon.1`, ...) as XLA does, avoiding every name of the
+/// computation, and their users' operands the same names.
+fn name_nested_instructions(insts: &mut [RawInst]) {
+    if !insts.iter().any(|i| i.nested) {
+        return;
+    }
+    let mut taken: HashSet<String> = insts
+        .iter()
+        .filter(|i| !i.nested)
+        .map(|i| i.name.name.clone())
+        .collect();
+    let mut next: HashMap<String, usize> = HashMap::new();
+    for inst in insts.iter_mut().filter(|i| i.nested) {
+        let base = format!("{}.anon", inst.opcode);
+        let mut name = base.clone();
+        if taken.contains(&name) {
+            let k = next.entry(base.clone()).or_insert(1);
+            loop {
+                name = format!("{base}.{k}");
+                *k += 1;
+                if !taken.contains(&name) {
+                    break;
                 }
             }
         }
-        let mut attrs: Vec<RawAttr> = Vec::new();
-        while self.eat(",")? {
-            let attr = self.attribute()?;
-            if let Some(first) = attrs.iter().find(|a| a.key.name == attr.key.name) {
-                return Err(self.err(
-                    attr.key.pos,
-                    format!(
-                        "attribute `{}` is given twice (first at column {})",
-                        attr.key.name,
-                        self.src.column_of(first.key.pos)
-                    ),
-                    "each attribute once",
-                ));
-            }
-            attrs.push(attr);
-        }
-        let attrs = Attrs {
-            cursor: self,
-            attrs,
-            opcode: &opcode,
-            opcode_pos,
-        };
-        let op = attrs.op(template, number, literal)?;
-        Ok(RawInst {
-            name,
-            is_root,
-            shape,
-            shape_pos,
-            opcode,
-            opcode_pos,
-            op,
-            operands,
-        })
+        taken.insert(name.clone());
+        inst.name.name = name;
     }
-
-    /// An operand: a name, preceded by its shape in long form.
-    fn operand(&mut self) -> Result<RawOperand> {
-        self.skip_ws()?;
-        let word = self.peek_word();
-        let long_form = self.peek() == Some(b'(')
-            || (!word.is_empty() && self.peek_at(word.len()) == Some(b'['));
-        let shape = if long_form {
-            Some(self.shape(0)?)
-        } else {
-            None
-        };
-        let name = self.name("an operand name")?;
-        Ok(RawOperand { name, shape })
-    }
-
-    // -- attribute values ----------------------------------------------------
-
-    /// `{0,2}`.
-    fn dims_list(&mut self, what: &str) -> Result<Vec<i64>> {
-        self.expect("{", &format!("opening the {what} list"))?;
-        let mut dims = Vec::new();
-        if self.eat("}")? {
-            return Ok(dims);
-        }
-        loop {
-            dims.push(self.int(&format!("a dimension number in {what}"))?.0);
-            if self.eat("}")? {
-                return Ok(dims);
+    let names: Vec<String> = insts.iter().map(|i| i.name.name.clone()).collect();
+    for inst in insts.iter_mut() {
+        for operand in &mut inst.operands {
+            if let Some(j) = operand.nested {
+                operand.name.name = names[j].clone();
             }
-            self.expect(",", &format!("or `}}` in the {what} list"))?;
-        }
-    }
-
-    /// `{[0:2], [1:3:2]}`.
-    fn slice_spec(&mut self) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>)> {
-        self.expect("{", "opening the slice list")?;
-        let (mut starts, mut limits, mut strides) = (vec![], vec![], vec![]);
-        if self.eat("}")? {
-            return Ok((starts, limits, strides));
-        }
-        loop {
-            self.expect("[", "opening a `[start:limit:stride]` range")?;
-            starts.push(self.int("a slice start")?.0);
-            self.expect(":", "after the slice start")?;
-            limits.push(self.int("a slice limit")?.0);
-            strides.push(if self.eat(":")? {
-                self.int("a slice stride")?.0
-            } else {
-                1
-            });
-            self.expect("]", "closing the slice range")?;
-            if self.eat("}")? {
-                return Ok((starts, limits, strides));
-            }
-            self.expect(",", "or `}` in the slice list")?;
-        }
-    }
-
-    /// `0_0x1_2_1`: `lo_hi` or `lo_hi_interior` per dimension.
-    fn padding_spec(&mut self) -> Result<Vec<PadDim>> {
-        let mut config = Vec::new();
-        self.skip_ws()?;
-        if self.at_end() {
-            return Ok(config);
-        }
-        loop {
-            let lo = self.int("the low padding")?.0;
-            self.expect("_", "between low and high padding")?;
-            let hi = self.int("the high padding")?.0;
-            let interior = if self.eat("_")? {
-                self.int("the interior padding")?.0
-            } else {
-                0
-            };
-            config.push(PadDim { lo, hi, interior });
-            self.skip_ws()?;
-            if self.at_end() {
-                return Ok(config);
-            }
-            self.expect("x", "between the paddings of two dimensions")?;
         }
     }
 }
 
+/// The message for a decimal beyond `f64`'s range, as XLA words it.
+fn double_range_message(token: &str) -> String {
+    format!(
+        "Constant {token} is out of range for double (+/-{:e}) and so is unparsable",
+        f64::MAX
+    )
+}
+
 /// Appends the value `token` to `data`, or says why it does not fit:
-/// `(message, expected)`.
+/// `(message, expected)`. As XLA's parser: a `pred` takes `true`, `false`
+/// or any integer (non-zero is true); a `u64` takes a negative integer as
+/// its two's complement; a float that overflows its type is an error, not
+/// an infinity.
 fn push_value(data: &mut ArrayData, token: &str) -> std::result::Result<(), (String, String)> {
-    fn int<T: TryFrom<i128>>(token: &str, ty: &str) -> std::result::Result<T, (String, String)> {
+    fn integer(token: &str, ty: &str) -> std::result::Result<i128, (String, String)> {
         let numeric = token.trim_start_matches(['-', '+']);
         let v = if !numeric.is_empty() && numeric.bytes().all(|b| b.is_ascii_digit()) {
             token.parse::<i128>().ok()
         } else {
             None
         };
-        let Some(v) = v else {
-            return Err((
+        v.ok_or_else(|| {
+            (
                 format!("`{token}` is not a valid {ty} value"),
                 format!("an integer ({ty})"),
-            ));
-        };
-        T::try_from(v).map_err(|_| {
+            )
+        })
+    }
+    fn int<T: TryFrom<i128>>(token: &str, ty: &str) -> std::result::Result<T, (String, String)> {
+        T::try_from(integer(token, ty)?).map_err(|_| {
             (
                 format!("{token} is out of range for {ty}"),
                 format!("an integer that fits in {ty}"),
@@ -1365,13 +2758,15 @@ fn push_value(data: &mut ArrayData, token: &str) -> std::result::Result<(), (Str
     }
     match data {
         ArrayData::Pred(v) => v.push(match token {
-            "true" | "1" => true,
-            "false" | "0" => false,
+            "true" => true,
+            "false" => false,
             _ => {
-                return Err((
-                    format!("`{token}` is not a pred value"),
-                    "`true` or `false`".into(),
-                ));
+                integer(token, "pred").map_err(|_| {
+                    (
+                        format!("`{token}` is not a pred value"),
+                        "`true` or `false`".into(),
+                    )
+                })? != 0
             }
         }),
         ArrayData::S8(v) => v.push(int(token, "s8")?),
@@ -1381,11 +2776,39 @@ fn push_value(data: &mut ArrayData, token: &str) -> std::result::Result<(), (Str
         ArrayData::U8(v) => v.push(int(token, "u8")?),
         ArrayData::U16(v) => v.push(int(token, "u16")?),
         ArrayData::U32(v) => v.push(int(token, "u32")?),
-        ArrayData::U64(v) => v.push(int(token, "u64")?),
+        ArrayData::U64(v) => {
+            let n = integer(token, "u64")?;
+            // XLA reads integers as s64, and keeps the bits for u64.
+            let wrapped = i64::try_from(n).ok().filter(|&n| n < 0).map(|n| n as u64);
+            v.push(match wrapped {
+                Some(w) => w,
+                None => int(token, "u64")?,
+            })
+        }
         ArrayData::F32(v) => v.push(match parse_float(token, 23) {
-            Some(FloatValue::Number) => token
-                .parse::<f32>()
-                .map_err(|_| float_error(token, "f32"))?,
+            Some(FloatValue::Number) => {
+                let wide = token
+                    .parse::<f64>()
+                    .map_err(|_| float_error(token, "f32"))?;
+                if wide.is_infinite() {
+                    return Err((double_range_message(token), "a finite number".into()));
+                }
+                let x = token
+                    .parse::<f32>()
+                    .map_err(|_| float_error(token, "f32"))?;
+                if x.is_infinite() {
+                    return Err((
+                        format!(
+                            "value {token} is out of range for literal's primitive type f32, \
+                             namely [{:e}, {:e}]",
+                            f32::MIN,
+                            f32::MAX
+                        ),
+                        "a value that fits in f32, or `inf`".into(),
+                    ));
+                }
+                x
+            }
             Some(FloatValue::Bits(negative, payload)) => {
                 let bits = (u32::from(negative) << 31) | 0x7f80_0000 | payload as u32;
                 f32::from_bits(bits)
@@ -1393,9 +2816,15 @@ fn push_value(data: &mut ArrayData, token: &str) -> std::result::Result<(), (Str
             None => return Err(float_error(token, "f32")),
         }),
         ArrayData::F64(v) => v.push(match parse_float(token, 52) {
-            Some(FloatValue::Number) => token
-                .parse::<f64>()
-                .map_err(|_| float_error(token, "f64"))?,
+            Some(FloatValue::Number) => {
+                let x = token
+                    .parse::<f64>()
+                    .map_err(|_| float_error(token, "f64"))?;
+                if x.is_infinite() {
+                    return Err((double_range_message(token), "a finite number".into()));
+                }
+                x
+            }
             Some(FloatValue::Bits(negative, payload)) => {
                 let bits = (u64::from(negative) << 63) | 0x7ff0_0000_0000_0000 | payload;
                 f64::from_bits(bits)
@@ -1471,7 +2900,8 @@ enum OperandSyntax {
     ParameterNumber,
     /// `constant({1, 2})`.
     Literal,
-    /// `add(x, y)`: operand names, each optionally after its shape.
+    /// `add(x, y)`: operands, each a name (optionally after its shape) or
+    /// an instruction written in place.
     Operands,
 }
 
@@ -1501,6 +2931,11 @@ impl Template {
             | Opcode::Reduce
             | Opcode::Dot
             | Opcode::Tuple
+            | Opcode::GetTupleElement
+            | Opcode::While
+            | Opcode::Conditional
+            | Opcode::OptimizationBarrier
+            | Opcode::Map
             | Opcode::BitcastConvert
             | Opcode::Bitcast
             | Opcode::ReducePrecision
@@ -1539,21 +2974,46 @@ fn supported_ops_text() -> String {
     format!("an opcode oxla supports: {}", names.join(", "))
 }
 
-/// An instruction's attributes, interpreted for its op.
+/// An instruction's attributes, interpreted for its op. Each attribute an
+/// op's arm of [`Attrs::op`] reads is marked used; [`Attrs::finish`] then
+/// validates the attributes every instruction may carry and refuses any
+/// other, so no attribute is ever dropped unread. To give an op a new
+/// attribute, read it in the op's arm.
 struct Attrs<'c, 's, 'a> {
     cursor: &'c Cursor<'s, 'a>,
     attrs: Vec<RawAttr>,
+    used: Vec<Cell<bool>>,
+    /// The keys the op's arm asked for, for the message on an unexpected
+    /// attribute.
+    asked: RefCell<Vec<&'static str>>,
     opcode: &'c str,
     opcode_pos: usize,
 }
 
-impl<'s, 'a> Attrs<'_, 's, 'a> {
-    /// A cursor over the value of `key`, if given.
-    fn get(&self, key: &str) -> Option<Cursor<'s, 'a>> {
-        self.attrs
-            .iter()
-            .find(|a| a.key.name == key)
-            .map(|a| self.cursor.sub(a.start, a.end))
+impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
+    fn new(
+        cursor: &'c Cursor<'s, 'a>,
+        attrs: Vec<RawAttr>,
+        opcode: &'c str,
+        opcode_pos: usize,
+    ) -> Attrs<'c, 's, 'a> {
+        Attrs {
+            cursor,
+            used: attrs.iter().map(|_| Cell::new(false)).collect(),
+            attrs,
+            asked: RefCell::new(Vec::new()),
+            opcode,
+            opcode_pos,
+        }
+    }
+
+    /// A cursor over the value of `key`, if given; marks it read.
+    fn get(&self, key: &'static str) -> Option<Cursor<'s, 'a>> {
+        self.asked.borrow_mut().push(key);
+        let i = self.attrs.iter().position(|a| a.key.name == key)?;
+        self.used[i].set(true);
+        let a = &self.attrs[i];
+        Some(self.cursor.sub(a.start, a.end))
     }
 
     fn missing(&self, key: &str, example: &str) -> Error {
@@ -1564,102 +3024,246 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
         )
     }
 
-    fn dims(&self, key: &str) -> Result<Option<Vec<i64>>> {
+    /// Reads the whole value of `key` with `read`, if given.
+    fn read<T>(
+        &self,
+        key: &'static str,
+        read: impl FnOnce(&mut Cursor<'s, 'a>) -> Result<T>,
+    ) -> Result<Option<T>> {
         let Some(mut c) = self.get(key) else {
             return Ok(None);
         };
-        let dims = c.dims_list(key)?;
-        c.expect_done(&format!("the `{key}` list"))?;
-        Ok(Some(dims))
+        let value = read(&mut c)?;
+        c.expect_done(&format!("the value of `{key}`"))?;
+        Ok(Some(value))
     }
 
-    fn required_dims(&self, key: &str) -> Result<Vec<i64>> {
+    fn dims(&self, key: &'static str) -> Result<Option<Vec<i64>>> {
+        self.read(key, |c| c.dims_list(key))
+    }
+
+    fn required_dims(&self, key: &'static str) -> Result<Vec<i64>> {
         self.dims(key)?.ok_or_else(|| self.missing(key, "{0}"))
     }
 
-    fn name(&self, key: &str) -> Result<NameRef> {
-        let mut c = self
-            .get(key)
-            .ok_or_else(|| self.missing(key, "%computation"))?;
-        let name = c.name(&format!("a computation name for `{key}`"))?;
-        c.expect_done(&format!("the `{key}` computation name"))?;
-        Ok(name)
+    fn name(&self, key: &'static str) -> Result<NameRef> {
+        self.read(key, |c| c.name(&format!("a computation name for `{key}`")))?
+            .ok_or_else(|| self.missing(key, "%computation"))
     }
 
-    /// The op an instruction with these attributes performs.
-    fn op(&self, template: Template, number: i64, literal: Option<Literal>) -> Result<RawOp> {
+    /// `{%a, %b}`: a list of computation names.
+    fn names(&self, key: &'static str) -> Result<Vec<NameRef>> {
+        self.read(key, |c| {
+            c.expect("{", &format!("opening the `{key}` list"))?;
+            let mut names = Vec::new();
+            if !c.eat("}")? {
+                loop {
+                    c.skip_ws()?;
+                    names.push(c.name(&format!("a computation name in `{key}`"))?);
+                    if c.eat("}")? {
+                        break;
+                    }
+                    c.expect(",", &format!("or `}}` in the `{key}` list"))?;
+                }
+            }
+            Ok(names)
+        })?
+        .ok_or_else(|| self.missing(key, "{%a, %b}"))
+    }
+
+    /// The op of a `conditional`: `true_computation=`/`false_computation=`
+    /// or `branch_computations=`, never both.
+    fn conditional(&self) -> Result<RawOp> {
+        let branch_list = self
+            .attrs
+            .iter()
+            .find(|a| a.key.name == "branch_computations");
+        let pair = self
+            .attrs
+            .iter()
+            .find(|a| a.key.name == "true_computation" || a.key.name == "false_computation");
+        let (callees, pred) = match (branch_list, pair) {
+            (Some(_), Some(p)) => {
+                return Err(self.cursor.err(
+                    p.key.pos,
+                    format!(
+                        "`conditional` takes `branch_computations=` (an s32 selector) or \
+                         `true_computation=` and `false_computation=` (a pred selector), not both; \
+                         `{}` is given with `branch_computations`",
+                        p.key.name
+                    ),
+                    "one of the two forms",
+                ));
+            }
+            (Some(_), None) => (self.names("branch_computations")?, false),
+            (None, Some(_)) => (
+                vec![
+                    self.name("true_computation")?,
+                    self.name("false_computation")?,
+                ],
+                true,
+            ),
+            (None, None) => {
+                return Err(self.missing("branch_computations", "{%b0, %b1}"));
+            }
+        };
+        Ok(RawOp::Calls {
+            kind: OpKind::Conditional {
+                branches: vec![ComputationId(0); callees.len()],
+            },
+            callees,
+            fixup: CallsFixup::ConditionalForm { pred },
+        })
+    }
+
+    /// The op an instruction with these attributes performs, and the checks
+    /// its attributes need once the operands' shapes are known.
+    fn op(
+        &self,
+        template: Template,
+        number: i64,
+        literal: Option<ConstantValue>,
+        operand_count: usize,
+    ) -> Result<(RawOp, Vec<Check>)> {
+        let mut checks = Vec::new();
         let opcode = match template {
             Template::Fusion => {
-                return Ok(RawOp::Fusion {
-                    calls: self.name("calls")?,
-                });
+                let calls = self.name("calls")?;
+                let (kind, pos) = self
+                    .read("kind", |c| c.word("a fusion kind"))?
+                    .ok_or_else(|| self.missing("kind", "kLoop"))?;
+                if !matches!(kind, "kLoop" | "kInput" | "kOutput" | "kCustom") {
+                    return Err(self.cursor.err(
+                        pos,
+                        format!("expects fusion kind but sees: {kind}"),
+                        "kLoop, kInput, kOutput or kCustom",
+                    ));
+                }
+                // Which outputs may reuse which operands' buffers: memory
+                // only.
+                self.read("output_to_operand_aliasing", |c| {
+                    c.braced_group("output_to_operand_aliasing")
+                })?;
+                return Ok((
+                    RawOp::Fusion {
+                        calls,
+                        is_call: false,
+                    },
+                    checks,
+                ));
             }
             Template::Call => {
-                return Ok(RawOp::Fusion {
-                    calls: self.name("to_apply")?,
-                });
+                let calls = self.name("to_apply")?;
+                // A composite is a call whose body is its decomposition.
+                self.read("is_composite", |c| c.boolean("is_composite"))?;
+                return Ok((
+                    RawOp::Fusion {
+                        calls,
+                        is_call: true,
+                    },
+                    checks,
+                ));
             }
-            Template::Copy => return Ok(RawOp::Copy),
+            Template::Copy => return Ok((RawOp::Copy, checks)),
             Template::Op(opcode) => opcode,
         };
-        Ok(RawOp::Kind(match opcode {
+        let kind = match opcode {
             Opcode::Parameter => OpKind::Parameter { number },
-            Opcode::Constant => OpKind::Constant {
-                literal: literal.unwrap_or_else(|| Literal::scalar(false)),
+            Opcode::Constant => match literal {
+                Some(ConstantValue::Literal(literal)) if literal.shape().is_tuple() => {
+                    return Ok((RawOp::TupleConstant(literal), checks));
+                }
+                Some(ConstantValue::Literal(literal)) => OpKind::Constant { literal },
+                Some(ConstantValue::FirstOnly(value)) => {
+                    return Ok((RawOp::FirstOnlyConstant(value), checks));
+                }
+                None => {
+                    return Err(self.cursor.err(
+                        self.opcode_pos,
+                        "a constant needs its shape and its value",
+                        "`c = f32[2] constant({1, 2})`",
+                    ));
+                }
             },
             Opcode::Iota => {
-                let mut c = self
-                    .get("iota_dimension")
-                    .ok_or_else(|| self.missing("iota_dimension", "0"))?;
-                let dimension = c.int("the iota dimension")?.0;
-                c.expect_done("the iota dimension")?;
+                let dimension = self
+                    .read("iota_dimension", |c| c.int("the iota dimension"))?
+                    .ok_or_else(|| self.missing("iota_dimension", "0"))?
+                    .0;
                 OpKind::Iota { dimension }
             }
-            Opcode::Unary(op) => OpKind::Unary(op),
+            Opcode::Unary(op) => {
+                if result_accuracy_ulps(op).is_some()
+                    && let Some(mut c) = self.get("result_accuracy")
+                {
+                    c.skip_ws()?;
+                    let pos = c.pos;
+                    let accuracy = c.result_accuracy()?;
+                    c.expect_done("the value of `result_accuracy`")?;
+                    checks.push(Check::ResultAccuracy { accuracy, pos });
+                }
+                OpKind::Unary(op)
+            }
             Opcode::Binary(op) => OpKind::Binary {
                 op,
                 broadcast_dimensions: self.dims("broadcast_dimensions")?.unwrap_or_default(),
             },
             Opcode::Compare => {
-                let op = {
-                    let mut c = self
-                        .get("direction")
-                        .ok_or_else(|| self.missing("direction", "LT"))?;
-                    c.skip_ws()?;
-                    let pos = c.pos;
-                    let word = c.peek_word();
-                    let dir = ComparisonDirection::from_name(word).ok_or_else(|| {
-                        c.err(
-                            pos,
-                            format!("unknown comparison direction {}", c.found()),
-                            "one of EQ, NE, LT, LE, GT, GE",
-                        )
-                    })?;
-                    c.pos += word.len();
-                    c.expect_done("the direction")?;
-                    BinaryOp::Compare(dir)
-                };
+                let (word, pos) = self
+                    .read("direction", |c| c.word("a comparison direction"))?
+                    .ok_or_else(|| self.missing("direction", "LT"))?;
+                let dir = ComparisonDirection::from_name(word).ok_or_else(|| {
+                    self.cursor.err(
+                        pos,
+                        format!("unknown comparison direction `{word}`"),
+                        "one of EQ, NE, LT, LE, GT, GE",
+                    )
+                })?;
+                if let Some((ty, pos)) = self.read("type", |c| c.word("a comparison type"))? {
+                    let ty = ["FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"]
+                        .into_iter()
+                        .find(|t| *t == ty)
+                        .ok_or_else(|| {
+                            self.cursor.err(
+                                pos,
+                                format!("expects comparison type but sees: {ty}"),
+                                "one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
+                            )
+                        })?;
+                    checks.push(Check::CompareType { ty, pos });
+                }
                 OpKind::Binary {
-                    op,
+                    op: BinaryOp::Compare(dir),
                     broadcast_dimensions: self.dims("broadcast_dimensions")?.unwrap_or_default(),
                 }
             }
             Opcode::Convert => OpKind::Convert,
             Opcode::Select => OpKind::Select,
             Opcode::Clamp => OpKind::Clamp,
-            Opcode::Broadcast => OpKind::Broadcast {
-                dimensions: self.required_dims("dimensions")?,
-            },
-            Opcode::Reshape => OpKind::Reshape,
+            Opcode::Broadcast => {
+                // XLA lets a scalar's broadcast omit `dimensions` (`{}`).
+                let dimensions = match self.dims("dimensions")? {
+                    Some(dims) => dims,
+                    None => {
+                        checks.push(Check::ScalarBroadcast);
+                        Vec::new()
+                    }
+                };
+                OpKind::Broadcast { dimensions }
+            }
+            Opcode::Reshape => {
+                // Which dimension a dynamic reshape infers: with static
+                // shapes it names nothing to compute.
+                self.read("inferred_dimension", |c| c.int("the inferred dimension"))?;
+                OpKind::Reshape
+            }
             Opcode::Transpose => OpKind::Transpose {
                 permutation: self.required_dims("dimensions")?,
             },
             Opcode::Slice => {
-                let mut c = self
-                    .get("slice")
+                let (starts, limits, strides) = self
+                    .read("slice", |c| c.slice_spec())?
                     .ok_or_else(|| self.missing("slice", "{[0:2], [1:3]}"))?;
-                let (starts, limits, strides) = c.slice_spec()?;
-                c.expect_done("the slice list")?;
                 OpKind::Slice {
                     starts,
                     limits,
@@ -1684,28 +3288,119 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
             Opcode::Reverse => OpKind::Reverse {
                 dimensions: self.required_dims("dimensions")?,
             },
-            Opcode::Pad => {
-                let mut c = self
-                    .get("padding")
-                    .ok_or_else(|| self.missing("padding", "0_0x1_2"))?;
-                let config = c.padding_spec()?;
-                OpKind::Pad { config }
-            }
-            Opcode::Reduce => {
-                return Ok(RawOp::Reduce {
-                    dimensions: self.required_dims("dimensions")?,
-                    to_apply: self.name("to_apply")?,
-                });
-            }
-            Opcode::Dot => OpKind::DotGeneral {
-                dims: DotDimensionNumbers {
-                    lhs_batch: self.dims("lhs_batch_dims")?.unwrap_or_default(),
-                    rhs_batch: self.dims("rhs_batch_dims")?.unwrap_or_default(),
-                    lhs_contracting: self.dims("lhs_contracting_dims")?.unwrap_or_default(),
-                    rhs_contracting: self.dims("rhs_contracting_dims")?.unwrap_or_default(),
-                },
+            Opcode::Pad => OpKind::Pad {
+                config: self
+                    .read("padding", |c| c.padding_spec())?
+                    .ok_or_else(|| self.missing("padding", "0_0x1_2"))?,
             },
+            Opcode::Reduce => {
+                return Ok((
+                    RawOp::Calls {
+                        kind: OpKind::Reduce {
+                            dimensions: self.required_dims("dimensions")?,
+                            to_apply: ComputationId(0),
+                        },
+                        callees: vec![self.name("to_apply")?],
+                        fixup: CallsFixup::None,
+                    },
+                    checks,
+                ));
+            }
+            Opcode::Dot => {
+                // XLA:CPU computes every dot at the full precision of its
+                // type, which is what each of these asks for or allows.
+                if let Some((count, pos)) = self.read("operand_precision", |c| {
+                    c.skip_ws()?;
+                    let pos = c.pos;
+                    let mut count = 0;
+                    c.list("{", "}", "the operand precisions", |c| {
+                        let (p, pos) = c.word("a precision")?;
+                        if !matches!(
+                            p.to_ascii_lowercase().as_str(),
+                            "default" | "high" | "highest"
+                        ) {
+                            return Err(c.err(
+                                pos,
+                                format!("expects precision but sees: {p}"),
+                                "default, high or highest",
+                            ));
+                        }
+                        count += 1;
+                        Ok(())
+                    })?;
+                    Ok((count, pos))
+                })? && count != 0
+                    && count != operand_count
+                {
+                    return Err(self.cursor.err(
+                        pos,
+                        format!(
+                            "operand_precision lists {count} precision(s), but `dot` has \
+                             {operand_count} operand(s)"
+                        ),
+                        "one precision per operand",
+                    ));
+                }
+                if let Some((name, pos)) = self.read("algorithm", |c| c.word("a dot algorithm"))? {
+                    let lower = name.to_ascii_lowercase();
+                    if !DOT_ALGORITHMS.contains(&lower.as_str()) {
+                        return Err(self.cursor.err(
+                            pos,
+                            format!("expects algorithm but sees: {name}"),
+                            format!("one of {}", DOT_ALGORITHMS.join(", ")),
+                        ));
+                    }
+                    checks.push(Check::DotAlgorithm { name: lower, pos });
+                }
+                OpKind::DotGeneral {
+                    dims: DotDimensionNumbers {
+                        lhs_batch: self.dims("lhs_batch_dims")?.unwrap_or_default(),
+                        rhs_batch: self.dims("rhs_batch_dims")?.unwrap_or_default(),
+                        lhs_contracting: self.dims("lhs_contracting_dims")?.unwrap_or_default(),
+                        rhs_contracting: self.dims("rhs_contracting_dims")?.unwrap_or_default(),
+                    },
+                }
+            }
             Opcode::Tuple => OpKind::Tuple,
+            // -- tuples and control flow (the ctrl family) --
+            Opcode::GetTupleElement => OpKind::GetTupleElement {
+                index: self
+                    .read("index", |c| Ok(c.int("the tuple index")?.0))?
+                    .ok_or_else(|| self.missing("index", "0"))?,
+            },
+            Opcode::While => {
+                return Ok((
+                    RawOp::Calls {
+                        kind: OpKind::While {
+                            condition: ComputationId(0),
+                            body: ComputationId(0),
+                        },
+                        callees: vec![self.name("condition")?, self.name("body")?],
+                        fixup: CallsFixup::None,
+                    },
+                    checks,
+                ));
+            }
+            Opcode::Conditional => return Ok((self.conditional()?, checks)),
+            Opcode::OptimizationBarrier => OpKind::OptimizationBarrier,
+            Opcode::Map => {
+                let dimensions = self.dims("dimensions")?;
+                return Ok((
+                    RawOp::Calls {
+                        fixup: if dimensions.is_some() {
+                            CallsFixup::None
+                        } else {
+                            CallsFixup::MapAllDimensions
+                        },
+                        kind: OpKind::Map {
+                            dimensions: dimensions.unwrap_or_default(),
+                            to_apply: ComputationId(0),
+                        },
+                        callees: vec![self.name("to_apply")?],
+                    },
+                    checks,
+                ));
+            }
             // The misc family (`parser/misc.rs`).
             Opcode::BitcastConvert => OpKind::BitcastConvert,
             Opcode::Bitcast => OpKind::Bitcast,
@@ -1717,8 +3412,87 @@ impl<'s, 'a> Attrs<'_, 's, 'a> {
             Opcode::BatchNormTraining => self.batch_norm_training()?,
             Opcode::BatchNormInference => self.batch_norm_inference()?,
             Opcode::BatchNormGrad => self.batch_norm_grad()?,
-        }))
+        };
+        Ok((RawOp::Kind(kind), checks))
     }
+
+    /// Validates the attributes the op did not read: the ones every
+    /// instruction may carry ([`COMMON_ATTRIBUTES`], which do not change
+    /// values on one device: they are checked and dropped); any other is an
+    /// `unexpected attribute`. Returns the control predecessors, whose names
+    /// are checked once the computation is read.
+    fn finish(&self, shape: Option<&Shape>) -> Result<Vec<NameRef>> {
+        let mut predecessors = Vec::new();
+        for (a, used) in self.attrs.iter().zip(&self.used) {
+            if used.get() {
+                continue;
+            }
+            let key = a.key.name.as_str();
+            let mut c = self.cursor.sub(a.start, a.end);
+            match key {
+                "metadata" => c.metadata()?,
+                "sharding" | "origin" => c.braced_group(key)?,
+                "frontend_attributes" => c.frontend_attributes()?,
+                "statistics" => c.statistics()?,
+                "backend_config" => c.backend_config()?,
+                "control-predecessors" => {
+                    predecessors = c.name_list("the control predecessors")?;
+                }
+                "parameter_replication" => {
+                    let mut count = 0usize;
+                    c.list("{", "}", "the parameter replication", |c| {
+                        c.boolean("a replication flag")?;
+                        count += 1;
+                        Ok(())
+                    })?;
+                    if let Some(shape) = shape {
+                        let leaves = leaf_count(shape);
+                        if leaves != count {
+                            return Err(self.cursor.err(
+                                a.start,
+                                format!(
+                                    "parameter has {leaves} leaf buffers, but \
+                                     parameter_replication has {count} elements"
+                                ),
+                                format!("{leaves} flag(s)"),
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    let mut allowed: Vec<&str> = self.asked.borrow().clone();
+                    allowed.extend_from_slice(COMMON_ATTRIBUTES);
+                    allowed.sort_unstable();
+                    allowed.dedup();
+                    return Err(self.cursor.err(
+                        a.key.pos,
+                        format!("unexpected attribute \"{key}\" on `{}`", self.opcode),
+                        format!("one of: {}", allowed.join(", ")),
+                    ));
+                }
+            }
+            c.expect_done(&format!("the value of `{key}`"))?;
+        }
+        Ok(predecessors)
+    }
+}
+
+/// The number of arrays in a shape (1 for an array).
+fn leaf_count(shape: &Shape) -> usize {
+    if shape.is_tuple() {
+        shape.tuple_shapes().iter().map(leaf_count).sum()
+    } else {
+        1
+    }
+}
+
+/// The part of `shape` at tuple index `index` (`{}` is all of it).
+fn subshape<'x>(shape: &'x Shape, index: &[i64]) -> Option<&'x Shape> {
+    index.iter().try_fold(shape, |s, &i| {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| s.tuple_shapes().get(i))
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -1766,6 +3540,98 @@ impl Target {
     fn shape(&self, id: InstId) -> &Shape {
         &self.instructions[id.index()].shape
     }
+
+    /// Appends an instruction named `name` (taken from now on).
+    fn add(&mut self, name: String, kind: OpKind, operands: Vec<InstId>, shape: Shape) -> InstId {
+        self.used.insert(name.clone());
+        let id = InstId(self.instructions.len() as u32);
+        self.instructions.push(Instruction {
+            name,
+            kind,
+            operands,
+            shape,
+        });
+        id
+    }
+
+    /// Appends an array of `shape` holding `value` at index 0 and zeros
+    /// elsewhere, as XLA reads `f32[1000000] constant(7)`: the value
+    /// broadcast to a shape of ones and padded with zeros at the high end of
+    /// each dimension (`name.value`, `name.zero`, `name.first`, then `name`).
+    fn add_first_only(
+        &mut self,
+        name: String,
+        value: &Literal,
+        zero: &Literal,
+        shape: &Shape,
+    ) -> InstId {
+        self.used.insert(name.clone());
+        let ty = shape.element_type();
+        let scalar = Shape::scalar(ty);
+        let value_name = self.fresh_name(&format!("{name}.value"));
+        let v = self.add(
+            value_name,
+            OpKind::Constant {
+                literal: value.clone(),
+            },
+            vec![],
+            scalar.clone(),
+        );
+        let zero_name = self.fresh_name(&format!("{name}.zero"));
+        let z = self.add(
+            zero_name,
+            OpKind::Constant {
+                literal: zero.clone(),
+            },
+            vec![],
+            scalar,
+        );
+        let ones = vec![1; shape.rank()];
+        let first_name = self.fresh_name(&format!("{name}.first"));
+        let first = self.add(
+            first_name,
+            OpKind::Broadcast { dimensions: vec![] },
+            vec![v],
+            Shape::new(ty, &ones),
+        );
+        let config = shape
+            .dims()
+            .iter()
+            .map(|&d| PadDim {
+                lo: 0,
+                hi: d - 1,
+                interior: 0,
+            })
+            .collect();
+        self.add(name, OpKind::Pad { config }, vec![first, z], shape.clone())
+    }
+
+    /// Appends `literal` as a constant, or a tuple literal as a `tuple` of
+    /// constants (elements named `name.0`, `name.1`, ...).
+    fn add_literal(&mut self, name: String, literal: &Literal) -> InstId {
+        self.used.insert(name.clone());
+        match literal.tuple_elements() {
+            Some(elements) => {
+                let operands = elements
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| {
+                        let element = self.fresh_name(&format!("{name}.{i}"));
+                        self.add_literal(element, e)
+                    })
+                    .collect();
+                self.add(name, OpKind::Tuple, operands, literal.shape().clone())
+            }
+            None => self.add(
+                name,
+                OpKind::Constant {
+                    literal: literal.clone(),
+                },
+                vec![],
+                literal.shape().clone(),
+            ),
+        }
+    }
 }
 
 struct Lowering<'s, 'a> {
@@ -1776,6 +3642,8 @@ struct Lowering<'s, 'a> {
     /// Index into `bodies` of each lowered computation.
     body_of: Vec<Option<usize>>,
     bodies: Vec<Body>,
+    /// Every error so far: the syntax errors the text recovered from, then
+    /// the semantic ones.
     errors: Vec<Error>,
     /// Instructions visited by fusion inlining so far (each inlining of a
     /// fused computation visits all of its instructions), and the most that
@@ -1792,7 +3660,7 @@ struct Lowering<'s, 'a> {
 }
 
 impl<'s, 'a> Lowering<'s, 'a> {
-    fn new(src: &'s Source<'a>, module: &'s RawModule) -> Lowering<'s, 'a> {
+    fn new(src: &'s Source<'a>, module: &'s RawModule, errors: Vec<Error>) -> Lowering<'s, 'a> {
         Lowering {
             src,
             module,
@@ -1800,7 +3668,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
             resolved: Vec::new(),
             body_of: vec![None; module.comps.len()],
             bodies: Vec::new(),
-            errors: Vec::new(),
+            errors,
             inlined: 0,
             inline_budget: module
                 .comps
@@ -1815,9 +3683,9 @@ impl<'s, 'a> Lowering<'s, 'a> {
     }
 
     /// Whether another error would still be reported (at most
-    /// [`MAX_ERRORS`] are).
+    /// [`MAX_DIAGNOSTICS`] are).
     fn reporting(&self) -> bool {
-        self.errors.len() < MAX_ERRORS
+        self.errors.len() < MAX_DIAGNOSTICS
     }
 
     fn error(&mut self, pos: usize, message: impl Into<String>, expected: impl Into<String>) {
@@ -1826,8 +3694,13 @@ impl<'s, 'a> Lowering<'s, 'a> {
         }
     }
 
+    /// The errors, in the order of the text.
     fn fail<T>(mut self) -> std::result::Result<T, Vec<Error>> {
-        self.errors.truncate(MAX_ERRORS);
+        self.errors.sort_by_key(|e| match e {
+            Error::Parse { line, column, .. } => (*line, *column),
+            _ => (usize::MAX, 0),
+        });
+        self.errors.truncate(MAX_DIAGNOSTICS);
         Err(self.errors)
     }
 
@@ -1860,12 +3733,18 @@ impl<'s, 'a> Lowering<'s, 'a> {
         let mut fused = vec![false; comps.len()];
         let mut applied = vec![false; comps.len()];
         for (ci, c) in comps.iter().enumerate() {
-            for inst in &c.insts {
-                let (r, is_fusion) = match &inst.op {
-                    RawOp::Reduce { to_apply, .. } => (to_apply, false),
-                    RawOp::Fusion { calls } => (calls, true),
-                    RawOp::Kind(_) | RawOp::Copy => continue,
-                };
+            let references = c.insts.iter().flat_map(|inst| -> Vec<(&NameRef, bool)> {
+                match &inst.op {
+                    RawOp::Calls { callees, .. } => callees.iter().map(|r| (r, false)).collect(),
+                    RawOp::Fusion { calls, .. } => vec![(calls, true)],
+                    RawOp::Kind(_)
+                    | RawOp::Copy
+                    | RawOp::TupleConstant(_)
+                    | RawOp::FirstOnlyConstant(_)
+                    | RawOp::Poisoned => vec![],
+                }
+            });
+            for (r, is_fusion) in references {
                 let Some(&target) = self.by_name.get(r.name.as_str()) else {
                     // Listing the computations costs O(module): only for
                     // errors that will be reported.
@@ -1947,11 +3826,17 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 continue;
             };
             for inst in &mut body.instructions {
-                if let OpKind::Reduce { to_apply, .. } = &mut inst.kind {
-                    *to_apply = ComputationId(new_id[to_apply.index()]);
+                for id in inst.kind.called_computations_mut() {
+                    *id = ComputationId(new_id[id.index()]);
                 }
             }
             bodies.push(body);
+        }
+        if let Some(entry) = bodies.last() {
+            self.check_module_attributes(entry);
+        }
+        if !self.errors.is_empty() {
+            return self.fail();
         }
         if !self.verify {
             return Ok(Computation::from_bodies_unverified(
@@ -1962,7 +3847,121 @@ impl<'s, 'a> Lowering<'s, 'a> {
         Computation::from_bodies(self.module.name.clone(), bodies).map_err(|e| vec![e])
     }
 
-    /// Resolves operand names, the root and the definition order of `c`.
+    /// Checks the module attributes that describe the entry computation:
+    /// `entry_computation_layout` must list its signature (any valid
+    /// layouts: oxla exchanges values, not buffers), and every alias or
+    /// donor must name parameters and outputs that exist, with equal shapes.
+    fn check_module_attributes(&mut self, entry: &Body) {
+        let module: &'s RawModule = self.module;
+        let params = entry.parameter_shapes();
+        let Some(root) = entry.instructions.get(entry.root.index()) else {
+            return;
+        };
+        let result = root.shape.clone();
+        if let Some(layout) = &module.attrs.entry_layout {
+            if layout.params.len() != params.len() {
+                self.error(
+                    layout.pos,
+                    format!(
+                        "Number of parameters in entry computation layout ({}) must be same as \
+                         number of parameters of entry computation `{}` ({})",
+                        layout.params.len(),
+                        entry.name,
+                        params.len()
+                    ),
+                    format!("{} parameter shape(s)", params.len()),
+                );
+            } else {
+                for (k, ((declared, pos), actual)) in layout.params.iter().zip(&params).enumerate()
+                {
+                    if declared != actual {
+                        self.error(
+                            *pos,
+                            format!(
+                                "the entry computation layout gives parameter {k} shape \
+                                 {declared}, but parameter {k} of `{}` is {actual}",
+                                entry.name
+                            ),
+                            format!("{actual}"),
+                        );
+                    }
+                }
+            }
+            let (declared, pos) = &layout.result;
+            if *declared != result {
+                self.error(
+                    *pos,
+                    format!(
+                        "the entry computation layout gives the result shape {declared}, but \
+                         the root of `{}` has shape {result}",
+                        entry.name
+                    ),
+                    format!("{result}"),
+                );
+            }
+        }
+        for alias in &module.attrs.aliases {
+            let index_text = |i: &[i64]| crate::shape::dims_text(i);
+            let Some(param) = usize::try_from(alias.parameter)
+                .ok()
+                .and_then(|p| params.get(p))
+            else {
+                self.error(
+                    alias.pos,
+                    format!(
+                        "the alias names parameter {}, but `{}` has {} parameter(s)",
+                        alias.parameter,
+                        entry.name,
+                        params.len()
+                    ),
+                    format!("a parameter number below {}", params.len()),
+                );
+                continue;
+            };
+            let Some(input) = subshape(param, &alias.parameter_index) else {
+                self.error(
+                    alias.pos,
+                    format!(
+                        "shape index {} does not exist in parameter {} ({param})",
+                        index_text(&alias.parameter_index),
+                        alias.parameter
+                    ),
+                    "a shape index of the parameter",
+                );
+                continue;
+            };
+            let Some(output_index) = &alias.output else {
+                continue;
+            };
+            let Some(output) = subshape(&result, output_index) else {
+                self.error(
+                    alias.pos,
+                    format!(
+                        "shape index {} does not exist in the result ({result})",
+                        index_text(output_index)
+                    ),
+                    "a shape index of the result",
+                );
+                continue;
+            };
+            if input != output {
+                self.error(
+                    alias.pos,
+                    format!(
+                        "output {} ({output}) is aliased with parameter {} at {} ({input}), \
+                         which has another shape",
+                        index_text(output_index),
+                        alias.parameter,
+                        index_text(&alias.parameter_index)
+                    ),
+                    "an output and a parameter of the same shape",
+                );
+            }
+        }
+    }
+
+    /// Resolves operand names, control predecessors, the root and the
+    /// definition order of `c`.
     fn resolve(&mut self, c: &RawComp) -> Resolved {
         let mut index: HashMap<&str, usize> = HashMap::new();
         let mut ok = true;
@@ -1986,6 +3985,10 @@ impl<'s, 'a> Lowering<'s, 'a> {
         for inst in &c.insts {
             let mut ids = Vec::with_capacity(inst.operands.len());
             for o in &inst.operands {
+                if let Some(j) = o.nested {
+                    ids.push(Some(j));
+                    continue;
+                }
                 match index.get(o.name.name.as_str()) {
                     Some(&j) => ids.push(Some(j)),
                     None => {
@@ -2018,6 +4021,21 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 }
             }
             operands.push(ids);
+            // Control dependencies order side effects, which oxla's ops do
+            // not have; their names must still exist.
+            for p in &inst.control_predecessors {
+                if !index.contains_key(p.name.as_str()) {
+                    self.error(
+                        p.pos,
+                        format!(
+                            "instruction '{}' is not defined: `{}` names it as a control \
+                             predecessor in computation `{}`",
+                            p.name, inst.name.name, c.name.name
+                        ),
+                        "the name of an instruction of this computation",
+                    );
+                }
+            }
         }
         let mut root = None;
         for (i, inst) in c.insts.iter().enumerate() {
@@ -2048,6 +4066,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
             );
             ok = false;
         }
+        // XLA takes the last instruction when none is marked ROOT.
         let root = root.unwrap_or(c.insts.len().saturating_sub(1));
         let mut order = Vec::new();
         if ok {
@@ -2094,6 +4113,9 @@ impl<'s, 'a> Lowering<'s, 'a> {
             reserved: comp.insts.iter().map(|i| i.name.name.clone()).collect(),
             next_suffix: HashMap::new(),
         };
+        // A parameter that did not parse would look like a gap: the
+        // numbering is only checked when every instruction parsed.
+        let complete = !comp.insts.iter().any(|i| matches!(i.op, RawOp::Poisoned));
         // Parameters: numbered densely from 0, and as the header says.
         let mut params: Vec<(i64, &RawInst)> = comp
             .insts
@@ -2108,6 +4130,9 @@ impl<'s, 'a> Lowering<'s, 'a> {
             .collect();
         params.sort_by_key(|(n, _)| *n);
         for (k, &(n, inst)) in params.iter().enumerate() {
+            if !complete {
+                break;
+            }
             if self.verify && n != k as i64 {
                 let message = if k > 0 && params[k - 1].0 == n {
                     format!(
@@ -2125,7 +4150,9 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 break;
             }
         }
-        if let Some(h) = &comp.header {
+        if let Some(h) = &comp.header
+            && complete
+        {
             if h.params.len() != params.len() {
                 self.error(
                     h.pos,
@@ -2139,14 +4166,16 @@ impl<'s, 'a> Lowering<'s, 'a> {
                 );
             } else {
                 for ((hs, hpos), (_, inst)) in h.params.iter().zip(&params) {
-                    if *hs != inst.shape {
+                    if let Some(shape) = &inst.shape
+                        && hs != shape
+                    {
                         self.error(
                             *hpos,
                             format!(
-                                "the header gives parameter `{}` shape {hs}, but it is declared {}",
-                                inst.name.name, inst.shape
+                                "the header gives parameter `{}` shape {hs}, but it is declared {shape}",
+                                inst.name.name
                             ),
-                            format!("{}", inst.shape),
+                            format!("{shape}"),
                         );
                     }
                 }
@@ -2240,10 +4269,11 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     ok = false;
                 }
             }
-            if !ok {
+            if !ok || !self.check(inst, &ops, t) {
                 continue;
             }
             map[i] = match (&inst.op, args) {
+                (RawOp::Poisoned, _) => continue,
                 (RawOp::Kind(OpKind::Parameter { number }), Some((args, fusion))) => {
                     let Some(&arg) = usize::try_from(*number).ok().and_then(|n| args.get(n)) else {
                         self.error(
@@ -2258,13 +4288,17 @@ impl<'s, 'a> Lowering<'s, 'a> {
                         );
                         continue;
                     };
-                    if t.shape(arg) != &inst.shape {
+                    let Some(declared) = &inst.shape else {
+                        self.cannot_infer(inst);
+                        continue;
+                    };
+                    if t.shape(arg) != declared {
                         let actual = t.shape(arg).clone();
                         self.error(
                             inst.shape_pos,
                             format!(
-                                "parameter `{}` of fused computation `{}` is declared {}, but `{}` passes {actual}",
-                                inst.name.name, comp.name.name, inst.shape, fusion.name.name
+                                "parameter `{}` of fused computation `{}` is declared {declared}, but `{}` passes {actual}",
+                                inst.name.name, comp.name.name, fusion.name.name
                             ),
                             format!("{actual}"),
                         );
@@ -2281,13 +4315,15 @@ impl<'s, 'a> Lowering<'s, 'a> {
                         );
                         continue;
                     };
-                    if t.shape(x) != &inst.shape {
+                    if let Some(declared) = &inst.shape
+                        && t.shape(x) != declared
+                    {
                         let actual = t.shape(x).clone();
                         self.error(
                             inst.shape_pos,
                             format!(
-                                "`{}` declares shape {} but copies a value of shape {actual}",
-                                inst.name.name, inst.shape
+                                "`{}` declares shape {declared} but copies a value of shape {actual}",
+                                inst.name.name
                             ),
                             format!("{actual}"),
                         );
@@ -2295,7 +4331,11 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     }
                     Some(x)
                 }
-                (RawOp::Fusion { calls }, _) => {
+                (RawOp::Fusion { calls, is_call }, _) => {
+                    if inst.shape.is_none() && !is_call {
+                        self.cannot_infer(inst);
+                        continue;
+                    }
                     if depth >= MAX_NESTING {
                         self.error(
                             inst.opcode_pos,
@@ -2334,13 +4374,15 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     let Some(root) = self.inline(callee, t, Some((&ops, inst)), depth + 1) else {
                         continue;
                     };
-                    if t.shape(root) != &inst.shape {
+                    if let Some(declared) = &inst.shape
+                        && t.shape(root) != declared
+                    {
                         let actual = t.shape(root).clone();
                         self.error(
                             inst.shape_pos,
                             format!(
-                                "`{}` declares shape {} but its fused computation `{}` gives {actual}",
-                                inst.name.name, inst.shape, calls.name
+                                "`{}` declares shape {declared} but its called computation `{}` gives {actual}",
+                                inst.name.name, calls.name
                             ),
                             format!("{actual}"),
                         );
@@ -2361,23 +4403,58 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     Some(root)
                 }
                 (
-                    RawOp::Reduce {
-                        dimensions,
-                        to_apply,
+                    RawOp::Calls {
+                        kind,
+                        callees,
+                        fixup,
                     },
                     _,
                 ) => {
-                    let body = self
-                        .by_name
-                        .get(to_apply.name.as_str())
-                        .and_then(|&c| self.body_of[c]);
-                    // A reducer in error has been reported already.
-                    let Some(body) = body else { continue };
-                    let kind = OpKind::Reduce {
-                        dimensions: dimensions.clone(),
-                        to_apply: ComputationId(body as u32),
-                    };
+                    let bodies: Option<Vec<usize>> = callees
+                        .iter()
+                        .map(|r| {
+                            self.by_name
+                                .get(r.name.as_str())
+                                .and_then(|&c| self.body_of[c])
+                        })
+                        .collect();
+                    // A callee in error has been reported already.
+                    let Some(bodies) = bodies else { continue };
+                    let mut kind = kind.clone();
+                    for (id, body) in kind.called_computations_mut().into_iter().zip(bodies) {
+                        *id = ComputationId(body as u32);
+                    }
+                    if !self.fix_calls(t, inst, &mut kind, *fixup, &ops) {
+                        continue;
+                    }
                     self.push(t, inst, kind, ops, depth)
+                }
+                (RawOp::TupleConstant(literal), _) => {
+                    let name = if depth == 0 {
+                        inst.name.name.clone()
+                    } else {
+                        t.fresh_name(&inst.name.name)
+                    };
+                    Some(t.add_literal(name, literal))
+                }
+                (RawOp::FirstOnlyConstant(value), _) => {
+                    let Some(shape) = &inst.shape else {
+                        self.cannot_infer(inst);
+                        continue;
+                    };
+                    let zero = match Literal::zeros(value.shape()) {
+                        Ok(zero) => zero,
+                        Err(e) => {
+                            self.error(inst.opcode_pos, e.to_string(), "a constant");
+                            continue;
+                        }
+                    };
+                    let name = if depth == 0 {
+                        inst.name.name.clone()
+                    } else {
+                        t.fresh_name(&inst.name.name)
+                    };
+                    Some(t.add_first_only(name, value, &zero, shape))
                 }
                 (RawOp::Kind(kind), _) => self.push(t, inst, kind.clone(), ops, depth),
             };
@@ -2386,8 +4463,205 @@ impl<'s, 'a> Lowering<'s, 'a> {
         map.get(root_index).copied().flatten()
     }
 
+    /// Reports that `inst` needs the shape its text omits.
+    fn cannot_infer(&mut self, inst: &RawInst) {
+        self.error(
+            inst.opcode_pos,
+            format!("cannot infer shape for opcode: {}", inst.opcode),
+            format!(
+                "the result shape before the opcode: `{} = f32[2] {}(...)`",
+                inst.name.name, inst.opcode
+            ),
+        );
+    }
+
+    /// The checks of `inst`'s attributes that need its operands' shapes;
+    /// `false` after reporting one that fails.
+    fn check(&mut self, inst: &RawInst, ops: &[InstId], t: &Target) -> bool {
+        let operand = ops.first().map(|&x| t.shape(x).clone());
+        let ty = operand.as_ref().map(Shape::element_type);
+        for check in &inst.checks {
+            match check {
+                Check::ScalarBroadcast => {
+                    if let Some(shape) = &operand
+                        && !shape.is_scalar()
+                    {
+                        self.error(
+                            inst.opcode_pos,
+                            format!(
+                                "attribute dimensions is expected but not seen: only the \
+                                 broadcast of a scalar may omit it, and `{}` broadcasts {shape}",
+                                inst.name.name
+                            ),
+                            "`, dimensions={...}` mapping each operand dimension",
+                        );
+                        return false;
+                    }
+                }
+                Check::CompareType { ty: given, pos } => {
+                    let Some(ty) = ty else { continue };
+                    let default = if ty.is_float() {
+                        "FLOAT"
+                    } else if ty.is_signed_integer() {
+                        "SIGNED"
+                    } else {
+                        "UNSIGNED"
+                    };
+                    if *given == default {
+                        continue;
+                    }
+                    let message = if *given == "TOTALORDER" && ty.is_float() {
+                        format!(
+                            "comparison type TOTALORDER is not supported yet: it orders \
+                             -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN, while oxla's \
+                             compare of {ty} is IEEE's (type=FLOAT), which differs on NaN and \
+                             -0; it is refused rather than computed differently"
+                        )
+                    } else {
+                        format!(
+                            "comparison type {given} does not fit {ty} operands, which compare \
+                             as {default}"
+                        )
+                    };
+                    self.error(*pos, message, format!("`type={default}` or no `type`"));
+                    return false;
+                }
+                Check::DotAlgorithm { name, pos } => {
+                    let Some(ty) = ty else { continue };
+                    let computed = match ty {
+                        ElementType::F32 => Some("dot_f32_f32_f32"),
+                        ElementType::F64 => Some("dot_f64_f64_f64"),
+                        ElementType::Pred
+                        | ElementType::S8
+                        | ElementType::S16
+                        | ElementType::S32
+                        | ElementType::S64
+                        | ElementType::U8
+                        | ElementType::U16
+                        | ElementType::U32
+                        | ElementType::U64
+                        | ElementType::Tuple => None,
+                    };
+                    if name == "unset" || computed == Some(name.as_str()) {
+                        continue;
+                    }
+                    let what = match computed {
+                        Some(c) => format!(
+                            "oxla computes a dot of {ty} operands as {c} (inputs and \
+                             accumulation in {ty})"
+                        ),
+                        None => format!("oxla computes a dot of {ty} operands in {ty} arithmetic"),
+                    };
+                    self.error(
+                        *pos,
+                        format!(
+                            "algorithm={name} asks for another dot than the one computed: {what}; \
+                             it is refused rather than ignored"
+                        ),
+                        match computed {
+                            Some(c) => format!("`algorithm={c}` or no `algorithm`"),
+                            None => "no `algorithm`".to_string(),
+                        },
+                    );
+                    return false;
+                }
+                Check::ResultAccuracy { accuracy, pos } => {
+                    let Accuracy::Tolerance { atol, rtol, ulps } = *accuracy else {
+                        // `default` is what oxla computes; `highest` is met
+                        // by construction (docs/hlo-text.md).
+                        continue;
+                    };
+                    let RawOp::Kind(OpKind::Unary(op)) = inst.op else {
+                        continue;
+                    };
+                    let bound = result_accuracy_ulps(op).unwrap_or(0);
+                    let message = if [atol, rtol, ulps].iter().any(|v| v.is_nan() || *v < 0.0) {
+                        format!(
+                            "result_accuracy tolerances must be non-negative numbers, got \
+                             atol={atol} rtol={rtol} ulps={ulps}"
+                        )
+                    } else if ulps >= f64::from(bound) {
+                        continue;
+                    } else {
+                        format!(
+                            "result_accuracy asks `{}` for {ulps} ulp(s), but oxla guarantees \
+                             {bound} ulp(s) against its oracle for `{op}` on {} \
+                             (docs/jit-accuracy.md); it is refused rather than ignored",
+                            inst.name.name,
+                            ty.map_or_else(|| "floats".to_string(), |t| t.to_string())
+                        )
+                    };
+                    self.error(
+                        *pos,
+                        message,
+                        format!("`result_accuracy={{tolerance={{ulps={bound}}}}}` or looser, or `{{mode=highest}}`"),
+                    );
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Completes what an op that calls computations needs from its
+    /// operands; `false` after an error (reported).
+    fn fix_calls(
+        &mut self,
+        t: &Target,
+        inst: &RawInst,
+        kind: &mut OpKind,
+        fixup: CallsFixup,
+        ops: &[InstId],
+    ) -> bool {
+        match (fixup, kind) {
+            (CallsFixup::None, _) => true,
+            (CallsFixup::MapAllDimensions, OpKind::Map { dimensions, .. }) => {
+                let rank = ops.first().map_or(0, |&o| t.shape(o).rank());
+                *dimensions = (0..rank as i64).collect();
+                true
+            }
+            (CallsFixup::ConditionalForm { pred }, OpKind::Conditional { .. }) => {
+                let Some(&selector) = ops.first() else {
+                    return true;
+                };
+                let ty = t.shape(selector).element_type();
+                // Any other selector is refused by shape inference.
+                let wrong = if pred {
+                    ty == ElementType::S32
+                } else {
+                    ty == ElementType::Pred
+                };
+                if wrong {
+                    let (given, wanted) = if pred {
+                        (
+                            "`true_computation=`/`false_computation=`",
+                            "`branch_computations={...}`",
+                        )
+                    } else {
+                        (
+                            "`branch_computations=`",
+                            "`true_computation=` and `false_computation=`",
+                        )
+                    };
+                    self.error(
+                        inst.opcode_pos,
+                        format!(
+                            "`{}` selects its branch with {}, which takes {wanted}, not {given}",
+                            inst.name.name,
+                            t.shape(selector)
+                        ),
+                        wanted,
+                    );
+                    return false;
+                }
+                true
+            }
+            (CallsFixup::MapAllDimensions | CallsFixup::ConditionalForm { .. }, _) => true,
+        }
+    }
+
     /// Adds one instruction after checking its declared shape against
-    /// shape inference.
+    /// shape inference, or inferring it when the text omits it.
     fn push(
         &mut self,
         t: &mut Target,
@@ -2403,35 +4677,54 @@ impl<'s, 'a> Lowering<'s, 'a> {
             let root = b.instructions.get(b.root.index())?;
             Some((b.parameter_shapes(), root.shape.clone()))
         };
-        let result = infer_instruction_shape(&kind, &shapes, &inst.shape, &called);
         let same_rank = shapes.len() == 2 && shapes[0].rank() == shapes[1].rank();
-        match result {
+        let shape = match &inst.shape {
             // Unverified: the declared shape stands; the verifier reports.
-            _ if !self.verify => {}
-            Err(e) => {
-                self.error(
-                    inst.opcode_pos,
-                    format!(
-                        "invalid `{}` instruction `{}`: {e}",
-                        inst.opcode, inst.name.name
-                    ),
-                    "operands and attributes that fit together",
-                );
-                return None;
-            }
-            Ok(s) if s != inst.shape => {
-                self.error(
-                    inst.shape_pos,
-                    format!(
-                        "`{}` declares shape {} but its operands give {s}",
-                        inst.name.name, inst.shape
-                    ),
-                    format!("the shape {s}"),
-                );
-                return None;
-            }
-            Ok(_) => {}
-        }
+            Some(declared) if !self.verify => declared.clone(),
+            Some(declared) => match infer_instruction_shape(&kind, &shapes, declared, &called) {
+                Err(e) => {
+                    self.error(
+                        inst.opcode_pos,
+                        format!(
+                            "invalid `{}` instruction `{}`: {e}",
+                            inst.opcode, inst.name.name
+                        ),
+                        "operands and attributes that fit together",
+                    );
+                    return None;
+                }
+                Ok(s) if s != *declared => {
+                    self.error(
+                        inst.shape_pos,
+                        format!(
+                            "`{}` declares shape {declared} but its operands give {s}",
+                            inst.name.name
+                        ),
+                        format!("the shape {s}"),
+                    );
+                    return None;
+                }
+                Ok(s) => s,
+            },
+            None => match infer_undeclared_shape(&kind, &shapes, &called) {
+                Ok(Some(s)) => s,
+                Ok(None) => {
+                    self.cannot_infer(inst);
+                    return None;
+                }
+                Err(e) => {
+                    self.error(
+                        inst.opcode_pos,
+                        format!(
+                            "failed to infer shape for opcode: {} (instruction `{}`): {e}",
+                            inst.opcode, inst.name.name
+                        ),
+                        "operands and attributes that fit together",
+                    );
+                    return None;
+                }
+            },
+        };
         // Equal ranks accept `{}` or the identity, which mean the same; keep
         // the canonical empty list as the builder does.
         if let OpKind::Binary {
@@ -2448,15 +4741,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
         } else {
             t.fresh_name(&inst.name.name)
         };
-        t.used.insert(name.clone());
-        let id = InstId(t.instructions.len() as u32);
-        t.instructions.push(Instruction {
-            name,
-            kind,
-            operands: ops,
-            shape: inst.shape.clone(),
-        });
-        Some(id)
+        Some(t.add(name, kind, ops, shape))
     }
 }
 

@@ -32,7 +32,7 @@
 
 use std::fmt::Write;
 
-use crate::ir::{Body, Instruction, OpKind, PadDim};
+use crate::ir::{Body, ComputationId, Instruction, OpKind, PadDim};
 use crate::shape::dims_text;
 use crate::{Computation, Shape};
 
@@ -134,6 +134,11 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
         | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::Map { .. }
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. }
@@ -148,15 +153,23 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
             s.push(')');
         }
     }
-    for (key, value) in attributes(comp, &inst.kind) {
+    for (key, value) in attributes(comp, body, inst) {
         let _ = write!(s, ", {key}={value}");
     }
     s
 }
 
-/// The `key=value` attributes of an op, in print order.
-fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> {
-    match kind {
+/// The name of body `id`, for a `to_apply=`-like attribute.
+fn computation_name(comp: &Computation, id: ComputationId) -> String {
+    comp.bodies()
+        .get(id.index())
+        .map(|b| b.name.clone())
+        .unwrap_or_else(|| format!("<invalid computation {}>", id.0))
+}
+
+/// The `key=value` attributes of an op, in print order (XLA's).
+fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'static str, String)> {
+    match &inst.kind {
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Unary(_)
@@ -165,6 +178,7 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
         | OpKind::Clamp
         | OpKind::Reshape
         | OpKind::Tuple
+        | OpKind::OptimizationBarrier
         | OpKind::BitcastConvert
         | OpKind::Bitcast => vec![],
         OpKind::Iota { dimension } => vec![("iota_dimension", dimension.to_string())],
@@ -208,13 +222,39 @@ fn attributes(comp: &Computation, kind: &OpKind) -> Vec<(&'static str, String)> 
         OpKind::Reduce {
             dimensions,
             to_apply,
-        } => {
-            let name = comp
-                .bodies()
-                .get(to_apply.index())
-                .map(|b| b.name.clone())
-                .unwrap_or_else(|| format!("<invalid computation {}>", to_apply.0));
-            vec![("dimensions", dims_text(dimensions)), ("to_apply", name)]
+        }
+        | OpKind::Map {
+            dimensions,
+            to_apply,
+        } => vec![
+            ("dimensions", dims_text(dimensions)),
+            ("to_apply", computation_name(comp, *to_apply)),
+        ],
+        OpKind::GetTupleElement { index } => vec![("index", index.to_string())],
+        OpKind::While { condition, body } => vec![
+            ("condition", computation_name(comp, *condition)),
+            ("body", computation_name(comp, *body)),
+        ],
+        OpKind::Conditional { branches } => {
+            // XLA prints the form the selector's type calls for.
+            let pred_selector = inst
+                .operands
+                .first()
+                .and_then(|id| body.instructions.get(id.index()))
+                .is_some_and(|s| s.shape.element_type().is_pred());
+            match branches[..] {
+                [on_true, on_false] if pred_selector => vec![
+                    ("true_computation", computation_name(comp, on_true)),
+                    ("false_computation", computation_name(comp, on_false)),
+                ],
+                _ => {
+                    let names: Vec<String> = branches
+                        .iter()
+                        .map(|&b| computation_name(comp, b))
+                        .collect();
+                    vec![("branch_computations", format!("{{{}}}", names.join(", ")))]
+                }
+            }
         }
         OpKind::DotGeneral { dims } => {
             let mut attrs = vec![];
@@ -319,10 +359,13 @@ pub fn six_digits(x: f32) -> String {
         format!("{}e{sign}{:02}", trim(mantissa.to_string()), exponent.abs())
     };
     if g.parse::<f32>().ok() == Some(x) {
-        g
-    } else {
-        format!("{x:?}")
+        return g;
     }
+    // The shortest digits that read back: plain, or with an exponent when
+    // that is shorter (`1e-12`, not `0.000000000001`).
+    let plain = format!("{x}");
+    let exp = format!("{x:e}");
+    if plain.len() <= exp.len() { plain } else { exp }
 }
 
 /// XLA's padding syntax: `lo_hi` or `lo_hi_interior` per dimension, joined by

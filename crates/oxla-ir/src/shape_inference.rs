@@ -31,6 +31,8 @@ use crate::opcode::{OpClass, Opcode, TypeSet};
 use crate::shape::dims_text;
 use crate::{ElementType, Error, OpProblem, Result, Shape};
 
+mod ctrl;
+pub use ctrl::*;
 // The misc family: bitcasts, reduce-precision, rng, linear algebra, batch norm.
 mod misc;
 pub use misc::*;
@@ -212,16 +214,22 @@ pub fn infer_instruction_shape(
             dimensions,
             to_apply,
         } => {
-            let (params, result) = called(*to_apply).ok_or_else(|| {
-                invalid(
+            let reducer = called_signature(called, *to_apply, "reduce", "to_apply")?;
+            if !operands.len().is_multiple_of(2) {
+                return Err(invalid(
                     "reduce",
-                    OpProblem::MissingComputation {
-                        attribute: "to_apply".into(),
-                        id: to_apply.0,
+                    OpProblem::ReduceOddOperands {
+                        operands: operands.iter().map(|s| (*s).clone()).collect(),
                     },
-                )
-            })?;
-            infer_reduce_shape(operands[0], operands[1], dimensions, &params, &result)
+                ));
+            }
+            // One input with a scalar reducer: the form every backend has.
+            if operands.len() == 2 && reducer.result.is_array() {
+                let (params, result) = (&reducer.parameters, &reducer.result);
+                return infer_reduce_shape(operands[0], operands[1], dimensions, params, result);
+            }
+            let (inputs, inits) = operands.split_at(operands.len() / 2);
+            infer_variadic_reduce_shape(inputs, inits, dimensions, &reducer)
         }
         OpKind::DotGeneral { dims } => infer_dot_general_shape(operands[0], operands[1], dims),
         OpKind::Tuple => Ok(infer_tuple_shape(operands)),
@@ -261,6 +269,105 @@ pub fn infer_instruction_shape(
             operands[4],
             *feature_index,
         ),
+        // -- tuples and control flow (the ctrl family) --
+        OpKind::GetTupleElement { index } => infer_get_tuple_element_shape(operands[0], *index),
+        OpKind::While { condition, body } => infer_while_shape(
+            &called_signature(called, *condition, "while", "condition")?,
+            &called_signature(called, *body, "while", "body")?,
+            operands[0],
+        ),
+        OpKind::Conditional { branches } => {
+            let branches = branches
+                .iter()
+                .map(|&b| called_signature(called, b, "conditional", "branch_computations"))
+                .collect::<Result<Vec<_>>>()?;
+            infer_conditional_shape(operands[0], &branches, &operands[1..])
+        }
+        OpKind::OptimizationBarrier => Ok(infer_optimization_barrier_shape(operands[0])),
+        OpKind::Map {
+            dimensions,
+            to_apply,
+        } => infer_map_shape(
+            operands,
+            dimensions,
+            &called_signature(called, *to_apply, "map", "to_apply")?,
+        ),
+    }
+}
+
+/// The shape of an instruction written without one, as XLA's HLO parser
+/// infers it (`ROOT s = add(a, b)`), or `Ok(None)` for the ops whose result
+/// XLA's parser will not infer: `parameter`, `constant`, `iota`, `convert`,
+/// `reshape`, `slice`, `bitcast`, `bitcast-convert`, `reduce-precision`,
+/// `rng` and `rng-bit-generator` must carry their shape (`cannot infer shape for
+/// opcode: ...`). Every other op goes through [`infer_instruction_shape`],
+/// the same rules as a declared shape, except `broadcast`, whose result XLA
+/// infers as its `dimensions` followed by the operand's dims (the builder's
+/// `Broadcast(operand, sizes)`), then checks as usual.
+///
+/// ```
+/// use oxla_ir::{ElementType::F32, OpKind, Shape, shape_inference::infer_undeclared_shape};
+/// let x = Shape::new(F32, &[3]);
+/// let none = |_| None;
+/// let neg = oxla_ir::OpKind::Unary(oxla_ir::UnaryOp::Neg);
+/// assert_eq!(infer_undeclared_shape(&neg, &[&x], &none)?, Some(x.clone()));
+/// let b = OpKind::Broadcast { dimensions: vec![1] };
+/// assert_eq!(infer_undeclared_shape(&b, &[&x], &none)?.unwrap().to_string(), "f32[1,3]");
+/// assert_eq!(infer_undeclared_shape(&OpKind::Reshape, &[&x], &none)?, None);
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn infer_undeclared_shape(
+    kind: &OpKind,
+    operands: &[&Shape],
+    called: &dyn Fn(ComputationId) -> Option<(Vec<Shape>, Shape)>,
+) -> Result<Option<Shape>> {
+    // For every op that reaches the last arm, `infer_instruction_shape`
+    // does not read the declared shape; an empty tuple stands in for it.
+    let unused = Shape::tuple(vec![]);
+    match kind {
+        OpKind::Parameter { .. }
+        | OpKind::Constant { .. }
+        | OpKind::Iota { .. }
+        | OpKind::Convert
+        | OpKind::Reshape
+        | OpKind::Slice { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. } => Ok(None),
+        OpKind::Broadcast { dimensions } => {
+            let Some(operand) = operands.first().filter(|_| operands.len() == 1) else {
+                return infer_instruction_shape(kind, operands, &unused, called).map(Some);
+            };
+            // XLA's parser infers it with the client `Broadcast(operand,
+            // sizes)`, taking `dimensions` as the sizes.
+            let declared = infer_broadcast_shape(operand, dimensions)?;
+            infer_instruction_shape(kind, operands, &declared, called).map(Some)
+        }
+        OpKind::Unary(_)
+        | OpKind::Binary { .. }
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::Transpose { .. }
+        | OpKind::Concatenate { .. }
+        | OpKind::Reverse { .. }
+        | OpKind::Pad { .. }
+        | OpKind::Reduce { .. }
+        | OpKind::DotGeneral { .. }
+        | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::Map { .. }
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => {
+            infer_instruction_shape(kind, operands, &unused, called).map(Some)
+        }
     }
 }
 
@@ -1121,14 +1228,18 @@ pub fn infer_reduce_shape(
             },
         ));
     }
-    let dims: Vec<i64> = operand
+    Ok(Shape::new(ty, &kept_dims(operand, dimensions)))
+}
+
+/// The dims of `operand` a reduce of `dimensions` keeps, in order.
+pub(crate) fn kept_dims(operand: &Shape, dimensions: &[i64]) -> Vec<i64> {
+    operand
         .dims()
         .iter()
         .enumerate()
         .filter(|(i, _)| !dimensions.contains(&(*i as i64)))
         .map(|(_, &d)| d)
-        .collect();
-    Ok(Shape::new(ty, &dims))
+        .collect()
 }
 
 /// `dot_general`: one element type (not `pred`); batch and contracting lists

@@ -116,6 +116,8 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     // Like `evaluate`: a computation assembled without verification (an
     // empty one, an operand out of range) is refused before it is read.
     oxla_ir::verifier::verify(comp)?;
+    // A constant printed as `{...}` has no values to compile in.
+    comp.check_values_known()?;
     crate::unsupported::check(comp)?;
     let mut plan = Plan::new(comp);
     form_row_groups(comp, &mut plan)?;

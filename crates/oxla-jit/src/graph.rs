@@ -893,19 +893,20 @@ impl Graph {
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                 return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
             }
-            // Refused before fusion (`unsupported.rs`).
-            OpKind::Rng { .. }
+            // Refused before planning (see `unsupported`).
+            OpKind::GetTupleElement { .. }
+            | OpKind::While { .. }
+            | OpKind::Conditional { .. }
+            | OpKind::OptimizationBarrier
+            | OpKind::Map { .. }
+            | OpKind::Rng { .. }
             | OpKind::RngBitGenerator { .. }
             | OpKind::Cholesky { .. }
             | OpKind::TriangularSolve { .. }
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
             | OpKind::BatchNormGrad { .. } => {
-                return Err(backend(format!(
-                    "`{}` ({}) reached fusion, but the JIT refuses it before",
-                    inst.name,
-                    inst.kind.opcode_name()
-                )));
+                return Err(backend(format!("`{}` is not compiled", inst.name)));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(backend(format!(
@@ -1205,23 +1206,25 @@ impl Graph {
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                 return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
             }
-            OpKind::Parameter { .. } | OpKind::Tuple => {
-                return Err(backend(format!(
-                    "`{}` cannot be computed inside a fused kernel",
-                    inst.name
-                )));
-            }
-            OpKind::Rng { .. }
+            // Refused before planning (see `unsupported`).
+            OpKind::GetTupleElement { .. }
+            | OpKind::While { .. }
+            | OpKind::Conditional { .. }
+            | OpKind::OptimizationBarrier
+            | OpKind::Map { .. }
+            | OpKind::Rng { .. }
             | OpKind::RngBitGenerator { .. }
             | OpKind::Cholesky { .. }
             | OpKind::TriangularSolve { .. }
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
             | OpKind::BatchNormGrad { .. } => {
+                return Err(backend(format!("`{}` is not compiled", inst.name)));
+            }
+            OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(backend(format!(
-                    "`{}` ({}) reached fusion, but the JIT refuses it before",
-                    inst.name,
-                    inst.kind.opcode_name()
+                    "`{}` cannot be computed inside a fused kernel",
+                    inst.name
                 )));
             }
         })

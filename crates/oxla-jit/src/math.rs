@@ -1526,6 +1526,8 @@ mod tests {
         UnaryOp::Cos,
     ];
     const BINARY: [BinaryOp; 3] = [BinaryOp::Pow, BinaryOp::Atan2, BinaryOp::Rem];
+    /// The misc family's functions, one call per lane into libm: bit-exact.
+    const CALLS: [UnaryOp; 3] = [UnaryOp::Erf, UnaryOp::Cbrt, UnaryOp::Tan];
 
     fn full_sweep() -> bool {
         std::env::var("OXLA_ULP_SWEEP").is_ok_and(|v| v == "full")
@@ -1739,7 +1741,8 @@ mod tests {
     }
 
     macro_rules! elem_impl {
-        ($t:ty, $bits:ty, $sbits:ty, $et:expr, $scalar:expr, $vector:expr) => {
+        ($t:ty, $bits:ty, $sbits:ty, $et:expr, $scalar:expr, $vector:expr,
+         $erf:path, $cbrt:path, $tan:path) => {
             impl Elem for $t {
                 const TYPE: ElementType = $et;
                 const SCALAR: Type = $scalar;
@@ -1754,6 +1757,9 @@ mod tests {
                         UnaryOp::Logistic => 1.0 / (1.0 + (-x).exp()),
                         UnaryOp::Sin => x.sin(),
                         UnaryOp::Cos => x.cos(),
+                        UnaryOp::Erf => $erf(x),
+                        UnaryOp::Cbrt => $cbrt(x),
+                        UnaryOp::Tan => $tan(x),
                         other => panic!("no reference for {other}"),
                     }
                 }
@@ -1886,8 +1892,28 @@ mod tests {
         };
     }
 
-    elem_impl!(f32, u32, i32, ElementType::F32, types::F32, types::F32X4);
-    elem_impl!(f64, u64, i64, ElementType::F64, types::F64, types::F64X2);
+    elem_impl!(
+        f32,
+        u32,
+        i32,
+        ElementType::F32,
+        types::F32,
+        types::F32X4,
+        libm::erff,
+        libm::cbrtf,
+        libm::tanf
+    );
+    elem_impl!(
+        f64,
+        u64,
+        i64,
+        ElementType::F64,
+        types::F64,
+        types::F64X2,
+        libm::erf,
+        libm::cbrt,
+        libm::tan
+    );
 
     /// The value ranges each op is swept densely over, besides the special
     /// values and the spread over all bit patterns.
@@ -1908,6 +1934,10 @@ mod tests {
             (UnaryOp::Sin | UnaryOp::Cos, true) => {
                 vec![(-10.0, 10.0), (-1e5, 1e5), (-1.1e6, 1.1e6)]
             }
+            // The misc family's calls into libm.
+            (UnaryOp::Erf, _) => vec![(-6.0, 6.0), (-1e-3, 1e-3)],
+            (UnaryOp::Cbrt, _) => vec![(-1e3, 1e3), (-1e-3, 1e-3)],
+            (UnaryOp::Tan, _) => vec![(-10.0, 10.0), (-1e5, 1e5)],
             (other, _) => panic!("no sweep for {other}"),
         }
     }
@@ -2010,6 +2040,15 @@ mod tests {
         announce_sweep(op.name());
         check_unary::<f32>(op);
         check_unary::<f64>(op);
+    }
+
+    /// erf, cbrt and tan call libm lane by lane: the interpreter's bits,
+    /// scalar and vector, special values included (bound 0).
+    #[test]
+    fn libm_calls_are_bit_exact() {
+        for op in CALLS {
+            check_both(op);
+        }
     }
 
     /// The vector `exp` takes a short path when all lanes are in range and
@@ -2216,7 +2255,7 @@ mod tests {
                 let float = is_float_type(ty);
                 assert_eq!(
                     MathLib::handles_unary(op, ty),
-                    float && UNARY.contains(&op),
+                    float && (UNARY.contains(&op) || CALLS.contains(&op)),
                     "{op} {ty}"
                 );
             }
@@ -2233,6 +2272,10 @@ mod tests {
         }
         for op in UNARY {
             assert!(ulp_bound(op, ElementType::F32) >= 1 && ulp_bound(op, ElementType::F64) >= 1);
+        }
+        for op in CALLS {
+            assert_eq!(ulp_bound(op, ElementType::F32), 0);
+            assert_eq!(ulp_bound(op, ElementType::F64), 0);
         }
         assert_eq!(ulp_bound(UnaryOp::Sqrt, ElementType::F32), 0);
         assert_eq!(ulp_bound(UnaryOp::Exp, ElementType::S32), 0);

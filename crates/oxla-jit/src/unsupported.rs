@@ -1,40 +1,75 @@
-//! The ops the JIT does not compile yet, refused before any code is built.
+//! What the JIT does not compile yet, refused before any native code is
+//! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
+//! control flow (`while`, `conditional`), `opt-barrier`, `map`, and a
+//! `reduce` of several inputs (or with a tuple-returning reducer); the misc
+//! family's ops that are not elementwise (`rng`, `rng-bit-generator`,
+//! `cholesky`, `triangular-solve`, the batch-norm ops) and a
+//! `bitcast-convert` that changes the element width. Each is
+//! an [`Error::UnsupportedOp`] naming the op and the instruction; the
+//! interpreter runs all of them.
 //!
-//! The misc family's ops that are not elementwise (`rng`,
-//! `rng-bit-generator`, `cholesky`, `triangular-solve`, the batch-norm ops)
-//! and a `bitcast-convert` that changes the element width (it adds or
-//! removes a dimension) have no emitter: [`check`] refuses a computation
-//! holding any of them with [`Error::JitUnsupportedOp`], naming the
-//! instruction and the op, so the JIT never returns a wrong answer or
-//! panics on them. Issue 14 brings them to the JIT; each then leaves this
-//! list (a test that expects the refusal fails and gets updated).
+//! This is the one place that decides it: [`check`] runs first in
+//! `compile`, so the rest of the JIT may assume none of these occur (its
+//! exhaustive matches give them an internal error, never a result).
 
 use oxla_ir::{Body, Computation, Error, Instruction, OpKind, Result};
 
-/// Why the JIT cannot compile `inst`, or `None` when it can.
-fn reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
+/// Refuses `comp` if any body holds something the JIT cannot compile.
+pub(crate) fn check(comp: &Computation) -> Result<()> {
+    let entry = comp.entry_id();
+    for (bi, body) in comp.bodies().iter().enumerate() {
+        for inst in &body.instructions {
+            if let Some(reason) = reason(body, inst, bi == entry.index()) {
+                return Err(refuse(body, inst, reason));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
+    Error::UnsupportedOp {
+        backend: "jit".into(),
+        op: inst.kind.opcode_name().into(),
+        instruction: inst.name.clone(),
+        computation: body.name.clone(),
+        reason: format!("{reason}; the interpreter (oxla_interp::evaluate) runs it"),
+    }
+}
+
+/// Why `inst` cannot be compiled, or `None`.
+fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static str> {
     match &inst.kind {
+        OpKind::GetTupleElement { .. } => Some("the JIT does not read tuples as values yet"),
+        OpKind::While { .. } | OpKind::Conditional { .. } => {
+            Some("the JIT does not compile control flow yet")
+        }
+        OpKind::OptimizationBarrier => Some("the JIT does not compile opt-barrier yet"),
+        OpKind::Map { .. } => Some("the JIT does not compile map yet"),
+        OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
+            Some("the JIT compiles reduces of one input with a scalar reducer only")
+        }
+        OpKind::Parameter { .. } if in_entry && inst.shape.is_tuple() => {
+            Some("the JIT takes array arguments only, not tuples")
+        }
+        // The misc family (issue 14 brings them).
         OpKind::Rng { .. } | OpKind::RngBitGenerator { .. } => {
-            Some("random-number ops have no JIT emitter")
+            Some("the JIT does not compile random-number ops yet")
         }
         OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
-            Some("linear-algebra ops have no JIT emitter")
+            Some("the JIT does not compile linear-algebra ops yet")
         }
         OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. } => {
-            Some("batch normalisation is evaluated by its expansion, which the JIT does not run")
-        }
-        OpKind::BitcastConvert => {
-            let from = inst
+        | OpKind::BatchNormGrad { .. } => Some("the JIT does not compile batch normalisation yet"),
+        OpKind::BitcastConvert
+            if inst
                 .operands
                 .first()
-                .map(|o| body.inst(*o).shape.element_type());
-            let to = inst.shape.element_type();
-            match from {
-                Some(from) if from.bit_width() == to.bit_width() => None,
-                _ => Some("a bitcast-convert that changes the element width has no JIT emitter"),
-            }
+                .map(|o| body.inst(*o).shape.element_type().bit_width())
+                != Some(inst.shape.element_type().bit_width()) =>
+        {
+            Some("the JIT compiles a bitcast-convert only between types of one width")
         }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
@@ -54,24 +89,8 @@ fn reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
         | OpKind::Tuple
+        | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. } => None,
     }
-}
-
-/// Refuses `comp` if any of its bodies holds an op the JIT cannot compile
-/// (see the module docs).
-pub(crate) fn check(comp: &Computation) -> Result<()> {
-    for body in comp.bodies() {
-        for inst in &body.instructions {
-            if let Some(reason) = reason(body, inst) {
-                return Err(Error::JitUnsupportedOp {
-                    instruction: inst.name.clone(),
-                    op: inst.kind.opcode_name().to_string(),
-                    reason: reason.to_string(),
-                });
-            }
-        }
-    }
-    Ok(())
 }

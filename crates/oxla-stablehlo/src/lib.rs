@@ -18,16 +18,24 @@ pub use export::{MAX_REGION_DEPTH, to_stablehlo};
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ExportError {
-    /// Reducers whose bodies call `reduce` again nest deeper than
-    /// [`MAX_REGION_DEPTH`] regions (each level is one recursion of the
-    /// exporter).
+    /// Regions (reducers, loop conditions and bodies, branches, mapped
+    /// computations) nest deeper than [`MAX_REGION_DEPTH`] (each level is
+    /// one recursion of the exporter).
     RegionsTooDeep {
         /// The module being exported.
         computation: String,
-        /// The reducer found at the limit.
+        /// The computation (reducer, loop body, ...) found at the limit.
         reducer: String,
         /// The deepest nesting written ([`MAX_REGION_DEPTH`]).
         limit: usize,
+    },
+    /// The module holds a constant whose values are unknown (printed as
+    /// `{...}` by XLA), so it has no StableHLO form.
+    ValuesUnknown {
+        /// The module being exported.
+        computation: String,
+        /// Which constant, and why.
+        reason: String,
     },
 }
 
@@ -40,9 +48,13 @@ impl fmt::Display for ExportError {
                 limit,
             } => write!(
                 f,
-                "cannot write `{computation}` as StableHLO: reducer regions nest more than \
-                 {limit} levels deep (at `{reducer}`)"
+                "cannot write `{computation}` as StableHLO: regions (reducers, loops, \
+                 branches) nest more than {limit} levels deep (at `{reducer}`)"
             ),
+            ExportError::ValuesUnknown {
+                computation,
+                reason,
+            } => write!(f, "cannot write `{computation}` as StableHLO: {reason}"),
         }
     }
 }
@@ -98,8 +110,8 @@ mod tests {
         );
         assert_eq!(
             err.to_string(),
-            "cannot write `deep` as StableHLO: reducer regions nest more than 200 levels deep \
-             (at `r1`)"
+            "cannot write `deep` as StableHLO: regions (reducers, loops, branches) nest more \
+             than 200 levels deep (at `r1`)"
         );
     }
 }

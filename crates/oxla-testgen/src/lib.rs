@@ -25,6 +25,8 @@
 //! assert_eq!(args.len(), p.comp.parameter_shapes().len());
 //! ```
 
+mod ctrl;
+
 // Steps for the misc family (bitcasts, reduce-precision, rng, linear
 // algebra, batch norm).
 mod misc;
@@ -88,6 +90,11 @@ pub struct GenConfig {
     /// of its own (a `reduce` or `dot` inside it, see [`gen_program`])
     /// instead of `add`, `max` or `min`.
     pub nested_bodies: f64,
+    /// Whether control flow and tuples may appear: counted `while` loops,
+    /// both `conditional` forms, `map`, argmax-style variadic `reduce`,
+    /// `opt-barrier` and `get-tuple-element`. Off by default: the JIT does
+    /// not compile them yet, so the differential test cannot use them.
+    pub control_flow: bool,
     /// Whether the misc family's ops the JIT compiles (same-width
     /// `bitcast-convert`, `bitcast`, `reduce-precision`) may appear.
     pub misc_ops: bool,
@@ -108,6 +115,7 @@ impl Default for GenConfig {
             transcendentals: true,
             float_reassociation: true,
             nested_bodies: 0.5,
+            control_flow: false,
             misc_ops: true,
             jit_unsupported_ops: false,
         }
@@ -375,7 +383,11 @@ impl Gen<'_> {
     fn step(&mut self) -> Result<()> {
         let ty = self.rng.pick(&self.cfg.element_types);
         let (a, ashape) = self.value_of_type(ty)?;
-        let choice = self.rng.below(18 + self.misc_kinds());
+        // Control-flow steps are drawn only when enabled, so that programs
+        // without them are the same as before for every seed; the misc
+        // family's steps come after them.
+        let control = if self.cfg.control_flow { 6 } else { 0 };
+        let choice = self.rng.below(18 + control + self.misc_kinds());
         let (op, shape, name): (Op, Shape, &'static str) = match choice {
             0..=5 => {
                 let candidates: Vec<BinaryOp> = BinaryOp::ALL
@@ -555,8 +567,12 @@ impl Gen<'_> {
                 let op = self.b.dot_general(a, rhs, &dims)?;
                 (op, Shape::new(ty, &[ashape.dims()[0], n]), "dot")
             }
+            18.. if choice < 18 + control => match self.control_step(a, &ashape)? {
+                Some(step) => step,
+                None => return Ok(()),
+            },
             // The misc family (`misc.rs`).
-            c if c >= 18 => match self.misc_step(c - 18, a, &ashape)? {
+            18.. => match self.misc_step(choice - 18 - control, a, &ashape)? {
                 Some(made) => made,
                 None => return Ok(()),
             },

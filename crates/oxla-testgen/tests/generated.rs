@@ -124,17 +124,106 @@ fn generated_programs_are_accepted_and_evaluate() {
     }
 }
 
+/// Programs with control flow and tuples (loops, branches, maps, variadic
+/// reduces, barriers, tuples taken apart): built and verified, printed,
+/// parsed back to the same text, and evaluated, the re-parsed program to
+/// the same result bit for bit; never an error or a panic. The interpreter
+/// only: the JIT refuses these ops, and must say so with UnsupportedOp.
+#[test]
+fn generated_control_flow_programs_round_trip_and_evaluate() {
+    let cfg = GenConfig {
+        control_flow: true,
+        ..GenConfig::default()
+    };
+    let mut ops = std::collections::BTreeMap::new();
+    let mut refused = 0;
+    for seed in 0..cases(200) {
+        let mut rng = Rng::new(seed);
+        let p = gen_program(&mut rng, &cfg).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let text = p.comp.to_hlo_text();
+        let again = oxla_ir::parse_hlo_module(&text).unwrap_or_else(|e| {
+            panic!("seed {seed}: the printed program does not parse: {e}\n{text}")
+        });
+        assert_eq!(
+            again.to_hlo_text(),
+            text,
+            "seed {seed}: the round trip changes the text"
+        );
+        let args: Vec<&oxla_ir::Literal> = p.args.iter().collect();
+        let out = oxla_interp::evaluate(&p.comp, &args)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.reproducer()));
+        assert_eq!(out.shape(), p.comp.result_shape(), "seed {seed}");
+        let out_again = oxla_interp::evaluate(&again, &args)
+            .unwrap_or_else(|e| panic!("seed {seed}: the re-parsed program fails: {e}"));
+        // Bit for bit (NaN payloads included): the same program.
+        assert_eq!(
+            format!("{out:?}"),
+            format!("{out_again:?}"),
+            "seed {seed}: the re-parsed program gives another result\n{}",
+            p.reproducer()
+        );
+        for op in &p.ops {
+            *ops.entry(*op).or_insert(0) += 1;
+        }
+        let uses_control = p.ops.iter().any(|op| {
+            matches!(
+                *op,
+                "while"
+                    | "conditional"
+                    | "map"
+                    | "variadic reduce"
+                    | "opt-barrier"
+                    | "get-tuple-element"
+            )
+        });
+        if uses_control {
+            match oxla_jit::compile(&p.comp) {
+                Err(oxla_ir::Error::UnsupportedOp { .. }) => refused += 1,
+                Err(e) => panic!("seed {seed}: the JIT fails otherwise: {e}"),
+                Ok(_) => panic!("seed {seed}: the JIT compiles control flow now: compare it here"),
+            }
+        }
+    }
+    for needed in [
+        "while",
+        "conditional",
+        "map",
+        "variadic reduce",
+        "opt-barrier",
+        "get-tuple-element",
+    ] {
+        assert!(
+            ops.contains_key(needed),
+            "never generated {needed}: {ops:?}"
+        );
+    }
+    assert!(refused > 0);
+}
+
 /// The misc family's ops the JIT refuses for now (rng, rng-bit-generator,
 /// cholesky, triangular-solve, batch norm, width-changing bitcasts), in
 /// interpreter-only runs: every generated program verifies, prints,
-/// re-parses to the same text, and evaluates to its declared shape.
+/// re-parses to the same text, and evaluates to its declared shape; the
+/// JIT refuses the programs that use them with UnsupportedOp.
 #[test]
 fn misc_programs_print_reparse_and_evaluate() {
     let cfg = GenConfig {
         jit_unsupported_ops: true,
         ..GenConfig::default()
     };
+    let refused_ops = [
+        "bitcast-convert (narrowing)",
+        "bitcast-convert (widening)",
+        "rng",
+        "rng-bit-generator",
+        "cholesky",
+        "triangular-solve",
+        "batch-norm-training",
+        "batch-norm-inference",
+        "batch-norm-grad",
+    ];
     let mut ops = std::collections::BTreeMap::new();
+    let mut refused = 0;
     for seed in 0..cases(300) {
         let mut rng = Rng::new(seed);
         let p = gen_program(&mut rng, &cfg).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -147,24 +236,24 @@ fn misc_programs_print_reparse_and_evaluate() {
         let out = oxla_interp::evaluate(&again, &args)
             .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.reproducer()));
         assert_eq!(out.shape(), p.comp.result_shape(), "seed {seed}");
+        if p.ops.iter().any(|op| refused_ops.contains(op)) {
+            match oxla_jit::compile(&p.comp) {
+                Err(oxla_ir::Error::UnsupportedOp { .. }) => refused += 1,
+                Err(e) => panic!("seed {seed}: the JIT fails otherwise: {e}"),
+                Ok(_) => {
+                    panic!("seed {seed}: the JIT compiles it now: compare it in differential.rs")
+                }
+            }
+        }
         for op in p.ops {
             *ops.entry(op).or_insert(0) += 1;
         }
     }
-    for needed in [
-        "bitcast-convert",
-        "bitcast-convert (narrowing)",
-        "bitcast-convert (widening)",
-        "bitcast",
-        "reduce-precision",
-        "rng",
-        "rng-bit-generator",
-        "cholesky",
-        "triangular-solve",
-        "batch-norm-training",
-        "batch-norm-inference",
-        "batch-norm-grad",
-    ] {
+    assert!(refused > 0);
+    for needed in refused_ops
+        .iter()
+        .chain(&["bitcast-convert", "bitcast", "reduce-precision"])
+    {
         assert!(
             ops.contains_key(needed),
             "never generated {needed}: {ops:?}"

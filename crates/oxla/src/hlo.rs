@@ -57,9 +57,10 @@ pub fn parse(text: &str) -> Result<Computation> {
 }
 
 /// Parses HLO text into a verified [`Computation`], or returns every error
-/// found (never an empty list), each located like [`parse`]'s. A syntax
-/// error stops parsing, so it comes alone; semantic errors (undefined names,
-/// declared shapes that do not match their operands) are collected, one per
+/// found (never an empty list), each located like [`parse`]'s, in text
+/// order. The parser recovers after an error where it can (an unsupported
+/// op, a bad attribute), and semantic errors (undefined names, declared
+/// shapes that do not match their operands) are collected, one per
 /// independent cause.
 ///
 /// ```
@@ -73,8 +74,8 @@ pub fn parse(text: &str) -> Result<Computation> {
 /// assert_eq!(
 ///     firsts,
 ///     [
-///         "6:26: undefined operand `w` in computation `m`",
 ///         "5:7: `y` declares shape f32[3] but its operands give f32[2]",
+///         "6:26: undefined operand `w` in computation `m`",
 ///     ]
 /// );
 /// ```

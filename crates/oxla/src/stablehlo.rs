@@ -65,8 +65,8 @@ mod tests {
         assert_eq!(err.code(), "OX0801");
         assert_eq!(
             err.to_string(),
-            "Backend error in stablehlo: cannot write `deep` as StableHLO: reducer regions nest \
-             more than 200 levels deep (at `r1`)"
+            "Backend error in stablehlo: cannot write `deep` as StableHLO: regions (reducers, \
+             loops, branches) nest more than 200 levels deep (at `r1`)"
         );
         assert!(matches!(err, Error::Backend { backend, .. } if backend == "stablehlo"));
     }

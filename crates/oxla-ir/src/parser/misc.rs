@@ -3,55 +3,24 @@
 //! `distribution`, `rng-bit-generator`'s `algorithm`, `cholesky`'s `lower`,
 //! `triangular-solve`'s options (proto fields: `left_side`, `lower`,
 //! `unit_diagonal`, each `false` unless written, and `transpose_a`, which
-//! XLA requires), and the batch-norm ops' `epsilon`/`feature_index`.
-//! `bitcast` and `bitcast-convert` have none.
+//! XLA requires: its proto default is invalid), and the batch-norm ops'
+//! `epsilon`/`feature_index`. `bitcast` and `bitcast-convert` have none.
 
-use super::{Attrs, Cursor};
+use super::Attrs;
 use crate::Result;
 use crate::ir::{OpKind, RngAlgorithm, RngDistribution, Transpose, TriangularSolveOptions};
 
-/// A word value (`true`, `rng_uniform`, `NO_TRANSPOSE`) and where it is.
-fn word<'s, 'a>(c: &mut Cursor<'s, 'a>, what: &str) -> Result<(&'a str, usize)> {
-    c.skip_ws()?;
-    let pos = c.pos;
-    let w = c.peek_word();
-    if w.is_empty() {
-        return Err(c.err(
-            pos,
-            format!("expected {what}, found {}", c.found()),
-            what.to_string(),
-        ));
-    }
-    c.pos += w.len();
-    Ok((w, pos))
-}
-
 impl Attrs<'_, '_, '_> {
-    /// The value of `key` read by `read`, with nothing after it; `None`
-    /// when the attribute is not written.
-    fn misc_value<T>(
-        &self,
-        key: &'static str,
-        read: impl FnOnce(&mut Cursor) -> Result<T>,
-    ) -> Result<Option<T>> {
-        let Some(mut c) = self.get(key) else {
-            return Ok(None);
-        };
-        let value = read(&mut c)?;
-        c.expect_done(&format!("the value of `{key}`"))?;
-        Ok(Some(value))
-    }
-
     fn misc_int(&self, key: &'static str) -> Result<i64> {
-        self.misc_value(key, |c| Ok(c.int(key)?.0))?
+        self.read(key, |c| Ok(c.int(key)?.0))?
             .ok_or_else(|| self.missing(key, "1"))
     }
 
     /// `true` or `false`; `false` when not written (a proto's default).
     fn misc_bool(&self, key: &'static str) -> Result<bool> {
         Ok(self
-            .misc_value(key, |c| {
-                let (w, pos) = word(c, "`true` or `false`")?;
+            .read(key, |c| {
+                let (w, pos) = c.word("`true` or `false`")?;
                 match w {
                     "true" => Ok(true),
                     "false" => Ok(false),
@@ -72,8 +41,8 @@ impl Attrs<'_, '_, '_> {
         from_name: fn(&str) -> Option<T>,
         names: &str,
     ) -> Result<T> {
-        self.misc_value(key, |c| {
-            let (w, pos) = word(c, names)?;
+        self.read(key, |c| {
+            let (w, pos) = c.word(names)?;
             from_name(w).ok_or_else(|| {
                 c.err(
                     pos,
@@ -144,23 +113,8 @@ impl Attrs<'_, '_, '_> {
     /// `epsilon` as a double and then narrows it to `float`; so does this.
     fn batch_norm_attributes(&self) -> Result<(f32, i64)> {
         let epsilon = self
-            .misc_value("epsilon", |c| {
-                c.skip_ws()?;
-                let pos = c.pos;
-                let rest = &c.src.text[c.pos..c.end];
-                let len = rest
-                    .find(|ch: char| !(ch.is_ascii_alphanumeric() || matches!(ch, '.' | '-' | '+')))
-                    .unwrap_or(rest.len());
-                let token = &rest[..len];
-                let value = token.parse::<f64>().map_err(|_| {
-                    c.err(
-                        pos,
-                        format!("expects a float for `epsilon` but sees: `{token}`"),
-                        "a float such as `0.001`",
-                    )
-                })?;
-                c.pos += len;
-                Ok(value as f32)
+            .read("epsilon", |c| {
+                Ok(c.number("a float for `epsilon`")?.0 as f32)
             })?
             .ok_or_else(|| self.missing("epsilon", "0.001"))?;
         Ok((epsilon, self.misc_int("feature_index")?))

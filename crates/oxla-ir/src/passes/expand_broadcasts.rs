@@ -416,6 +416,11 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Reduce { .. }
             | OpKind::DotGeneral { .. }
             | OpKind::Tuple
+            | OpKind::GetTupleElement { .. }
+            | OpKind::While { .. }
+            | OpKind::Conditional { .. }
+            | OpKind::OptimizationBarrier
+            | OpKind::Map { .. }
             | OpKind::BitcastConvert
             | OpKind::Bitcast
             | OpKind::ReducePrecision { .. }
