@@ -30,6 +30,11 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
     let operand = |k: usize| inst.operands.get(k).map(|&id| &body.inst(id).shape);
     match &inst.kind {
         OpKind::DotGeneral { dims } => Some(dot_flops(operand(0)?, dims, &inst.shape)),
+        OpKind::Convolution { dims, .. } => Some(convolution_flops(
+            operand(1)?,
+            dims.kernel_output_feature_dimension,
+            &inst.shape,
+        )),
         // LAPACK's conventions: n^3/3 per Cholesky factor, k^2 per column
         // (or row) of the right-hand side of a triangular solve with k x k.
         OpKind::Cholesky { .. } => {
@@ -61,6 +66,8 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::GetTupleElement { .. }
         | OpKind::OptimizationBarrier
         | OpKind::Map { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. }
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. }
@@ -69,7 +76,6 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
         | OpKind::BatchNormGrad { .. } => None,
-
         // The work of a loop's or a branch's body depends on values known
         // only at run time (the trip count, the branch taken).
         OpKind::While { .. } | OpKind::Conditional { .. } => None,
@@ -91,6 +97,19 @@ fn dot_flops(lhs: &Shape, dims: &DotDimensionNumbers, result: &Shape) -> u128 {
         })
         .product();
     2 * result.element_count().max(0) as u128 * k
+}
+
+/// `2·out·K` for a convolution, K the terms of each output element's sum:
+/// the kernel's input features (of one group) times its window, that is
+/// the kernel's elements over its output features. Positions on padding
+/// count too, as in the GEMM convention.
+fn convolution_flops(kernel: &Shape, output_feature_dimension: i64, result: &Shape) -> u128 {
+    let elements = kernel.element_count().max(0) as u128;
+    let features = usize::try_from(output_feature_dimension)
+        .ok()
+        .and_then(|d| kernel.dims().get(d))
+        .map_or(1, |&n| n.max(1) as u128);
+    2 * result.element_count().max(0) as u128 * (elements / features)
 }
 
 /// `120 FLOP`, `34.6 MFLOP`, `2.15 GFLOP`: three significant digits.

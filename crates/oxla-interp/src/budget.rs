@@ -148,6 +148,9 @@ fn shares_its_operands(kind: &OpKind) -> bool {
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
         | OpKind::Map { .. }
+        | OpKind::Convolution { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. }
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. }
@@ -215,6 +218,13 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
         OpKind::DotGeneral { .. } => {
             position * (operand(0).map_or(0, elements) + operand(1).map_or(0, elements))
         }
+        // Operands converted to a wider result type first.
+        OpKind::Convolution { .. } => (0..2)
+            .filter_map(operand)
+            .filter(|s| s.element_type() != inst.shape.element_type())
+            .map(|s| elements(s) * inst.shape.element_type().byte_size() as u128)
+            .sum(),
+        OpKind::ReduceWindow { .. } | OpKind::SelectAndScatter { .. } => 0,
         // The misc family. `bitcast-convert` goes through the operand's
         // bytes; `rng` draws 64-bit counters per element; the linear algebra
         // ops copy their operands; a batch norm is evaluated as its

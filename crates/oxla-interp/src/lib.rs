@@ -97,7 +97,9 @@
 //! zero and adds `lhs * rhs` in increasing contracting-index order
 //! (row-major over the contracting dimensions as listed), rounding after
 //! every multiply and every add. `reduce` folds `acc = reducer(acc, x)`
-//! from `init`, over the reduced elements in row-major order.
+//! from `init`, over the reduced elements in row-major order. The windowed
+//! ops (`convolution`, `reduce-window`, `select-and-scatter`) follow XLA's
+//! evaluator: see the `windows` module and `docs/ops.md`.
 //!
 //! ## Invariants
 //!
@@ -129,6 +131,7 @@ mod index;
 mod misc;
 mod ops;
 mod value;
+mod windows;
 
 pub use budget::{MAX_EVAL_BYTES, MAX_EVAL_BYTES_VAR, max_eval_bytes};
 
@@ -360,6 +363,7 @@ impl<'a> Eval<'a> {
             | OpKind::Reverse { .. }
             | OpKind::Pad { .. }
             | OpKind::DotGeneral { .. }
+            | OpKind::Convolution { .. }
             | OpKind::BitcastConvert
             | OpKind::Bitcast
             | OpKind::ReducePrecision { .. }
@@ -407,6 +411,41 @@ impl<'a> Eval<'a> {
                 dimensions: _,
                 to_apply,
             } => ctrl::map(self, *to_apply, &args, &inst.shape, depth)?,
+            // -- the windows family (windows.rs) --
+            OpKind::ReduceWindow { window, to_apply } => {
+                called_before(&[*to_apply], body)?;
+                if args.len() != 2 {
+                    return Err("a variadic reduce-window is not supported".into());
+                }
+                windows::reduce_window(
+                    self,
+                    *to_apply,
+                    args[0].array()?,
+                    args[1].array()?,
+                    window,
+                    inst.shape.dims(),
+                    depth,
+                )?
+            }
+            OpKind::SelectAndScatter {
+                window,
+                select,
+                scatter,
+            } => {
+                called_before(&[*select, *scatter], body)?;
+                let [operand, source, init] = &args[..] else {
+                    return Err("select-and-scatter takes 3 operands".into());
+                };
+                windows::select_and_scatter(
+                    self,
+                    (*select, *scatter),
+                    operand.array()?,
+                    source.array()?,
+                    init.array()?,
+                    window,
+                    depth,
+                )?
+            }
             // -- the misc family (misc.rs) --
             OpKind::RngBitGenerator { algorithm } => {
                 let bits = inst
@@ -491,6 +530,56 @@ impl<'a> Eval<'a> {
         }
     }
 
+    /// The reducer body `to_apply` as a function `(acc, x) -> acc`: a body
+    /// whose root is one binary op of its two parameters is that op's
+    /// element function; any other body runs through the evaluator, once
+    /// per call.
+    pub(crate) fn reducer_fn<T: Element>(
+        &self,
+        to_apply: ComputationId,
+        depth: usize,
+    ) -> impl FnMut(T, T) -> OpResult<T> + '_ {
+        let direct = self
+            .comp
+            .bodies()
+            .get(to_apply.index())
+            .and_then(Body::binary_reducer)
+            .and_then(|r| Some((T::binary_fn(r.op)?, r.swapped)));
+        move |acc: T, elem: T| match direct {
+            Some((f, false)) => Ok(f(acc, elem)),
+            Some((f, true)) => Ok(f(elem, acc)),
+            None => self.call_reducer(to_apply, acc, elem, depth),
+        }
+    }
+
+    /// Runs body `id` on two scalars and returns its (array) result.
+    pub(crate) fn call_on_scalars<T: NativeType>(
+        &self,
+        id: ComputationId,
+        a: T,
+        b: T,
+        depth: usize,
+    ) -> Result<Literal> {
+        let (a, b) = (Literal::scalar(a), Literal::scalar(b));
+        let result = self.call(
+            id,
+            vec![Value::Borrowed(&a), Value::Borrowed(&b)],
+            depth + 1,
+        )?;
+        result
+            .array()
+            .cloned()
+            .map_err(|message| Error::Evaluation {
+                instruction: format!("<computation #{}>", id.0),
+                message,
+            })
+    }
+
+    /// The whole computation.
+    pub(crate) fn computation(&self) -> &'a Computation {
+        self.comp
+    }
+
     /// Runs the reducer body `id` on two scalars of type `T` and returns its
     /// scalar result.
     fn call_reducer<T: NativeType>(
@@ -561,6 +650,10 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         OpKind::DotGeneral { dims: numbers } => {
             ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
         }
+        // -- the windows family (windows.rs) --
+        OpKind::Convolution { .. } => {
+            windows::convolution(operand(0)?, operand(1)?, &inst.kind, &inst.shape)?
+        }
         // The misc family (`misc.rs`).
         OpKind::BitcastConvert => misc::bitcast_convert(operand(0)?, inst.shape.element_type())?,
         OpKind::Bitcast => array(operand(0)?)?.clone(),
@@ -584,6 +677,8 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         | OpKind::While { .. }
         | OpKind::Conditional { .. }
         | OpKind::Map { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. }
         | OpKind::RngBitGenerator { .. }
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
@@ -591,6 +686,17 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
             return Err(format!("`{}` is not an array op", inst.kind.opcode_name()));
         }
     })
+}
+
+/// Refuses called bodies that do not come before their caller `body`.
+fn called_before(ids: &[ComputationId], body: ComputationId) -> OpResult<()> {
+    match ids.iter().find(|id| id.index() >= body.index()) {
+        Some(id) => Err(format!(
+            "the called computation #{} does not come before its caller #{}",
+            id.0, body.0
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The operand values of instruction `i`: an operand read here for the last

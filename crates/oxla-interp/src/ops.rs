@@ -90,7 +90,7 @@ pub(crate) fn array(literal: &Literal) -> OpResult<&ArrayData> {
 
 /// The values of `literal` as the same Rust type as `_like`: the second
 /// (third, ...) operand of an op whose operands share one element type.
-fn same_type<'a, T: NativeType>(_like: &[T], literal: &'a Literal) -> OpResult<&'a [T]> {
+pub(crate) fn same_type<'a, T: NativeType>(_like: &[T], literal: &'a Literal) -> OpResult<&'a [T]> {
     literal.as_slice::<T>().map_err(|_| {
         format!(
             "operand {} should have element type {}",

@@ -33,6 +33,8 @@ use crate::shape_inference as si;
 use crate::{Computation, ElementType, Error, Literal, Result, Shape};
 
 mod ctrl;
+// The windows family: convolution, reduce-window, select-and-scatter.
+mod windows;
 
 static NEXT_BUILDER_ID: AtomicU32 = AtomicU32::new(1);
 

@@ -435,6 +435,64 @@ pub enum Error {
         /// What happened.
         message: String,
     },
+
+    /// A limit of the JIT: a fused kernel would need more expression
+    /// nodes than the JIT's budget (`nodes` were built when it stopped).
+    #[error(
+        "The JIT cannot compile `{computation}`: a fused kernel would need more than {bound} \
+         expression nodes (it had {nodes} when `{instruction}` was being expanded).\nhelp: only \
+         a reducer body of tens of thousands of instructions (which cannot be split into \
+         kernels) comes near this; split the body into several reduces, or run the \
+         computation on the interpreter."
+    )]
+    JitNodeBudget {
+        /// The computation (body) being expanded into the kernel.
+        computation: String,
+        /// The instruction being expanded when the budget ran out.
+        instruction: String,
+        /// The nodes built so far.
+        nodes: usize,
+        /// The budget.
+        bound: usize,
+    },
+
+    /// A limit of the JIT: a reduce or dot of a called body nested inside
+    /// more folds (reduces and dots of called bodies) than the JIT emits.
+    #[error(
+        "The JIT cannot compile `{instruction}` ({op}): it sits inside {depth} nested folds \
+         (reduces and dots of called bodies); a kernel nests at most {bound}.\nhelp: flatten \
+         the reducer bodies that call one another, or run the computation on the interpreter."
+    )]
+    JitFoldDepth {
+        /// The reduce or dot.
+        instruction: String,
+        /// Its opcode (`reduce`, `dot`).
+        op: String,
+        /// How many folds enclose it.
+        depth: usize,
+        /// The most the JIT nests.
+        bound: usize,
+    },
+
+    /// A limit of the machine: an output or intermediate buffer of a JIT
+    /// run that the system cannot allocate (before any kernel runs).
+    #[error(
+        "The JIT cannot allocate an {role} of shape {shape} ({bytes} bytes) for `{instruction}` \
+         of `{computation}`.\nhelp: the system refused the memory; use smaller shapes, or \
+         pass the output with `run_into`."
+    )]
+    JitAllocation {
+        /// The computation run.
+        computation: String,
+        /// The instruction whose value the buffer holds.
+        instruction: String,
+        /// `output` or `intermediate`.
+        role: String,
+        /// The buffer's shape.
+        shape: String,
+        /// The bytes asked for.
+        bytes: u64,
+    },
 }
 
 /// One problem found by the verifier.

@@ -26,6 +26,11 @@ use std::fmt;
 pub use crate::opcode::{BinaryOp, UnaryOp};
 use crate::{Literal, Opcode, Shape};
 
+// The windows family: the attribute types of convolution, reduce-window
+// and select-and-scatter.
+mod window;
+pub use window::{ConvolutionDimensionNumbers, Window, WindowDim, WindowTextError};
+
 /// The index of an instruction within its [`Body`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct InstId(pub u32);
@@ -86,6 +91,20 @@ op_enum!(
         Gt => "GT",
         /// `>=`
         Ge => "GE",
+    }
+);
+
+op_enum!(
+    /// How precisely an operand of a `convolution` (or `dot`) must be used
+    /// (XLA's `operand_precision`). On the CPU every precision computes at
+    /// the full precision of the element type, which is what oxla does.
+    Precision {
+        /// The backend's default.
+        Default => "default",
+        /// More precise than the default where the hardware differs.
+        High => "high",
+        /// The full precision of the element type.
+        Highest => "highest",
     }
 );
 
@@ -347,6 +366,40 @@ pub enum OpKind {
         /// The scalar computation, `(T_0[], .., T_{n-1}[]) -> R[]`.
         to_apply: ComputationId,
     },
+    // -- the windows family ---------------------------------------------------
+    /// Operands: `[lhs, rhs]` (input and kernel): a cross-correlation of
+    /// the kernel over the input's spatial dimensions (XLA's `Conv`).
+    Convolution {
+        /// One entry per spatial dimension, in spatial order.
+        window: Window,
+        /// Which dimension of each operand and of the result is which.
+        dims: ConvolutionDimensionNumbers,
+        /// Groups of input features convolved separately (1: none).
+        feature_group_count: i64,
+        /// Groups of the batch convolved separately (1: none).
+        batch_group_count: i64,
+        /// `operand_precision` of lhs and rhs; every precision computes at
+        /// the element type's full precision.
+        precision: [Precision; 2],
+    },
+    /// Operands: `[inputs..., inits...]` (N of each): folds `to_apply` over
+    /// each window of the inputs.
+    ReduceWindow {
+        /// One entry per input dimension.
+        window: Window,
+        /// The reducer, `(T[], T[]) -> T[]` (or its variadic form).
+        to_apply: ComputationId,
+    },
+    /// Operands: `[operand, source, init]`: scatters each source element
+    /// onto the element its window of `operand` selects.
+    SelectAndScatter {
+        /// One entry per operand dimension.
+        window: Window,
+        /// `(T[], T[]) -> pred[]`: `true` keeps the current selection.
+        select: ComputationId,
+        /// `(T[], T[]) -> T[]`: combines a source value with the result.
+        scatter: ComputationId,
+    },
 }
 
 impl OpKind {
@@ -376,6 +429,9 @@ impl OpKind {
             OpKind::Conditional { .. } => Opcode::Conditional,
             OpKind::OptimizationBarrier => Opcode::OptimizationBarrier,
             OpKind::Map { .. } => Opcode::Map,
+            OpKind::Convolution { .. } => Opcode::Convolution,
+            OpKind::ReduceWindow { .. } => Opcode::ReduceWindow,
+            OpKind::SelectAndScatter { .. } => Opcode::SelectAndScatter,
             OpKind::BitcastConvert => Opcode::BitcastConvert,
             OpKind::Bitcast => Opcode::Bitcast,
             OpKind::ReducePrecision { .. } => Opcode::ReducePrecision,
@@ -390,7 +446,8 @@ impl OpKind {
     }
 
     /// The computations the op calls, in XLA's order (a `while`'s condition,
-    /// then its body; a conditional's branches in order).
+    /// then its body; a conditional's branches in order; `select` before
+    /// `scatter`).
     ///
     /// ```
     /// use oxla_ir::{ComputationId, OpKind};
@@ -400,9 +457,14 @@ impl OpKind {
     /// ```
     pub fn called_computations(&self) -> Vec<ComputationId> {
         match self {
-            OpKind::Reduce { to_apply, .. } | OpKind::Map { to_apply, .. } => vec![*to_apply],
+            OpKind::Reduce { to_apply, .. }
+            | OpKind::Map { to_apply, .. }
+            | OpKind::ReduceWindow { to_apply, .. } => vec![*to_apply],
             OpKind::While { condition, body } => vec![*condition, *body],
             OpKind::Conditional { branches } => branches.clone(),
+            OpKind::SelectAndScatter {
+                select, scatter, ..
+            } => vec![*select, *scatter],
             OpKind::Parameter { .. }
             | OpKind::Constant { .. }
             | OpKind::Iota { .. }
@@ -422,6 +484,7 @@ impl OpKind {
             | OpKind::Tuple
             | OpKind::GetTupleElement { .. }
             | OpKind::OptimizationBarrier
+            | OpKind::Convolution { .. }
             | OpKind::BitcastConvert
             | OpKind::Bitcast
             | OpKind::ReducePrecision { .. }
@@ -435,12 +498,18 @@ impl OpKind {
         }
     }
 
-    /// The computations the op calls, to rewrite (when bodies are renumbered).
+    /// The computations the op calls, to rewrite (when bodies are
+    /// renumbered), in the order of [`OpKind::called_computations`].
     pub fn called_computations_mut(&mut self) -> Vec<&mut ComputationId> {
         match self {
-            OpKind::Reduce { to_apply, .. } | OpKind::Map { to_apply, .. } => vec![to_apply],
+            OpKind::Reduce { to_apply, .. }
+            | OpKind::Map { to_apply, .. }
+            | OpKind::ReduceWindow { to_apply, .. } => vec![to_apply],
             OpKind::While { condition, body } => vec![condition, body],
             OpKind::Conditional { branches } => branches.iter_mut().collect(),
+            OpKind::SelectAndScatter {
+                select, scatter, ..
+            } => vec![select, scatter],
             OpKind::Parameter { .. }
             | OpKind::Constant { .. }
             | OpKind::Iota { .. }
@@ -460,6 +529,7 @@ impl OpKind {
             | OpKind::Tuple
             | OpKind::GetTupleElement { .. }
             | OpKind::OptimizationBarrier
+            | OpKind::Convolution { .. }
             | OpKind::BitcastConvert
             | OpKind::Bitcast
             | OpKind::ReducePrecision { .. }

@@ -43,6 +43,8 @@ pub use ir::{
     InstId, Instruction, OpKind, PadDim, RngAlgorithm, RngDistribution, Transpose,
     TriangularSolveOptions,
 };
+// The windows family's attribute types.
+pub use ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};
 pub use literal::{ArrayData, Literal, StorageSink};
 pub use op_problem::{OpProblem, Signature};
 pub use opcode::{Arity, BinaryOp, Cost, OpClass, OpFlags, OpInfo, Opcode, TypeSet, UnaryOp};

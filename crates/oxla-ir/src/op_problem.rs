@@ -24,8 +24,9 @@
 //! # Ok::<(), Error>(())
 //! ```
 
-use crate::Shape;
+use crate::ir::{ConvolutionDimensionNumbers, Window};
 use crate::shape::dims_text;
+use crate::{ElementType, Shape};
 
 /// Shapes joined by `, ` for messages.
 fn list(shapes: &[Shape]) -> String {
@@ -816,6 +817,348 @@ pub enum OpProblem {
         parameter: Shape,
         /// The accumulator it pairs with.
         accumulator: Shape,
+    },
+    // -- windows: convolution, reduce-window, select-and-scatter --------------
+    /// A window field with another number of entries than the sizes.
+    #[error(
+        "Window has different number of window dimensions than of {field}: {dimensions} window dimensions, {count} {field}."
+    )]
+    WindowFieldCount {
+        /// The field (`window strides`, `padding entries`, ...).
+        field: String,
+        /// How many window dimensions there are.
+        dimensions: usize,
+        /// How many entries the field has.
+        count: usize,
+    },
+    /// A window whose rank is not the base's.
+    #[error(
+        "Window has dimension {window_rank} but base shape has dimension {}: window={{{window}}}, base {base}.",
+        .base.rank()
+    )]
+    WindowRank {
+        /// The window.
+        window: Window,
+        /// Its number of dimensions.
+        window_rank: usize,
+        /// The base it slides over (a convolution's spatial dims).
+        base: Shape,
+    },
+    /// A window size, stride or dilation below 1.
+    #[error("Window {{{window}}} has a non-positive {what}: {value} in dimension {dimension}.")]
+    WindowNotPositive {
+        /// The window.
+        window: Window,
+        /// `dimension`, `stride`, `base area dilation factor` or `window
+        /// dilation factor`.
+        what: String,
+        /// The window dimension.
+        dimension: usize,
+        /// The offending value.
+        value: i64,
+    },
+    /// Negative padding that removes more than the whole dilated base (XLA
+    /// aborts here; oxla refuses).
+    #[error(
+        "Window {{{window}}} pads dimension {dimension} of the base {base} to a negative size ({padded}): negative padding may remove at most the whole dilated base."
+    )]
+    WindowPaddedBaseNegative {
+        /// The window.
+        window: Window,
+        /// The window dimension.
+        dimension: usize,
+        /// The base it slides over.
+        base: Shape,
+        /// The padded, dilated size.
+        padded: i64,
+    },
+    /// `window_reversal` on a window op other than `convolution`.
+    #[error(
+        "window {{{window}}} reverses dimension {dimension}, but only a convolution's window may be reversed (rhs_reversal)."
+    )]
+    WindowReversal {
+        /// The window.
+        window: Window,
+        /// The first reversed dimension.
+        dimension: usize,
+    },
+    /// A convolution group count below 1.
+    #[error("{what} must be a positive number, got {count}.")]
+    ConvolutionGroupCount {
+        /// `feature_group_count` or `batch_group_count`.
+        what: String,
+        /// The count.
+        count: i64,
+    },
+    /// Both convolution group counts above 1.
+    #[error(
+        "both batch_group_count {batch_group_count} and feature_group_count {feature_group_count} cannot be greater than 1."
+    )]
+    ConvolutionGroupCounts {
+        /// The feature group count.
+        feature_group_count: i64,
+        /// The batch group count.
+        batch_group_count: i64,
+    },
+    /// Convolution dimension numbers with different spatial counts.
+    #[error(
+        "{} must have same number of dimensions: {} input, {} kernel and {} output spatial dimensions ({}).",
+        if .input.len() != .kernel.len() { "Both arguments to convolution" } else { "Both input and output of convolution" },
+        .input.len(), .kernel.len(), .output.len(), .dims.describe()
+    )]
+    ConvolutionSpatialCount {
+        /// The dimension numbers.
+        dims: ConvolutionDimensionNumbers,
+        /// The input's spatial dimensions.
+        input: Vec<i64>,
+        /// The kernel's spatial dimensions.
+        kernel: Vec<i64>,
+        /// The output's spatial dimensions.
+        output: Vec<i64>,
+    },
+    /// A convolution window with another rank than the spatial count.
+    #[error(
+        "Window must have same number of dimensions as dimension numbers: window={{{window}}} has {} dimension(s), dim_labels={} has {spatial} spatial dimension(s).",
+        .window.rank(), .dims.labels()
+    )]
+    ConvolutionWindowRank {
+        /// The window.
+        window: Window,
+        /// The dimension numbers.
+        dims: ConvolutionDimensionNumbers,
+        /// How many spatial dimensions they name.
+        spatial: usize,
+    },
+    /// A convolution operand without rank `spatial + 2`.
+    #[error(
+        "The {side} argument to a convolution should have rank {expected}; {}: {operand}.",
+        .side.to_lowercase()
+    )]
+    ConvolutionOperandRank {
+        /// `LHS` or `RHS`.
+        side: String,
+        /// `spatial dimensions + 2`.
+        expected: usize,
+        /// The operand.
+        operand: Shape,
+    },
+    /// A convolution dimension number outside `0..rank`.
+    #[error("A dimension number is out of range in convolution: {} (rank {rank}).", .dims.describe())]
+    ConvolutionDimensionOutOfRange {
+        /// The dimension numbers.
+        dims: ConvolutionDimensionNumbers,
+        /// The operands' rank.
+        rank: usize,
+    },
+    /// Convolution dimension numbers that name a dimension twice.
+    #[error(
+        "{which} dimensions of convolution must contain each dimension exactly once: {}.",
+        .dims.describe()
+    )]
+    ConvolutionDimensionsNotPermutation {
+        /// `Input`, `Window` or `Output`.
+        which: String,
+        /// The dimension numbers.
+        dims: ConvolutionDimensionNumbers,
+    },
+    /// Kernel output features not a multiple of the batch group count.
+    #[error(
+        "Expected output feature dimension size (value {features}) to be a multiple of batch group count {batch_group_count}; got <conv>({lhs}, {rhs}), dim_labels={}.",
+        .dims.labels()
+    )]
+    ConvolutionBatchGroupFeatures {
+        /// The kernel's output features.
+        features: i64,
+        /// The batch group count.
+        batch_group_count: i64,
+        /// The input.
+        lhs: Shape,
+        /// The kernel.
+        rhs: Shape,
+        /// The dimension numbers.
+        dims: ConvolutionDimensionNumbers,
+    },
+    /// Input features not `feature_group_count` times the kernel's input
+    /// features.
+    #[error(
+        "Expected LHS feature dimension (value {input_features}) to be a multiple of feature_group_count (value {feature_group_count}), and LHS feature dimension / feature_group_count = RHS feature dimension (value {kernel_input_features}); got <conv>({lhs}, {rhs}), dim_labels={}.",
+        .dims.labels()
+    )]
+    ConvolutionInputFeatures {
+        /// The input's features.
+        input_features: i64,
+        /// The feature group count.
+        feature_group_count: i64,
+        /// The kernel's input features.
+        kernel_input_features: i64,
+        /// The input.
+        lhs: Shape,
+        /// The kernel.
+        rhs: Shape,
+        /// The dimension numbers.
+        dims: ConvolutionDimensionNumbers,
+    },
+    /// Kernel output features not a multiple of the feature group count.
+    #[error(
+        "Expected output feature dimension (value {features}) to be divisible by feature_group_count (value {feature_group_count}); got <conv>({lhs}, {rhs}), dim_labels={}.",
+        .dims.labels()
+    )]
+    ConvolutionOutputFeatures {
+        /// The kernel's output features.
+        features: i64,
+        /// The feature group count.
+        feature_group_count: i64,
+        /// The input.
+        lhs: Shape,
+        /// The kernel.
+        rhs: Shape,
+        /// The dimension numbers.
+        dims: ConvolutionDimensionNumbers,
+    },
+    /// Input batch not a multiple of the batch group count.
+    #[error(
+        "Expected input batch dimension (value {batch}) to be divisible by batch_group_count (value {batch_group_count}); got <conv>({lhs}, {rhs}), dim_labels={}.",
+        .dims.labels()
+    )]
+    ConvolutionBatch {
+        /// The input's batch.
+        batch: i64,
+        /// The batch group count.
+        batch_group_count: i64,
+        /// The input.
+        lhs: Shape,
+        /// The kernel.
+        rhs: Shape,
+        /// The dimension numbers.
+        dims: ConvolutionDimensionNumbers,
+    },
+    /// Kernel spatial sizes that are not the window's sizes.
+    #[error(
+        "Window dimensions do not match RHS shape: RHS shape {rhs} has spatial sizes {}, but window={{{window}}} has sizes {}; dim_labels={}.",
+        dims_text(.kernel_sizes), dims_text(&.window.sizes()), .dims.labels()
+    )]
+    ConvolutionWindowSizes {
+        /// The kernel.
+        rhs: Shape,
+        /// Its spatial sizes, in spatial order.
+        kernel_sizes: Vec<i64>,
+        /// The window.
+        window: Window,
+        /// The dimension numbers.
+        dims: ConvolutionDimensionNumbers,
+    },
+    /// A convolution result type narrower than its integer operands.
+    #[error(
+        "`preferred_element_type` must not be narrower than the original type: the operands are {lhs} and {rhs}, the result {result}."
+    )]
+    ConvolutionNarrowResult {
+        /// The input.
+        lhs: Shape,
+        /// The kernel.
+        rhs: Shape,
+        /// The result's element type.
+        result: ElementType,
+    },
+    /// A convolution result type that XLA allows but oxla cannot compute
+    /// exactly yet (mixed precision).
+    #[error(
+        "a {result} result from {} operands ({lhs}, {rhs}) is mixed precision, which oxla does not support yet; only a result type that holds every operand value exactly (s8 to s32, f32 to f64, ...) is. Convert the operands to {result} first.",
+        .lhs.element_type()
+    )]
+    ConvolutionMixedPrecision {
+        /// The input.
+        lhs: Shape,
+        /// The kernel.
+        rhs: Shape,
+        /// The result's element type.
+        result: ElementType,
+    },
+    /// A reduce-window with an odd number of operands.
+    #[error(
+        "expects an even number of operands (N inputs, then N init values), but has {}{}.",
+        .operands.len(), operand_list(.operands)
+    )]
+    ReduceWindowOddOperands {
+        /// The operands.
+        operands: Vec<Shape>,
+    },
+    /// Inputs of a variadic reduce-window with different dims.
+    #[error(
+        "All reduced tensors must have the same dimension. Tensor 0 has shape {first}, Tensor {index} has shape {input}."
+    )]
+    ReduceWindowInputDims {
+        /// The first input.
+        first: Shape,
+        /// The input that differs.
+        index: usize,
+        /// Its shape.
+        input: Shape,
+    },
+    /// A variadic reduce-window, which oxla does not support yet.
+    #[error(
+        "a reduce-window of {inputs} inputs needs a tuple-returning reducer, which oxla does not support yet; reduce each input separately."
+    )]
+    ReduceWindowVariadic {
+        /// How many inputs it has.
+        inputs: usize,
+    },
+    /// A reducer (of reduce-window, or select-and-scatter's `scatter`) whose
+    /// signature does not fit.
+    #[error(
+        "{}: the reducer must have signature ({t}[], {t}[]) -> {t}[] with init {t}[], but has ({}) -> {result} with init {init}.",
+        .problem, list(.parameters), t = .input_type
+    )]
+    WindowReducer {
+        /// XLA's first sentence (`Reduction function must take 2
+        /// parameters, ...`).
+        problem: String,
+        /// The element type of the values reduced.
+        input_type: ElementType,
+        /// The init value.
+        init: Shape,
+        /// The reducer's parameters.
+        parameters: Vec<Shape>,
+        /// The reducer's result.
+        result: Shape,
+    },
+    /// select-and-scatter's `select` with other than two parameters.
+    #[error("Select function must take 2 parameters, but takes {} parameter(s): ({}).", .parameters.len(), list(.parameters))]
+    SelectParameterCount {
+        /// Its parameters.
+        parameters: Vec<Shape>,
+    },
+    /// select-and-scatter's `select` not returning `pred[]`.
+    #[error("Select function must have rank-0 PRED result, but returns {result}.")]
+    SelectResult {
+        /// Its result.
+        result: Shape,
+    },
+    /// A `select` parameter of another type than the operand's elements.
+    #[error(
+        "Select function's {which} parameter shape currently must match the operand element shape, but got {parameter} vs {}[] (operand {operand}).",
+        .operand.element_type()
+    )]
+    SelectParameter {
+        /// `first` or `second`.
+        which: String,
+        /// The parameter.
+        parameter: Shape,
+        /// The operand.
+        operand: Shape,
+    },
+    /// A select-and-scatter source that is not the window-reduced operand.
+    #[error(
+        "Source shape does not match the shape of window-reduced operand: source({scattered}), window-reduced operand({reduced}); operand {operand}, window={{{window}}}."
+    )]
+    SelectAndScatterSource {
+        /// The source (the values scattered).
+        scattered: Shape,
+        /// The operand's window output shape.
+        reduced: Shape,
+        /// The operand.
+        operand: Shape,
+        /// The window.
+        window: Window,
     },
 
     // -- the misc family: bitcasts, reduce-precision, rng, linear algebra,

@@ -527,6 +527,17 @@ op_table! {
             Some("stablehlo.optimization_barrier");
         /// Applies a scalar computation to the elements of arrays.
         Map => "map", Arity::AtLeast(1), Control, Any, Materialised, Some("stablehlo.map");
+        // -- the windows family --
+        /// Cross-correlation of a kernel over an input's spatial dimensions
+        /// (for `pred`: the `or` of `and`s, as XLA computes it).
+        Convolution => "convolution", Arity::Fixed(2), Contraction, Any, Materialised,
+            Some("stablehlo.convolution");
+        /// Folds a reducer computation over each window of its inputs.
+        ReduceWindow => "reduce-window", Arity::AtLeast(2), Reduction, Any, Materialised,
+            Some("stablehlo.reduce_window");
+        /// Scatters source values onto the elements their windows select.
+        SelectAndScatter => "select-and-scatter", Arity::Fixed(3), Reduction, Any, Materialised,
+            Some("stablehlo.select_and_scatter");
         // -- bitcasts, reduce-precision, rng, linear algebra, batch norm ----
         // (the misc family)
         /// Reinterprets the bits of each element as another type; a width
@@ -739,7 +750,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "atanh",
     "call",
     "complex",
-    "convolution",
     "cosh",
     "custom-call",
     "dynamic-reshape",
@@ -751,12 +761,10 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "mulhi",
     "ragged-dot",
     "real",
-    "reduce-window",
     "rng-get-and-update-state",
     "scaled-dot",
     "scan",
     "scatter",
-    "select-and-scatter",
     "shuffle",
     "sinh",
     "sort",

@@ -100,6 +100,9 @@
 mod misc;
 
 use std::cell::{Cell, RefCell};
+// The windows family's attributes: window, dim_labels, group counts.
+mod windows;
+
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{
@@ -2936,6 +2939,9 @@ impl Template {
             | Opcode::Conditional
             | Opcode::OptimizationBarrier
             | Opcode::Map
+            | Opcode::Convolution
+            | Opcode::ReduceWindow
+            | Opcode::SelectAndScatter
             | Opcode::BitcastConvert
             | Opcode::Bitcast
             | Opcode::ReducePrecision
@@ -3401,6 +3407,10 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                     checks,
                 ));
             }
+            // -- the windows family (parser/windows.rs) --
+            Opcode::Convolution => self.convolution()?,
+            Opcode::ReduceWindow => return Ok((self.reduce_window()?, checks)),
+            Opcode::SelectAndScatter => return Ok((self.select_and_scatter()?, checks)),
             // The misc family (`parser/misc.rs`).
             Opcode::BitcastConvert => OpKind::BitcastConvert,
             Opcode::Bitcast => OpKind::Bitcast,

@@ -32,7 +32,7 @@
 
 use std::fmt::Write;
 
-use crate::ir::{Body, ComputationId, Instruction, OpKind, PadDim};
+use crate::ir::{Body, ComputationId, Instruction, OpKind, PadDim, Precision, Window};
 use crate::shape::dims_text;
 use crate::{Computation, Shape};
 
@@ -139,6 +139,9 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Conditional { .. }
         | OpKind::OptimizationBarrier
         | OpKind::Map { .. }
+        | OpKind::Convolution { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. }
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. }
@@ -268,6 +271,43 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
             attrs.push(("rhs_contracting_dims", dims_text(&dims.rhs_contracting)));
             attrs
         }
+        // -- the windows family: XLA's order and defaults --
+        OpKind::Convolution {
+            window,
+            dims,
+            feature_group_count,
+            batch_group_count,
+            precision,
+        } => {
+            let mut attrs = window_attribute(window);
+            attrs.push(("dim_labels", dims.labels()));
+            if *feature_group_count != 1 {
+                attrs.push(("feature_group_count", feature_group_count.to_string()));
+            }
+            if *batch_group_count != 1 {
+                attrs.push(("batch_group_count", batch_group_count.to_string()));
+            }
+            if precision.iter().any(|p| *p != Precision::Default) {
+                let p: Vec<&str> = precision.iter().map(|p| p.name()).collect();
+                attrs.push(("operand_precision", format!("{{{}}}", p.join(","))));
+            }
+            attrs
+        }
+        OpKind::ReduceWindow { window, to_apply } => {
+            let mut attrs = window_attribute(window);
+            attrs.push(("to_apply", computation_name(comp, *to_apply)));
+            attrs
+        }
+        OpKind::SelectAndScatter {
+            window,
+            select,
+            scatter,
+        } => {
+            let mut attrs = window_attribute(window);
+            attrs.push(("select", computation_name(comp, *select)));
+            attrs.push(("scatter", computation_name(comp, *scatter)));
+            attrs
+        }
         // The misc family, as XLA prints them: options of protos (cholesky,
         // triangular-solve) only where they differ from the default.
         OpKind::ReducePrecision {
@@ -315,6 +355,16 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
             ("epsilon", six_digits(*epsilon)),
             ("feature_index", feature_index.to_string()),
         ],
+    }
+}
+
+/// `window={size=3x3 stride=2x2}`, or nothing for a window without
+/// dimensions (as XLA prints it).
+fn window_attribute(window: &Window) -> Vec<(&'static str, String)> {
+    if window.dimensions.is_empty() {
+        vec![]
+    } else {
+        vec![("window", format!("{{{window}}}"))]
     }
 }
 

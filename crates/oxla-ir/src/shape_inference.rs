@@ -27,9 +27,13 @@
 //! | `f32[2]`   | `s32[2]`     | `{}`                 | error        | no implicit type promotion                  |
 
 use crate::ir::{BinaryOp, ComputationId, DotDimensionNumbers, OpKind, PadDim, UnaryOp};
+
+// The windows family: convolution, reduce-window, select-and-scatter.
+mod windows;
 use crate::opcode::{OpClass, Opcode, TypeSet};
 use crate::shape::dims_text;
 use crate::{ElementType, Error, OpProblem, Result, Shape};
+pub use windows::*;
 
 mod ctrl;
 pub use ctrl::*;
@@ -292,6 +296,43 @@ pub fn infer_instruction_shape(
             dimensions,
             &called_signature(called, *to_apply, "map", "to_apply")?,
         ),
+        // -- the windows family --
+        OpKind::Convolution {
+            window,
+            dims,
+            feature_group_count,
+            batch_group_count,
+            precision: _,
+        } => infer_convolution_shape(
+            operands[0],
+            operands[1],
+            window,
+            dims,
+            *feature_group_count,
+            *batch_group_count,
+            shape.is_array().then(|| shape.element_type()),
+        ),
+        OpKind::ReduceWindow { window, to_apply } => {
+            let (params, result) = called_params("reduce-window", "to_apply", *to_apply, called)?;
+            infer_reduce_window_shape(operands, window, &params, &result)
+        }
+        OpKind::SelectAndScatter {
+            window,
+            select,
+            scatter,
+        } => {
+            let op = "select-and-scatter";
+            let select = called_params(op, "select", *select, called)?;
+            let scatter = called_params(op, "scatter", *scatter, called)?;
+            infer_select_and_scatter_shape(
+                operands[0],
+                (&select.0, &select.1),
+                window,
+                operands[1],
+                operands[2],
+                (&scatter.0, &scatter.1),
+            )
+        }
     }
 }
 
@@ -361,6 +402,9 @@ pub fn infer_undeclared_shape(
         | OpKind::Conditional { .. }
         | OpKind::OptimizationBarrier
         | OpKind::Map { .. }
+        | OpKind::Convolution { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. }
         | OpKind::Cholesky { .. }
         | OpKind::TriangularSolve { .. }
         | OpKind::BatchNormTraining { .. }
@@ -369,6 +413,25 @@ pub fn infer_undeclared_shape(
             infer_instruction_shape(kind, operands, &unused, called).map(Some)
         }
     }
+}
+
+/// A called body's (parameter shapes, result shape), or the error that it
+/// is missing (`attribute` names it).
+fn called_params(
+    op: &str,
+    attribute: &str,
+    id: ComputationId,
+    called: &dyn Fn(ComputationId) -> Option<(Vec<Shape>, Shape)>,
+) -> Result<(Vec<Shape>, Shape)> {
+    called(id).ok_or_else(|| {
+        invalid(
+            op,
+            OpProblem::MissingComputation {
+                attribute: attribute.into(),
+                id: id.0,
+            },
+        )
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -1253,17 +1316,7 @@ pub fn infer_dot_general_shape(
     const OP: &str = "dot";
     require_array(OP, "lhs", lhs)?;
     require_array(OP, "rhs", rhs)?;
-    if lhs.element_type() != rhs.element_type() {
-        return Err(Error::ElementTypeMismatch {
-            op: OP.into(),
-            lhs: lhs.clone(),
-            rhs: rhs.clone(),
-            help: promotion_help(lhs, rhs),
-        });
-    }
-    if !Opcode::Dot.accepts(lhs.element_type()) {
-        return Err(type_error(OP, lhs, Opcode::Dot.types()));
-    }
+    check_operand_types(Opcode::Dot, lhs, rhs)?;
     for (kind, l, r) in [
         ("batch", &dims.lhs_batch, &dims.rhs_batch),
         ("contracting", &dims.lhs_contracting, &dims.rhs_contracting),
@@ -1330,6 +1383,23 @@ pub fn infer_dot_general_shape(
             .map(|d| rhs.dims()[d as usize]),
     );
     Ok(Shape::new(lhs.element_type(), &out))
+}
+
+/// The two operands of a contraction (`dot`, `convolution`) share one
+/// element type (no implicit promotion), which `opcode` accepts.
+fn check_operand_types(opcode: Opcode, lhs: &Shape, rhs: &Shape) -> Result<()> {
+    if lhs.element_type() != rhs.element_type() {
+        return Err(Error::ElementTypeMismatch {
+            op: opcode.name().into(),
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
+            help: promotion_help(lhs, rhs),
+        });
+    }
+    if !opcode.accepts(lhs.element_type()) {
+        return Err(type_error(opcode.name(), lhs, opcode.types()));
+    }
+    Ok(())
 }
 
 /// The dimension numbers of XLA's `Dot`: vector or matrix operands,

@@ -498,3 +498,157 @@ fn reducers_are_imported_once_and_renamed_on_clash() {
     assert_eq!(comp.bodies().len(), 3, "sum imported once, max renamed");
     insta::assert_snapshot!("two_reducers", comp.to_hlo_text());
 }
+
+/// The windows family's refusals that HLO text cannot express (the text's
+/// `dim_labels` always names each dimension once, in range, with equal
+/// spatial counts), checked through the builder's types; the others are in
+/// `tests/hlo/windows/`.
+#[test]
+fn convolution_dimension_numbers_from_the_api() {
+    use oxla_ir::{ConvolutionDimensionNumbers, OpProblem, Window};
+    let labels = |l: &str| match ConvolutionDimensionNumbers::from_labels(l) {
+        Ok(d) => d,
+        Err(e) => panic!("{l}: {e:?}"),
+    };
+    let (x, k) = (s(F32, &[1, 5, 2]), s(F32, &[3, 2, 4]));
+    let window = Window::from_dimensions(&[3], &[], &[], &[], &[]).unwrap();
+    let conv = |d: &ConvolutionDimensionNumbers| {
+        si::infer_convolution_shape(&x, &k, &window, d, 1, 1, None)
+    };
+    let good = labels("b0f_0io->b0f");
+    assert_eq!(conv(&good).unwrap().to_string(), "f32[1,3,4]");
+    let problem = |r: Result<Shape>| match r {
+        Err(Error::InvalidOp { problem, .. }) => problem,
+        other => panic!("expected an InvalidOp, got {other:?}"),
+    };
+
+    let mut d = good.clone();
+    d.kernel_spatial_dimensions.push(2);
+    let p = problem(conv(&d));
+    assert!(
+        matches!(p, OpProblem::ConvolutionSpatialCount { .. }),
+        "{p:?}"
+    );
+    assert!(
+        p.to_string().starts_with(
+            "Both arguments to convolution must have same number of dimensions: 1 input, 2 kernel"
+        ),
+        "{p}"
+    );
+    let mut d = good.clone();
+    d.output_spatial_dimensions.clear();
+    assert!(
+        problem(conv(&d)).to_string().starts_with(
+            "Both input and output of convolution must have same number of dimensions"
+        ),
+    );
+
+    let mut d = good.clone();
+    d.input_feature_dimension = 3;
+    let p = problem(conv(&d));
+    assert!(
+        matches!(p, OpProblem::ConvolutionDimensionOutOfRange { rank: 3, .. }),
+        "{p:?}"
+    );
+    assert!(
+        p.to_string().starts_with(
+            "A dimension number is out of range in convolution: input {b=0, f=3, spatial={1}}"
+        ),
+        "{p}"
+    );
+    let mut d = good.clone();
+    d.output_batch_dimension = -1;
+    assert!(matches!(
+        problem(conv(&d)),
+        OpProblem::ConvolutionDimensionOutOfRange { .. }
+    ));
+
+    for (side, which) in [(0, "Input"), (1, "Window"), (2, "Output")] {
+        let mut d = good.clone();
+        match side {
+            0 => d.input_feature_dimension = d.input_batch_dimension,
+            1 => d.kernel_spatial_dimensions[0] = d.kernel_output_feature_dimension,
+            _ => d.output_batch_dimension = d.output_feature_dimension,
+        }
+        let p = problem(conv(&d));
+        assert!(
+            p.to_string().starts_with(&format!(
+                "{which} dimensions of convolution must contain each dimension exactly once"
+            )),
+            "{p}"
+        );
+        // The labels of numbers that are not a permutation show a `?`.
+        assert!(d.labels().contains('?'), "{}", d.labels());
+    }
+
+    let err = Window::from_dimensions(&[3, 3], &[1, 1], &[(0, 0)], &[], &[]).unwrap_err();
+    assert!(matches!(
+        &err,
+        Error::InvalidOp {
+            problem: OpProblem::WindowFieldCount {
+                count: 1,
+                dimensions: 2,
+                ..
+            },
+            ..
+        }
+    ));
+    assert_eq!(
+        err.to_string(),
+        "Invalid window: Window has different number of window dimensions than of padding \
+         entries: 2 window dimensions, 1 padding entries."
+    );
+}
+
+/// A reduce-window or select-and-scatter whose called computation is not
+/// there (only a hand-built computation can say so).
+#[test]
+fn windowed_ops_name_their_missing_computations() {
+    use oxla_ir::ir::{Body, InstId, Instruction};
+    use oxla_ir::{Computation, ComputationId, OpKind, Window};
+    let inst = |name: &str, kind: OpKind, operands: Vec<u32>, shape: Shape| Instruction {
+        name: name.into(),
+        kind,
+        operands: operands.into_iter().map(InstId).collect(),
+        shape,
+    };
+    let window = Window::from_dimensions(&[2], &[2], &[], &[], &[]).unwrap();
+    let entry = Body {
+        name: "e".into(),
+        instructions: vec![
+            inst("x", OpKind::Parameter { number: 0 }, vec![], s(F32, &[4])),
+            inst("g", OpKind::Parameter { number: 1 }, vec![], s(F32, &[2])),
+            inst("z", OpKind::Parameter { number: 2 }, vec![], s(F32, &[])),
+            inst(
+                "s",
+                OpKind::SelectAndScatter {
+                    window: window.clone(),
+                    select: ComputationId(5),
+                    scatter: ComputationId(6),
+                },
+                vec![0, 1, 2],
+                s(F32, &[4]),
+            ),
+            inst(
+                "r",
+                OpKind::ReduceWindow {
+                    window,
+                    to_apply: ComputationId(7),
+                },
+                vec![0, 2],
+                s(F32, &[2]),
+            ),
+        ],
+        root: InstId(4),
+    };
+    let err = Computation::from_bodies("m", vec![entry]).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("select refers to computation #5, which does not exist"),
+        "{text}"
+    );
+    assert!(
+        text.contains("to_apply refers to computation #7, which does not exist"),
+        "{text}"
+    );
+}

@@ -1,7 +1,6 @@
-//! [`compile`] and [`Executable`]: the fused, compiled program and its
-//! lean run path.
+//! [`Executable`]: the compiled program and its lean run path (argument
+//! checks, output storage, the buffer table, kernel launches).
 
-use std::fmt::Write;
 use std::sync::{Arc, Mutex, Weak};
 
 use cranelift_jit::JITModule;
@@ -9,28 +8,23 @@ use oxla_ir::{
     ArrayData, Computation, ElementType, Error, Literal, Result, Shape, StorageSink, dispatch_array,
 };
 
-use crate::codegen::Work;
-use crate::codegen::{Jit, KernelFn, KernelSpec};
-use crate::fusion::{BufferKind, Leaf, OutputTree, Plan};
-use crate::inplace::{StepIo, loop_io};
-use crate::lower::{Lowered, form_row_groups, lower_step, partition_extent, work_per_step};
+use crate::codegen::KernelFn;
+use crate::entity::{BufferId, IdVec};
+use crate::error::{Stage, internal};
+use crate::fusion::{Buffer, BufferKind, Leaf, OutputTree, Plan};
+use crate::launch::Launch;
 use crate::pool::pool;
-
-/// Kernels with fewer elements than this run on the calling thread.
-pub const PARALLEL_THRESHOLD: i64 = 1 << 16;
 
 /// Output allocations of at least this many bytes ask for huge pages, and
 /// results of at least this many bytes give their storage back to the
 /// executable when dropped (see [`Executable::run`]).
 const LARGE_OUTPUT: usize = 4 << 20;
 
-/// How one step is launched.
+/// One compiled kernel: its entry point and how it is launched.
 #[derive(Clone, Copy)]
-struct Launch {
-    f: Option<KernelFn>,
-    extent: i64,
-    chunk: i64,
-    parallel: bool,
+pub(crate) struct Kernel {
+    pub(crate) entry: KernelFn,
+    pub(crate) launch: Launch,
 }
 
 /// A compiled computation. `Send + Sync`: one executable may run on many
@@ -55,9 +49,10 @@ pub struct Executable {
     param_shapes: Vec<Shape>,
     result_shape: Shape,
     plan: Plan,
-    launches: Vec<Launch>,
+    /// Every kernel, in launch order.
+    kernels: Vec<Kernel>,
     /// The constants' data, by buffer.
-    constants: Vec<Option<Literal>>,
+    constants: IdVec<BufferId, Option<Literal>>,
     /// Freed on drop.
     module: Mutex<Option<JITModule>>,
     clif: String,
@@ -103,319 +98,9 @@ impl StorageSink for Spare {
     }
 }
 
-fn backend(message: impl Into<String>) -> Error {
-    Error::Backend {
-        backend: "jit".into(),
-        message: message.into(),
-    }
-}
-
-/// Compiles `comp` for the host CPU: fuses it (see [`fusion_text`]) and
-/// compiles one Cranelift function per kernel.
-pub fn compile(comp: &Computation) -> Result<Executable> {
-    // Like `evaluate`: a computation assembled without verification (an
-    // empty one, an operand out of range) is refused before it is read.
-    oxla_ir::verifier::verify(comp)?;
-    // A constant printed as `{...}` has no values to compile in.
-    comp.check_values_known()?;
-    crate::unsupported::check(comp)?;
-    let mut plan = Plan::new(comp);
-    form_row_groups(comp, &mut plan)?;
-    let mut jit = Jit::new()?;
-    let mut kernel_ids: Vec<Option<usize>> = Vec::new();
-    let mut shapes: Vec<(i64, i64)> = Vec::new();
-    let mut infos: Vec<String> = Vec::new();
-    // Per step: one contiguous chunk per thread (see the launches below).
-    let mut one_chunk: Vec<bool> = Vec::new();
-    let result_buf = match &plan.output {
-        OutputTree::Leaf(Leaf::Buffer(b)) => Some(*b),
-        _ => None,
-    };
-    let mut io: Vec<StepIo> = Vec::new();
-    for k in 0..plan.steps.len() {
-        match lower_step(comp, &plan, k)? {
-            Lowered::Empty => {
-                io.push(StepIo {
-                    writes: vec![],
-                    reads: vec![],
-                    alias_ok: vec![],
-                });
-                one_chunk.push(false);
-                kernel_ids.push(None);
-                shapes.push((0, 0));
-                infos.push("empty output: not run".into());
-            }
-            Lowered::Loop(spec) => {
-                io.push(loop_io(&spec, result_buf));
-                let (id, shape, one, info) = loop_kernel_info(&mut jit, &spec)?;
-                one_chunk.push(one);
-                kernel_ids.push(Some(id));
-                shapes.push(shape);
-                infos.push(info);
-            }
-            Lowered::Split(specs) => {
-                io.push(merge_io(
-                    specs.iter().map(|s| loop_io(s, result_buf)).collect(),
-                ));
-                let mut text = format!(
-                    "runs as {} kernels: split along the innermost loop where its guards flip",
-                    specs.len()
-                );
-                for spec in &specs {
-                    let (id, shape, one, info) = loop_kernel_info(&mut jit, spec)?;
-                    one_chunk.push(one);
-                    kernel_ids.push(Some(id));
-                    shapes.push(shape);
-                    text.push('\n');
-                    text.push_str(&info);
-                }
-                infos.push(text);
-            }
-            Lowered::Dot(spec) => {
-                io.push(StepIo {
-                    writes: vec![spec.out],
-                    reads: vec![spec.lhs.0, spec.rhs.0],
-                    alias_ok: vec![],
-                });
-                one_chunk.push(true);
-                let id = jit.dot_kernel(&spec)?;
-                kernel_ids.push(Some(id));
-                let extent = if spec.by_batch() {
-                    spec.batch
-                } else if spec.ty.is_float() {
-                    spec.m
-                } else {
-                    spec.batch * spec.m
-                };
-                let per = if spec.by_batch() {
-                    spec.m * spec.n * spec.k.max(1)
-                } else {
-                    spec.n * spec.k.max(1)
-                };
-                shapes.push((extent, per));
-                infos.push(format!(
-                    "gemm {} {}",
-                    spec.ty,
-                    if spec.ty.is_float() {
-                        "(matrixmultiply, blocked)"
-                    } else {
-                        "(exact, blocked: 64-byte column strips, k blocks of 256)"
-                    }
-                ));
-            }
-        }
-    }
-    let fns = jit.finalize()?;
-    let threads = pool().map_or(1, |p| p.threads()) as i64;
-    let launches = kernel_ids
-        .iter()
-        .zip(&shapes)
-        .zip(&one_chunk)
-        .map(|((id, &(extent, per)), &one)| {
-            let total = extent.saturating_mul(per.max(1));
-            let parallel = threads > 1 && total >= PARALLEL_THRESHOLD && extent >= 2;
-            // Several chunks per thread (for balance), each with enough work.
-            let min_rows = (16384 + per.max(1) - 1) / per.max(1);
-            let chunk = ((extent + 8 * threads - 1) / (8 * threads)).max(min_rows);
-            let chunk = if per == 1 {
-                (chunk + 63) / 64 * 64
-            } else {
-                chunk
-            };
-            // One contiguous chunk per thread for a GEMM call (it packs its
-            // operands) and for a split of an inner loop (a column reduce
-            // split over columns): each chunk walks every outer iteration,
-            // so small chunks would read short runs a row apart. Measured:
-            // sum over axis 0 of f32[4096,4096] took 5.9 ms in 256-column
-            // chunks, 4.8 ms on one thread.
-            let chunk = if one {
-                (extent + threads - 1) / threads
-            } else {
-                chunk
-            };
-            Launch {
-                f: id.map(|i| fns[i]),
-                extent,
-                chunk,
-                parallel,
-            }
-        })
-        .collect();
-    let constants = plan
-        .buffers
-        .iter()
-        .map(|b| match &b.kind {
-            BufferKind::Constant(l) => Some(l.clone()),
-            _ => None,
-        })
-        .collect();
-    let has_temps = plan
-        .buffers
-        .iter()
-        .any(|b| matches!(b.kind, BufferKind::Temp));
-    let fits = plan
-        .buffers
-        .iter()
-        .filter(|b| matches!(b.kind, BufferKind::Output(_)))
-        .map(|b| (b.shape.element_type(), b.shape.element_count() as usize))
-        .collect();
-    let in_place = in_place_params(comp, &plan, &io, result_buf);
-    let fusion = plan.text(comp, &infos);
-    let clif = jit.clif.join("\n");
-    let Jit { module, .. } = jit;
-    Ok(Executable {
-        comp: comp.clone(),
-        param_shapes: comp.parameter_shapes(),
-        result_shape: comp.result_shape().clone(),
-        plan,
-        launches,
-        constants,
-        module: Mutex::new(Some(module)),
-        clif,
-        fusion,
-        temps: Mutex::new(Vec::new()),
-        has_temps,
-        spare: Arc::new(Spare {
-            kept: Mutex::new(Vec::new()),
-            fits,
-        }),
-        in_place,
-    })
-}
-
-/// Compiles one loop kernel: its id, its launch shape (partition extent,
-/// work per step), whether it runs as one chunk per thread, and its line
-/// of the fusion text.
-fn loop_kernel_info(jit: &mut Jit, spec: &KernelSpec) -> Result<(usize, (i64, i64), bool, String)> {
-    let (id, kinfo) = jit.loop_kernel(spec)?;
-    let vplan = &kinfo.vplans;
-    let mut info = format!("loops={:?} order={:?}", spec.graph.extents, spec.order);
-    let vtext = |p: &Option<crate::codegen::VecPlan>| match p {
-        Some(p) if p.whole => {
-            format!("inner={} x{} (whole row)", p.lane_type, p.unroll)
-        }
-        Some(p) => format!("inner={} unroll={}", p.lane_type, p.unroll),
-        None => "inner=scalar".to_string(),
-    };
-    if spec.row_depth.is_none() {
-        let _ = write!(info, " {}", vtext(&vplan[0]));
-    }
-    if let Some(d) = spec.partition {
-        let _ = write!(info, " split=loop{d}");
-    }
-    if let Some(r) = spec.row_depth {
-        let _ = match r {
-            0 | 1 => write!(info, " rows=loop0"),
-            _ => write!(info, " rows=loop0..loop{}", r - 1),
-        };
-        for (k, (pass, vp)) in spec.passes.iter().zip(vplan).enumerate() {
-            if pass.row_only {
-                let _ = write!(info, "\npass {k}: row value -> buf{}", pass.work.out());
-                continue;
-            }
-            let _ = write!(info, "\npass {k}: {} {}", pass_text(&pass.work), vtext(vp));
-            for keep in &pass.keep {
-                let _ = write!(info, " keep=buf{} at {}", keep.buf, keep.offset);
-            }
-            if let Some((p, bufs)) = &kinfo.touch
-                && *p == k
-            {
-                let names: Vec<String> = bufs.iter().map(|b| format!("buf{b}")).collect();
-                let _ = write!(info, " touches the next row of {}", names.join(", "));
-            }
-        }
-    }
-    for n in &spec.graph.nodes {
-        if let crate::graph::Node::Load {
-            buf, offset, clamp, ..
-        } = n
-        {
-            let _ = write!(
-                info,
-                "\nread buf{buf} at {offset}{}",
-                if *clamp { " (guarded)" } else { "" }
-            );
-        }
-    }
-    let shape = (partition_extent(spec), work_per_step(spec));
-    Ok((id, shape, spec.partition.is_some_and(|d| d > 0), info))
-}
-
-/// One [`StepIo`] for kernels run in order as one step: what any of them
-/// writes or reads, and the buffers every kernel that reads them may
-/// overwrite with the result.
-fn merge_io(parts: Vec<StepIo>) -> StepIo {
-    let mut writes: Vec<usize> = parts.iter().flat_map(|p| p.writes.clone()).collect();
-    let mut reads: Vec<usize> = parts.iter().flat_map(|p| p.reads.clone()).collect();
-    writes.sort_unstable();
-    writes.dedup();
-    reads.sort_unstable();
-    reads.dedup();
-    let alias_ok = reads
-        .iter()
-        .copied()
-        .filter(|b| {
-            parts
-                .iter()
-                .all(|p| !p.reads.contains(b) || p.alias_ok.contains(b))
-        })
-        .filter(|b| parts.iter().any(|p| p.alias_ok.contains(b)))
-        .collect();
-    StepIo {
-        writes,
-        reads,
-        alias_ok,
-    }
-}
-
-/// Per parameter of `comp`: whether the result buffer `result` can be the
-/// parameter's own storage (same shape, and every step stays correct).
-fn in_place_params(
-    comp: &Computation,
-    plan: &Plan,
-    io: &[StepIo],
-    result: Option<usize>,
-) -> Vec<bool> {
-    let shapes = comp.parameter_shapes();
-    let Some(r) = result else {
-        return vec![false; shapes.len()];
-    };
-    let writer = io.iter().position(|s| s.writes.contains(&r));
-    (0..shapes.len())
-        .map(|k| {
-            if shapes[k] != plan.buffers[r].shape {
-                return false;
-            }
-            let Some(pb) = plan
-                .buffers
-                .iter()
-                .position(|b| matches!(b.kind, BufferKind::Param(n) if n == k))
-            else {
-                return true; // no kernel reads it
-            };
-            let Some(w) = writer else {
-                return true; // nothing is written (an empty result)
-            };
-            (!io[w].reads.contains(&pb) || io[w].alias_ok.contains(&pb))
-                && !io[w + 1..].iter().any(|s| s.reads.contains(&pb))
-        })
-        .collect()
-}
-
-/// One pass of a row-group kernel, for the debug text.
-fn pass_text(work: &Work) -> String {
-    match work {
-        Work::Store { out, .. } => format!("loop -> buf{out}"),
-        Work::Row { out, .. } => format!("row reduce -> buf{out}"),
-        Work::Col { out, .. } => format!("column reduce -> buf{out}"),
-    }
-}
-
-/// The fusion decisions for `comp` as HLO-like text: every buffer, then
-/// every kernel with its loops, how it reads each buffer, and the
-/// instructions fused into it. Compiles `comp` to find out.
-pub fn fusion_text(comp: &Computation) -> Result<String> {
-    Ok(compile(comp)?.fusion_text().to_string())
+/// An internal error of the run path.
+fn bug(message: impl Into<String>) -> Error {
+    internal(Stage::Run, message)
 }
 
 fn data_ptr(d: &ArrayData) -> *const u8 {
@@ -503,12 +188,61 @@ fn advise_huge_pages(ptr: *const u8, bytes: usize) {
 }
 
 impl Executable {
+    /// The executable of `comp`, fused as `plan`, with the kernels of
+    /// `module` and their texts.
+    pub(crate) fn new(
+        comp: &Computation,
+        plan: Plan,
+        kernels: Vec<Kernel>,
+        module: JITModule,
+        clif: String,
+        fusion: String,
+        in_place: Vec<bool>,
+    ) -> Executable {
+        let constants = plan
+            .buffers
+            .values()
+            .map(|b| match &b.kind {
+                BufferKind::Constant(l) => Some(l.clone()),
+                _ => None,
+            })
+            .collect();
+        let has_temps = plan
+            .buffers
+            .values()
+            .any(|b| matches!(b.kind, BufferKind::Temp));
+        let fits = plan
+            .buffers
+            .values()
+            .filter(|b| matches!(b.kind, BufferKind::Output(_)))
+            .map(|b| (b.shape.element_type(), b.shape.element_count() as usize))
+            .collect();
+        Executable {
+            comp: comp.clone(),
+            param_shapes: comp.parameter_shapes(),
+            result_shape: comp.result_shape().clone(),
+            plan,
+            kernels,
+            constants,
+            module: Mutex::new(Some(module)),
+            clif,
+            fusion,
+            temps: Mutex::new(Vec::new()),
+            has_temps,
+            spare: Arc::new(Spare {
+                kept: Mutex::new(Vec::new()),
+                fits,
+            }),
+            in_place,
+        }
+    }
+
     /// The computation this was compiled from.
     pub fn computation(&self) -> &Computation {
         &self.comp
     }
 
-    /// The fusion decisions as HLO-like text (see [`fusion_text`]).
+    /// The fusion decisions as HLO-like text (see [`crate::fusion_text`]).
     pub fn fusion_text(&self) -> &str {
         &self.fusion
     }
@@ -520,7 +254,7 @@ impl Executable {
 
     /// The number of kernels launched per run.
     pub fn kernel_count(&self) -> usize {
-        self.launches.iter().filter(|l| l.f.is_some()).count()
+        self.kernels.len()
     }
 
     fn check_args(&self, args: &[&Literal]) -> Result<()> {
@@ -533,7 +267,7 @@ impl Executable {
             return Ok(());
         }
         self.comp.check_arguments(args)?;
-        Err(backend("arguments rejected"))
+        Err(bug("arguments rejected"))
     }
 
     /// Runs on `args` (checked first: count, element type and dims of
@@ -565,19 +299,25 @@ impl Executable {
     /// ```
     pub fn run(&self, args: &[&Literal]) -> Result<Literal> {
         self.check_args(args)?;
-        let mut outputs: Vec<Option<ArrayData>> = Vec::with_capacity(self.plan.buffers.len());
-        for b in &self.plan.buffers {
+        let mut outputs: IdVec<BufferId, Option<ArrayData>> =
+            IdVec::with_capacity(self.plan.buffers.len());
+        for b in self.plan.buffers.values() {
             outputs.push(match b.kind {
-                BufferKind::Output(_) => Some(self.output_storage(&b.shape)?),
+                BufferKind::Output(_) => Some(self.output_storage(b)?),
                 _ => None,
             });
         }
         self.execute(args, &mut outputs, &[])?;
-        for (b, o) in self.plan.buffers.iter().zip(&mut outputs) {
+        for (b, o) in self.plan.buffers.values().zip(outputs.values_mut()) {
             if let Some(d) = o {
                 // SAFETY: output buffer `b` was allocated for its element
-                // count, and its step (every output buffer has exactly one)
-                // has written every element: loop kernels store each index
+                // count, and its step has written every element, checked
+                // when this executable was compiled: `verify::check_plan`
+                // (every output buffer written by exactly one step) and
+                // `verify::check_kernels` (that step's writes are one
+                // element per iteration of their loops, inside the buffer,
+                // adding up to all of it; a dot writes `batch * m * n`).
+                // What each kind of write stores: loop kernels each index
                 // of their iteration space, reduces each output element,
                 // column reduces fill the row with `init` before folding,
                 // dots overwrite C (`matrixmultiply` with beta = 0 ignores
@@ -640,7 +380,8 @@ impl Executable {
 
     /// Storage for an output buffer of `shape`, length 0: a recycled one
     /// if one fits, else a new allocation (huge pages when large).
-    fn output_storage(&self, shape: &Shape) -> Result<ArrayData> {
+    fn output_storage(&self, buffer: &Buffer) -> Result<ArrayData> {
+        let shape = &buffer.shape;
         let ty = shape.element_type();
         let n = shape.element_count() as usize;
         if let Ok(mut spare) = self.spare.kept.try_lock()
@@ -652,8 +393,8 @@ impl Executable {
             clear(&mut d);
             return Ok(d);
         }
-        let mut data = uninit_storage(ty, n)
-            .ok_or_else(|| backend(format!("cannot allocate an output of shape {shape}")))?;
+        let mut data =
+            uninit_storage(ty, n).ok_or_else(|| self.allocation_error(buffer, "output"))?;
         let bytes = n * ty.byte_size();
         if bytes >= LARGE_OUTPUT {
             advise_huge_pages(data_ptr(&data), bytes);
@@ -705,16 +446,16 @@ impl Executable {
                 Leaf::Buffer(b) => {
                     let p = out
                         .array_ptr_mut()
-                        .ok_or_else(|| backend("the output literal is not an array"))?;
-                    return self.execute(args, &mut [], &[(*b, p)]);
+                        .ok_or_else(|| bug("the output literal is not an array"))?;
+                    return self.execute(args, &mut IdVec::new(), &[(*b, p)]);
                 }
-                Leaf::Param(k) => args[*k],
+                Leaf::Param(k) => args[k.index()],
                 Leaf::Constant(l) => l,
-                Leaf::Duplicate(_) => return Err(backend("a duplicate leaf without a tuple")),
+                Leaf::Duplicate(_) => return Err(bug("a duplicate leaf without a tuple")),
             };
             let values = src
                 .array_data()
-                .ok_or_else(|| backend("a tuple as an array result"))?;
+                .ok_or_else(|| bug("a tuple as an array result"))?;
             return out.copy_values_from(0, values);
         }
         self.run_into_tuple(args, out)
@@ -734,9 +475,7 @@ impl Executable {
         leaves(&self.plan.output, &mut plan_leaves);
         let ptrs = out.leaf_ptrs_mut();
         if ptrs.len() != plan_leaves.len() {
-            return Err(backend(
-                "the output literal's leaves do not match the result",
-            ));
+            return Err(bug("the output literal's leaves do not match the result"));
         }
         fn shapes<'s>(s: &'s Shape, acc: &mut Vec<&'s Shape>) {
             if s.is_tuple() {
@@ -753,34 +492,34 @@ impl Executable {
             })
         };
         // Where each output buffer goes: its first leaf.
-        let mut into: Vec<(usize, *mut u8)> = Vec::new();
+        let mut into: Vec<(BufferId, *mut u8)> = Vec::new();
         for (leaf, &p) in plan_leaves.iter().zip(&ptrs) {
             if let Leaf::Buffer(b) = leaf {
                 into.push((*b, p));
             }
         }
-        let all_outputs_placed = self.plan.buffers.iter().enumerate().all(|(i, b)| {
+        let all_outputs_placed = self.plan.buffers.iter().all(|(i, b)| {
             !matches!(b.kind, BufferKind::Output(_)) || into.iter().any(|&(ob, _)| ob == i)
         });
         if !all_outputs_placed {
-            return Err(backend("an output buffer has no leaf to write"));
+            return Err(bug("an output buffer has no leaf to write"));
         }
-        self.execute(args, &mut [], &into)?;
+        self.execute(args, &mut IdVec::new(), &into)?;
         for (k, (leaf, &dst)) in plan_leaves.iter().zip(&ptrs).enumerate() {
             let src: *const u8 = match leaf {
                 Leaf::Buffer(_) => continue,
                 Leaf::Duplicate(b) => match into.iter().find(|&&(ob, _)| ob == *b) {
                     Some(&(_, p)) => p,
-                    None => return Err(backend("a duplicate of a missing output")),
+                    None => return Err(bug("a duplicate of a missing output")),
                 },
-                Leaf::Param(n) => args[*n]
+                Leaf::Param(n) => args[n.index()]
                     .array_data()
                     .map(data_ptr)
-                    .ok_or_else(|| backend("a tuple argument as a result leaf"))?,
+                    .ok_or_else(|| bug("a tuple argument as a result leaf"))?,
                 Leaf::Constant(l) => l
                     .array_data()
                     .map(data_ptr)
-                    .ok_or_else(|| backend("a tuple constant as a result leaf"))?,
+                    .ok_or_else(|| bug("a tuple constant as a result leaf"))?,
             };
             // SAFETY: leaf `k` of `out` and its source both hold the
             // leaf's shape (`out` was checked against the result shape, and
@@ -865,7 +604,7 @@ impl Executable {
         {
             let p = inout
                 .array_ptr_mut()
-                .ok_or_else(|| backend("the in-place argument is not an array"))?;
+                .ok_or_else(|| bug("the in-place argument is not an array"))?;
             let param = |k: usize| {
                 if k == number {
                     p
@@ -876,7 +615,7 @@ impl Executable {
                         .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8)
                 }
             };
-            return self.execute_with(&param, &mut [], &[(*b, p)]);
+            return self.execute_with(&param, &mut IdVec::new(), &[(*b, p)]);
         }
         let result = {
             let mut args: Vec<&Literal> = others.to_vec();
@@ -898,8 +637,8 @@ impl Executable {
     fn execute(
         &self,
         args: &[&Literal],
-        outputs: &mut [Option<ArrayData>],
-        into: &[(usize, *mut u8)],
+        outputs: &mut IdVec<BufferId, Option<ArrayData>>,
+        into: &[(BufferId, *mut u8)],
     ) -> Result<()> {
         let param = |k: usize| {
             args.get(k)
@@ -915,8 +654,8 @@ impl Executable {
     fn execute_with(
         &self,
         param: &dyn Fn(usize) -> *mut u8,
-        outputs: &mut [Option<ArrayData>],
-        into: &[(usize, *mut u8)],
+        outputs: &mut IdVec<BufferId, Option<ArrayData>>,
+        into: &[(BufferId, *mut u8)],
     ) -> Result<()> {
         let n = self.plan.buffers.len();
         let mut small = [std::ptr::null_mut::<u8>(); 16];
@@ -936,9 +675,9 @@ impl Executable {
         } else {
             Vec::new()
         };
-        for (i, b) in self.plan.buffers.iter().enumerate() {
-            table[i] = match &b.kind {
-                BufferKind::Param(k) => param(*k),
+        for (i, b) in self.plan.buffers.iter() {
+            table[i.index()] = match &b.kind {
+                BufferKind::Param(k) => param(k.index()),
                 BufferKind::Constant(_) => self.constants[i]
                     .as_ref()
                     .and_then(|l| l.array_data())
@@ -953,11 +692,7 @@ impl Executable {
                             Some(v) => v,
                             None => {
                                 self.keep_temps(temps, cache);
-                                return Err(backend(format!(
-                                    "cannot allocate {bytes} bytes for the intermediate {} of `{}`",
-                                    b.shape,
-                                    self.comp.name()
-                                )));
+                                return Err(self.allocation_error(b, "intermediate"));
                             }
                         },
                     };
@@ -974,8 +709,8 @@ impl Executable {
                 },
             };
         }
-        for l in &self.launches {
-            let Some(f) = l.f else { continue };
+        for k in &self.kernels {
+            let (f, l) = (k.entry, k.launch);
             match (l.parallel, pool()) {
                 (true, Some(p)) => p.run(f, table.as_ptr(), l.extent, l.chunk),
                 _ => {
@@ -984,12 +719,30 @@ impl Executable {
                     // the shape the plan gave it (arguments were checked,
                     // outputs and temporaries allocated here, constants
                     // owned by `self`), and `0..extent` is its full range.
+                    // Over that range every load stays inside its buffer or
+                    // is clamped into it, every store inside its output,
+                    // and no buffer is read before its step wrote it:
+                    // `verify::check_kernels` checked each at compile time.
                     unsafe { f(table.as_ptr(), 0, l.extent) }
                 }
             }
         }
         self.keep_temps(temps, cache);
         Ok(())
+    }
+
+    /// The error for `buffer` (an `output` or `intermediate`), which the
+    /// system cannot allocate.
+    fn allocation_error(&self, buffer: &Buffer, role: &str) -> Error {
+        let shape = &buffer.shape;
+        Error::JitAllocation {
+            computation: self.comp.name().to_string(),
+            instruction: buffer.name.clone(),
+            role: role.to_string(),
+            shape: shape.to_string(),
+            bytes: (shape.element_count() as u64)
+                .saturating_mul(shape.element_type().byte_size() as u64),
+        }
     }
 
     /// Keeps temporaries' storage for the next call.
@@ -1006,7 +759,7 @@ impl Executable {
         &self,
         args: &[&Literal],
         tree: &OutputTree,
-        outputs: &mut [Option<ArrayData>],
+        outputs: &mut IdVec<BufferId, Option<ArrayData>>,
     ) -> Result<Literal> {
         match tree {
             OutputTree::Tuple(items) => Ok(Literal::tuple(
@@ -1019,7 +772,7 @@ impl Executable {
                 Leaf::Buffer(b) => {
                     let data = outputs[*b]
                         .take()
-                        .ok_or_else(|| backend("output buffer taken twice"))?;
+                        .ok_or_else(|| bug("output buffer taken twice"))?;
                     let dims = self.plan.buffers[*b].shape.dims().to_vec();
                     // Keep a copy for later duplicates of this leaf.
                     let mut lit = Literal::from_array_data(&dims, data)?;
@@ -1034,20 +787,20 @@ impl Executable {
                     }
                     Ok(lit)
                 }
-                Leaf::Param(k) => Ok((*args[*k]).clone()),
+                Leaf::Param(k) => Ok((*args[k.index()]).clone()),
                 Leaf::Constant(l) => Ok(l.clone()),
                 Leaf::Duplicate(b) => {
                     let data = outputs[*b]
                         .clone()
-                        .ok_or_else(|| backend("duplicate of a missing output"))?;
+                        .ok_or_else(|| bug("duplicate of a missing output"))?;
                     Literal::from_array_data(self.plan.buffers[*b].shape.dims(), data)
                 }
             },
         }
     }
 
-    fn has_duplicate_of(&self, b: usize) -> bool {
-        fn walk(t: &OutputTree, b: usize) -> bool {
+    fn has_duplicate_of(&self, b: BufferId) -> bool {
+        fn walk(t: &OutputTree, b: BufferId) -> bool {
             match t {
                 OutputTree::Tuple(items) => items.iter().any(|i| walk(i, b)),
                 OutputTree::Leaf(Leaf::Duplicate(d)) => *d == b,
@@ -1071,7 +824,7 @@ impl Drop for Executable {
         };
         if let Some(m) = module {
             // SAFETY: the kernels' function pointers live only in
-            // `self.launches`, which dies with `self`; no run can be in
+            // `self.kernels`, which dies with `self`; no run can be in
             // progress while `drop` has `&mut self`.
             unsafe { m.free_memory() };
         }

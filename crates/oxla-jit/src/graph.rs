@@ -52,10 +52,9 @@ use oxla_ir::{
     Result, UnaryOp, shape::row_major_strides,
 };
 
-use crate::ix::{Ix, Var};
-
-/// Index of a node in [`Graph::nodes`].
-pub(crate) type NodeId = usize;
+use crate::entity::{BufferId, FoldId, IdVec, LoopVar, NodeId};
+use crate::error::{Stage, internal};
+use crate::ix::{Extents, Ix};
 
 /// One condition of a `pad`/`concatenate` guard.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -73,7 +72,7 @@ pub(crate) enum Node {
     /// `clamp` the offset is clamped into the buffer first (a read under a
     /// guard that may be false).
     Load {
-        buf: usize,
+        buf: BufferId,
         ty: ElementType,
         offset: Ix,
         numel: i64,
@@ -211,9 +210,6 @@ impl Node {
     }
 }
 
-/// Index of a fold in [`Graph::folds`].
-pub(crate) type FoldId = usize;
-
 /// Where a node lives: the kernel's own nodes ([`Graph::nodes`], `None`)
 /// or the body of a fold.
 type Scope = Option<FoldId>;
@@ -225,9 +221,9 @@ type Scope = Option<FoldId>;
 #[derive(Clone, Debug)]
 pub(crate) struct Fold {
     /// The loop variables and their extents, outermost first.
-    pub(crate) vars: Vec<(Var, i64)>,
+    pub(crate) vars: Vec<(LoopVar, i64)>,
     /// The body's nodes, hash-consed, operands before users.
-    pub(crate) nodes: Vec<Node>,
+    pub(crate) nodes: IdVec<NodeId, Node>,
     /// The value folded at each step.
     pub(crate) element: NodeId,
     /// The new accumulator.
@@ -248,13 +244,18 @@ pub(crate) struct Fold {
 }
 
 impl Fold {
+    /// The fold whose body holds this fold's node (`None`: the kernel's
+    /// own nodes).
+    pub(crate) fn enclosing(&self) -> Option<FoldId> {
+        self.parent
+    }
+
     /// Adds `node` (or finds the equal one); `true` if it is new.
     fn add(&mut self, node: Node) -> (NodeId, bool) {
         if let Some(&id) = self.dedup.get(&node) {
             return (id, false);
         }
-        let id = self.nodes.len();
-        self.nodes.push(node.clone());
+        let id = self.nodes.push(node.clone());
         self.dedup.insert(node, id);
         (id, true)
     }
@@ -269,7 +270,7 @@ impl Fold {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Source {
     /// Buffer `id` of the executable.
-    Buffer(usize),
+    Buffer(BufferId),
     /// A value bound by the kernel.
     Var(u8),
     /// A node already built (a reducer applied to known values).
@@ -286,20 +287,20 @@ pub(crate) struct Ctx<'a> {
     pub(crate) source: &'a dyn Fn(InstId) -> Option<Source>,
     /// The buffers of non-scalar constants of called bodies, by
     /// `(body, instruction)`.
-    pub(crate) called: &'a HashMap<(u32, InstId), usize>,
+    pub(crate) called: &'a HashMap<(ComputationId, InstId), BufferId>,
 }
 
 /// A hash-consed node list being built.
 #[derive(Default)]
 pub(crate) struct Graph {
     /// The kernel's own nodes.
-    pub(crate) nodes: Vec<Node>,
+    pub(crate) nodes: IdVec<NodeId, Node>,
     /// Loop extents of the kernel's variables (for simplification).
-    pub(crate) extents: Vec<i64>,
+    pub(crate) extents: Extents,
     /// The bodies of the [`Node::Fold`]s, in every scope.
-    pub(crate) folds: Vec<Fold>,
+    pub(crate) folds: IdVec<FoldId, Fold>,
     /// Extents of every variable: the kernel's, then the folds'.
-    var_extents: Vec<i64>,
+    var_extents: Extents,
     /// Nodes in every scope.
     count: usize,
     dedup: HashMap<Node, NodeId>,
@@ -329,11 +330,24 @@ pub(crate) const MAX_NODES: usize = 65536;
 /// of 2 steps each would take `2^64`).
 pub(crate) const MAX_FOLD_DEPTH: usize = 64;
 
-fn backend(message: String) -> Error {
-    Error::Backend {
-        backend: "jit".into(),
-        message,
+/// An internal error of the index analysis.
+fn bug(message: impl Into<String>) -> Error {
+    internal(Stage::Index, message)
+}
+
+/// The nodes reachable from `roots` (them included), ascending: in an
+/// operands-before-users list, an order in which to compute them.
+pub(crate) fn reachable(nodes: &IdVec<NodeId, Node>, roots: &[NodeId]) -> Vec<NodeId> {
+    let mut seen: IdVec<NodeId, bool> = IdVec::filled(nodes.len(), false);
+    let mut stack = roots.to_vec();
+    while let Some(n) = stack.pop() {
+        if seen[n] {
+            continue;
+        }
+        seen[n] = true;
+        stack.extend(nodes[n].operands());
     }
+    nodes.keys().filter(|&n| seen[n]).collect()
 }
 
 /// The bits of scalar `literal` zero-extended to 64 (`None` if not a
@@ -374,7 +388,7 @@ struct Key {
 /// The row-major index of `linear` in `dims`, innermost first and nested
 /// (`i_last = L % n_last`, `i_prev = (L / n_last) % n_prev`, ...), the
 /// form in which a later row-major linearisation folds back to `L`.
-pub(crate) fn delinearise(linear: &Ix, dims: &[i64], ext: &[i64]) -> Vec<Ix> {
+pub(crate) fn delinearise(linear: &Ix, dims: &[i64], ext: &Extents) -> Vec<Ix> {
     let mut out = vec![Ix::constant(0); dims.len()];
     let mut q = linear.clone();
     for d in (0..dims.len()).rev() {
@@ -386,7 +400,7 @@ pub(crate) fn delinearise(linear: &Ix, dims: &[i64], ext: &[i64]) -> Vec<Ix> {
 
 impl Graph {
     /// An empty graph over loop variables with `extents`.
-    pub(crate) fn new(extents: Vec<i64>) -> Graph {
+    pub(crate) fn new(extents: Extents) -> Graph {
         Graph {
             var_extents: extents.clone(),
             extents,
@@ -398,6 +412,11 @@ impl Graph {
     /// (fold variables come after the kernel's).
     pub(crate) fn var_count(&self) -> usize {
         self.var_extents.len()
+    }
+
+    /// The extent of every loop variable: the kernel's, then the folds'.
+    pub(crate) fn all_extents(&self) -> &Extents {
+        &self.var_extents
     }
 
     /// Forgets which instruction was built at which index (the nodes stay,
@@ -421,13 +440,26 @@ impl Graph {
         self.walked.memo.get(&key).copied()
     }
 
+    /// Whether every load (in the kernel's own scope) of a buffer listed in
+    /// `written` is at the offset listed with it (the first entry of the
+    /// buffer): what a row group needs of every read of a buffer one of its
+    /// passes writes.
+    pub(crate) fn loads_at(&self, written: &[(BufferId, Ix)]) -> bool {
+        self.nodes.values().all(|node| match node {
+            Node::Load { buf, offset, .. } => written
+                .iter()
+                .find(|(b, _)| b == buf)
+                .is_none_or(|(_, want)| offset == want),
+            _ => true,
+        })
+    }
+
     /// Adds `node` to the kernel's own nodes (or finds the equal one).
     pub(crate) fn add(&mut self, node: Node) -> NodeId {
         if let Some(&id) = self.dedup.get(&node) {
             return id;
         }
-        let id = self.nodes.len();
-        self.nodes.push(node.clone());
+        let id = self.nodes.push(node.clone());
         self.dedup.insert(node, id);
         self.count += 1;
         id
@@ -446,7 +478,7 @@ impl Graph {
     }
 
     /// The nodes of `scope`.
-    fn scope_nodes(&self, scope: Scope) -> &[Node] {
+    fn scope_nodes(&self, scope: Scope) -> &IdVec<NodeId, Node> {
         match scope {
             None => &self.nodes,
             Some(f) => &self.folds[f].nodes,
@@ -482,14 +514,16 @@ impl Graph {
             if self.walked.memo.contains_key(&key) {
                 continue;
             }
+            let inst = ctx.comp.body(key.body).inst(key.inst);
             if self.count > MAX_NODES {
-                return Err(backend(format!(
-                    "a fused kernel of `{}` grew past {MAX_NODES} nodes",
-                    ctx.comp.body(ctx.body_id).name
-                )));
+                return Err(Error::JitNodeBudget {
+                    computation: ctx.comp.body(key.body).name.clone(),
+                    instruction: inst.name.clone(),
+                    nodes: self.count,
+                    bound: MAX_NODES,
+                });
             }
             let is_top = expand && key == top;
-            let inst = ctx.comp.body(key.body).inst(key.inst);
             // A value of a fold's own body that does not vary along the
             // fold is built in the enclosing scope and captured.
             if let Some(f) = key.scope
@@ -564,7 +598,7 @@ impl Graph {
             }
             OpKind::Constant { .. } => ctx
                 .called
-                .get(&(key.body.0, key.inst))
+                .get(&(key.body, key.inst))
                 .map(|&b| Source::Buffer(b)),
             _ => None,
         }
@@ -577,7 +611,7 @@ impl Graph {
             Source::Var(slot) => self.put(key.scope, Node::Var { ty, slot }),
             Source::Node(n) if key.scope.is_none() => n,
             Source::Node(_) => {
-                return Err(backend(format!(
+                return Err(bug(format!(
                     "`{}`, bound by the kernel, is read inside a fold",
                     inst.name
                 )));
@@ -635,9 +669,8 @@ impl Graph {
     }
 
     /// A fresh loop variable of extent `n`.
-    fn fresh_var(&mut self, n: i64) -> Var {
-        self.var_extents.push(n);
-        (self.var_extents.len() - 1) as Var
+    fn fresh_var(&mut self, n: i64) -> LoopVar {
+        self.var_extents.push(n)
     }
 
     /// Starts (once per request) the fold computing the `reduce` or `dot`
@@ -653,14 +686,14 @@ impl Graph {
         let inst = body.inst(key.inst);
         let depth = key.scope.map_or(0, |p| self.folds[p].depth + 1);
         if depth >= MAX_FOLD_DEPTH {
-            return Err(backend(format!(
-                "`{}` ({}) sits inside {depth} nested folds (reduces and dots of called \
-                 bodies); a kernel nests at most {MAX_FOLD_DEPTH}",
-                inst.name,
-                inst.kind.opcode_name()
-            )));
+            return Err(Error::JitFoldDepth {
+                instruction: inst.name.clone(),
+                op: inst.kind.opcode_name().to_string(),
+                depth,
+                bound: MAX_FOLD_DEPTH,
+            });
         }
-        let f = self.folds.len();
+        let f = FoldId::new(self.folds.len());
         let at = |i: usize| key.index.get(i).cloned().unwrap_or(Ix::constant(0));
         let in_fold = |inst: InstId, index: Vec<Ix>| Key {
             scope: Some(f),
@@ -757,13 +790,13 @@ impl Graph {
                 }
                 (vec![in_fold(l, li), in_fold(r, ri)], None)
             }
-            _ => return Err(backend(format!("`{}` is not a reduce or dot", inst.name))),
+            _ => return Err(bug(format!("`{}` is not a reduce or dot", inst.name))),
         };
         self.folds.push(Fold {
             vars,
-            nodes: Vec::new(),
-            element: 0,
-            combine: 0,
+            nodes: IdVec::new(),
+            element: NodeId::new(0),
+            combine: NodeId::new(0),
             dedup: HashMap::new(),
             parent: key.scope,
             depth,
@@ -784,7 +817,7 @@ impl Graph {
             requests
                 .get(k)
                 .and_then(|r| self.walked.memo.get(r).copied())
-                .ok_or_else(|| backend(format!("fold of `{}` is missing an operand", inst.name)))
+                .ok_or_else(|| bug(format!("fold of `{}` is missing an operand", inst.name)))
         };
         let (init, element, combine) = if let OpKind::DotGeneral { .. } = inst.kind {
             // acc + lhs * rhs from zero, as the interpreter adds them.
@@ -819,7 +852,7 @@ impl Graph {
         fold.element = element;
         fold.combine = combine;
         let mut vars = Vec::new();
-        for n in &fold.nodes {
+        for n in fold.nodes.values() {
             for ix in n.index_exprs() {
                 ix.collect_vars(&mut vars);
             }
@@ -891,7 +924,7 @@ impl Graph {
         Ok(match &inst.kind {
             // Built by `begin_fold`/`finish_fold` instead.
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
-                return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
+                return Err(bug(format!("`{}` is a fold, not a plan", inst.name)));
             }
             // Refused before planning (see `unsupported`).
             OpKind::GetTupleElement { .. }
@@ -899,6 +932,9 @@ impl Graph {
             | OpKind::Conditional { .. }
             | OpKind::OptimizationBarrier
             | OpKind::Map { .. }
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. }
             | OpKind::Rng { .. }
             | OpKind::RngBitGenerator { .. }
             | OpKind::Cholesky { .. }
@@ -906,10 +942,13 @@ impl Graph {
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
             | OpKind::BatchNormGrad { .. } => {
-                return Err(backend(format!("`{}` is not compiled", inst.name)));
+                return Err(bug(format!(
+                    "`{}` is not compiled (refused before planning)",
+                    inst.name
+                )));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {
-                return Err(backend(format!(
+                return Err(bug(format!(
                     "`{}` ({}) must be materialised before it is read in a fused kernel",
                     inst.name,
                     inst.kind.opcode_name()
@@ -1090,7 +1129,7 @@ impl Graph {
             OpKind::Constant { literal } => match scalar_bits(literal) {
                 Some(bits) if inst.shape.is_scalar() => self.put(s, Node::Const { ty, bits }),
                 _ => {
-                    return Err(backend(format!(
+                    return Err(bug(format!(
                         "constant `{}` {} has no buffer",
                         inst.name, inst.shape
                     )));
@@ -1167,11 +1206,11 @@ impl Graph {
             } => self.reduce_precision(s, ty, *exponent_bits, *mantissa_bits, ops[0])?,
             OpKind::Concatenate { .. } => {
                 let Shaped::Concat(guards) = shaped else {
-                    return Err(backend("concatenate planned without guards".into()));
+                    return Err(bug("concatenate planned without guards"));
                 };
-                let mut value = *ops.last().ok_or_else(|| {
-                    backend(format!("concatenate `{}` reads no operand", inst.name))
-                })?;
+                let mut value = *ops
+                    .last()
+                    .ok_or_else(|| bug(format!("concatenate `{}` reads no operand", inst.name)))?;
                 for (j, conds) in guards.into_iter().enumerate().rev() {
                     let p = self.put(s, Node::InBounds { conds });
                     value = self.put(
@@ -1201,10 +1240,10 @@ impl Graph {
                         },
                     )
                 }
-                _ => return Err(backend("pad planned without guards".into())),
+                _ => return Err(bug("pad planned without guards")),
             },
             OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
-                return Err(backend(format!("`{}` is a fold, not a plan", inst.name)));
+                return Err(bug(format!("`{}` is a fold, not a plan", inst.name)));
             }
             // Refused before planning (see `unsupported`).
             OpKind::GetTupleElement { .. }
@@ -1212,6 +1251,9 @@ impl Graph {
             | OpKind::Conditional { .. }
             | OpKind::OptimizationBarrier
             | OpKind::Map { .. }
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. }
             | OpKind::Rng { .. }
             | OpKind::RngBitGenerator { .. }
             | OpKind::Cholesky { .. }
@@ -1219,10 +1261,13 @@ impl Graph {
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
             | OpKind::BatchNormGrad { .. } => {
-                return Err(backend(format!("`{}` is not compiled", inst.name)));
+                return Err(bug(format!(
+                    "`{}` is not compiled (refused before planning)",
+                    inst.name
+                )));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {
-                return Err(backend(format!(
+                return Err(bug(format!(
                     "`{}` cannot be computed inside a fused kernel",
                     inst.name
                 )));

@@ -14,34 +14,44 @@
 //! threads split the loops into disjoint index ranges, so a read of `p[at]`
 //! always sees the argument's value. Anything else runs out of place.
 
-use crate::codegen::{KernelSpec, Work, closure};
-use crate::graph::Node;
+use oxla_ir::Computation;
+
+use crate::entity::BufferId;
+use crate::fusion::{BufferKind, Plan};
+use crate::graph::{Node, reachable};
 use crate::ix::Ix;
+use crate::kernel::{DotKernel, LoopKernel, Work};
 
 /// What in-place runs need to know of one step.
 pub(crate) struct StepIo {
     /// Buffers the step writes.
-    pub(crate) writes: Vec<usize>,
+    pub(crate) writes: Vec<BufferId>,
     /// Buffers the step reads.
-    pub(crate) reads: Vec<usize>,
+    pub(crate) reads: Vec<BufferId>,
     /// Of the buffers it reads, those the step may overwrite with the
     /// result buffer (see the module doc); empty if it does not write the
     /// result.
-    pub(crate) alias_ok: Vec<usize>,
+    pub(crate) alias_ok: Vec<BufferId>,
+}
+
+/// The I/O of a dot kernel: it never runs in place (a GEMM reads whole
+/// rows and columns).
+pub(crate) fn dot_io(spec: &DotKernel) -> StepIo {
+    StepIo {
+        writes: vec![spec.out],
+        reads: vec![spec.lhs.buf, spec.rhs.buf],
+        alias_ok: vec![],
+    }
 }
 
 /// The I/O of a loop kernel, given the result buffer `result`.
-pub(crate) fn loop_io(spec: &KernelSpec, result: Option<usize>) -> StepIo {
-    let mut writes: Vec<usize> = Vec::new();
-    for p in &spec.passes {
-        writes.push(p.work.out());
-        writes.extend(p.keep.iter().map(|k| k.buf));
-    }
-    let mut reads: Vec<usize> = spec
+pub(crate) fn loop_io(spec: &LoopKernel, result: Option<BufferId>) -> StepIo {
+    let mut writes: Vec<BufferId> = spec.written().collect();
+    let mut reads: Vec<BufferId> = spec
         .graph
         .nodes
-        .iter()
-        .chain(spec.graph.folds.iter().flat_map(|f| f.nodes.iter()))
+        .values()
+        .chain(spec.graph.folds.values().flat_map(|f| f.nodes.values()))
         .filter_map(|n| match n {
             Node::Load { buf, .. } => Some(*buf),
             _ => None,
@@ -67,12 +77,12 @@ pub(crate) fn loop_io(spec: &KernelSpec, result: Option<usize>) -> StepIo {
 }
 
 /// Whether `spec` stays correct when buffer `result` is buffer `p`.
-fn may_overwrite(spec: &KernelSpec, p: usize, result: usize) -> bool {
+fn may_overwrite(spec: &LoopKernel, p: BufferId, result: BufferId) -> bool {
     let in_folds = spec
         .graph
         .folds
-        .iter()
-        .flat_map(|f| f.nodes.iter())
+        .values()
+        .flat_map(|f| f.nodes.values())
         .any(|n| matches!(n, Node::Load { buf, .. } if *buf == p));
     if in_folds {
         return false;
@@ -81,7 +91,7 @@ fn may_overwrite(spec: &KernelSpec, p: usize, result: usize) -> bool {
     let mut first = None;
     for (k, pass) in spec.passes.iter().enumerate() {
         let mut here: Vec<&Ix> = pass
-            .keep
+            .keeps
             .iter()
             .filter(|keep| keep.buf == result)
             .map(|keep| &keep.offset)
@@ -106,7 +116,7 @@ fn may_overwrite(spec: &KernelSpec, p: usize, result: usize) -> bool {
     };
     let nodes = &spec.graph.nodes;
     for (k, pass) in spec.passes.iter().enumerate() {
-        for n in closure(nodes, &pass.roots()) {
+        for n in reachable(nodes, &pass.roots()) {
             if let Node::Load {
                 buf, offset, clamp, ..
             } = &nodes[n]
@@ -118,4 +128,66 @@ fn may_overwrite(spec: &KernelSpec, p: usize, result: usize) -> bool {
         }
     }
     true
+}
+
+/// One [`StepIo`] for kernels run in order as one step: what any of them
+/// writes or reads, and the buffers every kernel that reads them may
+/// overwrite with the result.
+pub(crate) fn merge_io(parts: Vec<StepIo>) -> StepIo {
+    let mut writes: Vec<BufferId> = parts.iter().flat_map(|p| p.writes.clone()).collect();
+    let mut reads: Vec<BufferId> = parts.iter().flat_map(|p| p.reads.clone()).collect();
+    writes.sort_unstable();
+    writes.dedup();
+    reads.sort_unstable();
+    reads.dedup();
+    let alias_ok = reads
+        .iter()
+        .copied()
+        .filter(|b| {
+            parts
+                .iter()
+                .all(|p| !p.reads.contains(b) || p.alias_ok.contains(b))
+        })
+        .filter(|b| parts.iter().any(|p| p.alias_ok.contains(b)))
+        .collect();
+    StepIo {
+        writes,
+        reads,
+        alias_ok,
+    }
+}
+
+/// Per parameter of `comp`: whether the result buffer `result` can be the
+/// parameter's own storage (same shape, and every step stays correct).
+pub(crate) fn in_place_params(
+    comp: &Computation,
+    plan: &Plan,
+    io: &[StepIo],
+    result: Option<BufferId>,
+) -> Vec<bool> {
+    let shapes = comp.parameter_shapes();
+    let Some(r) = result else {
+        return vec![false; shapes.len()];
+    };
+    let writer = io.iter().position(|s| s.writes.contains(&r));
+    (0..shapes.len())
+        .map(|k| {
+            if shapes[k] != plan.buffers[r].shape {
+                return false;
+            }
+            let Some(pb) = plan
+                .buffers
+                .iter()
+                .find(|(_, b)| matches!(b.kind, BufferKind::Param(n) if n.index() == k))
+                .map(|(id, _)| id)
+            else {
+                return true; // no kernel reads it
+            };
+            let Some(w) = writer else {
+                return true; // nothing is written (an empty result)
+            };
+            (!io[w].reads.contains(&pb) || io[w].alias_ok.contains(&pb))
+                && !io[w + 1..].iter().any(|s| s.reads.contains(&pb))
+        })
+        .collect()
 }

@@ -18,14 +18,16 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// A loop variable, numbered by the kernel.
-pub(crate) type Var = u32;
+use crate::entity::{IdVec, LoopVar};
+
+/// The extent of each loop variable: variable `v` runs over `0..extents[v]`.
+pub(crate) type Extents = IdVec<LoopVar, i64>;
 
 /// A non-constant part of an [`Ix`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Atom {
     /// Loop variable `v`, in `0..extent[v]`.
-    Var(Var),
+    Var(LoopVar),
     /// `floor(x / d)`, `d > 1`.
     Div(Box<Ix>, i64),
     /// `x - d * floor(x / d)`, `d > 1`.
@@ -50,7 +52,7 @@ impl Ix {
     }
 
     /// Loop variable `v`.
-    pub(crate) fn var(v: Var) -> Ix {
+    pub(crate) fn var(v: LoopVar) -> Ix {
         Ix {
             terms: vec![(Atom::Var(v), 1)],
             constant: 0,
@@ -152,7 +154,7 @@ impl Ix {
 
     /// The smallest and largest value over the loop ranges
     /// (`extents[v]` values for variable `v`).
-    pub(crate) fn range(&self, extents: &[i64]) -> (i128, i128) {
+    pub(crate) fn range(&self, extents: &Extents) -> (i128, i128) {
         let (mut lo, mut hi) = (self.constant as i128, self.constant as i128);
         for (a, c) in &self.terms {
             let (alo, ahi) = a.range(extents);
@@ -182,7 +184,7 @@ impl Ix {
     }
 
     /// `floor(self / d)` for `d >= 1`.
-    pub(crate) fn div(&self, d: i64, extents: &[i64]) -> Ix {
+    pub(crate) fn div(&self, d: i64, extents: &Extents) -> Ix {
         if d <= 1 {
             return self.clone();
         }
@@ -207,7 +209,7 @@ impl Ix {
     }
 
     /// `self mod d` (floor modulo, in `0..d`) for `d >= 1`.
-    pub(crate) fn modulo(&self, d: i64, extents: &[i64]) -> Ix {
+    pub(crate) fn modulo(&self, d: i64, extents: &Extents) -> Ix {
         if d <= 1 {
             return Ix::constant(0);
         }
@@ -229,7 +231,7 @@ impl Ix {
     /// The coefficient of `v` when `v` appears only as a top-level term
     /// (`Some(0)` when it does not appear at all); `None` when `v` appears
     /// inside a division or modulo.
-    pub(crate) fn affine_coefficient(&self, v: Var) -> Option<i64> {
+    pub(crate) fn affine_coefficient(&self, v: LoopVar) -> Option<i64> {
         let mut coef = 0;
         for (a, c) in &self.terms {
             match a {
@@ -246,7 +248,7 @@ impl Ix {
     }
 
     /// `true` if `v` appears anywhere.
-    pub(crate) fn uses(&self, v: Var) -> bool {
+    pub(crate) fn uses(&self, v: LoopVar) -> bool {
         self.terms.iter().any(|(a, _)| match a {
             Atom::Var(w) => *w == v,
             Atom::Div(x, _) | Atom::Mod(x, _) => x.uses(v),
@@ -254,7 +256,7 @@ impl Ix {
     }
 
     /// Every variable used, into `out`.
-    pub(crate) fn collect_vars(&self, out: &mut Vec<Var>) {
+    pub(crate) fn collect_vars(&self, out: &mut Vec<LoopVar>) {
         for (a, _) in &self.terms {
             match a {
                 Atom::Var(w) => {
@@ -268,7 +270,7 @@ impl Ix {
     }
 
     /// `self` without its top-level `v` term.
-    pub(crate) fn without_var(&self, v: Var) -> Ix {
+    pub(crate) fn without_var(&self, v: LoopVar) -> Ix {
         Ix {
             terms: self
                 .terms
@@ -282,11 +284,11 @@ impl Ix {
 }
 
 impl Atom {
-    fn range(&self, extents: &[i64]) -> (i128, i128) {
+    fn range(&self, extents: &Extents) -> (i128, i128) {
         match self {
             Atom::Var(v) => (
                 0,
-                (extents.get(*v as usize).copied().unwrap_or(1) - 1).max(0) as i128,
+                (extents.get(*v).copied().unwrap_or(1) - 1).max(0) as i128,
             ),
             Atom::Div(x, d) => {
                 let (lo, hi) = x.range(extents);
@@ -343,7 +345,7 @@ impl fmt::Display for Ix {
 impl fmt::Display for Atom {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Atom::Var(v) => write!(f, "i{v}"),
+            Atom::Var(v) => write!(f, "{v}"),
             Atom::Div(x, d) => write!(f, "({x})/{d}"),
             Atom::Mod(x, d) => write!(f, "({x})%{d}"),
         }
@@ -354,30 +356,37 @@ impl fmt::Display for Atom {
 mod tests {
     use super::*;
 
+    const I0: LoopVar = LoopVar::new(0);
+    const I1: LoopVar = LoopVar::new(1);
+
+    fn extents(e: &[i64]) -> Extents {
+        e.iter().copied().collect()
+    }
+
     #[test]
     fn merge_reshape_read_from_a_buffer_is_affine() {
         // [a, b] -> [a*b]: operand index (i/b, i%b), address (i/b)*b + i%b.
-        let ext = [12];
-        let i = Ix::var(0);
+        let ext = extents(&[12]);
+        let i = Ix::var(I0);
         let addr = i.div(4, &ext).scale(4).add(&i.modulo(4, &ext));
-        assert_eq!(addr, Ix::var(0));
+        assert_eq!(addr, Ix::var(I0));
     }
 
     #[test]
     fn unit_dimension_removal_is_affine() {
         // [a, b] -> [a, 1, b]: L = 5*i0 + i1; (L/5)%a = i0, L%5 = i1.
-        let ext = [3, 5];
-        let l = Ix::var(0).scale(5).add(&Ix::var(1));
-        assert_eq!(l.div(5, &ext).modulo(3, &ext), Ix::var(0));
-        assert_eq!(l.modulo(5, &ext), Ix::var(1));
+        let ext = extents(&[3, 5]);
+        let l = Ix::var(I0).scale(5).add(&Ix::var(I1));
+        assert_eq!(l.div(5, &ext).modulo(3, &ext), Ix::var(I0));
+        assert_eq!(l.modulo(5, &ext), Ix::var(I1));
         assert_eq!(l.to_string(), "5*i0 + i1");
     }
 
     #[test]
     fn genuine_division_stays_an_atom() {
-        let ext = [12];
-        let q = Ix::var(0).div(4, &ext);
-        assert_eq!(q.affine_coefficient(0), None);
+        let ext = extents(&[12]);
+        let q = Ix::var(I0).div(4, &ext);
+        assert_eq!(q.affine_coefficient(I0), None);
         assert_eq!(q.range(&ext), (0, 2));
         assert_eq!(q.to_string(), "(i0)/4");
     }

@@ -1,6 +1,6 @@
 //! # oxla-jit: the Cranelift JIT of oxla
 //!
-//! [`compile`] turns a verified [`Computation`](oxla_ir::Computation) into
+//! [`compile()`] turns a verified [`Computation`](oxla_ir::Computation) into
 //! an [`Executable`] of native kernels for the host CPU; [`Executable::run`]
 //! gives the same result as the reference interpreter (`oxla_interp`), bit
 //! for bit for every exact op.
@@ -25,51 +25,76 @@
 //!
 //! ## How it works (data flows one way)
 //!
+//! `compile` (the driver) runs the stages in order; each reads only the one
+//! before's output.
+//!
 //! 1. `fusion`: the entry body is cut into *steps*. Parameters,
 //!    constants, reduces, dots, result leaves and costly shared values get
 //!    buffers; everything else is fused into the kernels that read it.
 //!    Reduces over the innermost dims and the steps that read them back
-//!    over the same rows form *row groups*: one kernel, one pass per step
-//!    and row (softmax, layer norm).
-//! 2. `graph`: a step's root is expanded into an expression graph at the
-//!    kernel's loop index; every index map (broadcast, transpose, slice,
-//!    reverse, reshape, pad, concatenate) is resolved into `ix` index
-//!    expressions, so a broadcast operand is a load at stride 0.
-//! 3. `lower`: loop variables are chosen (unit dimensions dropped,
-//!    adjacent contiguous ones merged) and reductions are laid out (row
-//!    or column).
-//! 4. `codegen`: one Cranelift function per kernel, with loop-invariant
-//!    values hoisted per loop level, a vectorised, unrolled innermost loop
-//!    and a scalar tail; dots call a blocked GEMM (floats) or run an exact
-//!    vectorised loop (integers).
-//! 5. `executable`: the run path checks arguments against precomputed
+//!    over the same rows form *row groups* (`fusion::row_groups`): one
+//!    kernel, one pass per step and row (softmax, layer norm).
+//! 2. `graph`, `ix` (the index analysis): a step's root is expanded into
+//!    an expression graph at the kernel's loop index; every index map
+//!    (broadcast, transpose, slice, reverse, reshape, pad, concatenate) is
+//!    resolved into index expressions, so a broadcast operand is a load at
+//!    stride 0.
+//! 3. `lower`: each step becomes kernel descriptions (`kernel`): loop
+//!    variables chosen (unit dimensions dropped, adjacent contiguous ones
+//!    merged, transposes tiled, guarded loops split), reductions laid out
+//!    (row or column). Lowering is total for whatever fusion emits.
+//! 4. `verify`: the JIT's IR verifier checks the plan after fusion and the
+//!    kernels after lowering (buffers written once, every element, before
+//!    any read; loads inside their buffers; variables bound; operands
+//!    before users).
+//! 5. `codegen`: one Cranelift function per kernel: its analysis
+//!    (`schedule`), then the loop nest (`loops`, `reduce`), memory accesses
+//!    (`memory`), per-op rules (`elemental`, with `math` for the
+//!    transcendentals), folds and dots.
+//! 6. `launch`: how each kernel's range is cut across threads.
+//! 7. `executable`: the run path checks arguments against precomputed
 //!    shapes, allocates outputs (uninitialised until the kernels have
 //!    written them, huge pages when large, or recycled from a result handed
 //!    back) or writes into the caller's, and launches kernels in order,
-//!    splitting large ones across the persistent `pool`.
+//!    splitting large ones across the persistent `pool`; `inplace` decides
+//!    which arguments a result may overwrite.
+//!
+//! The IR is arenas addressed by typed `u32` handles (`entity`): buffers,
+//! parameters, nodes, folds, loop variables. Errors (`error`) are limits a
+//! user can act on or internal bugs naming their stage.
 //!
 //! Invariants: no input can make a kernel read or write out of bounds
-//! (arguments are checked before any native code runs, loads under a
-//! `pad`/`concatenate` guard are clamped into their buffer); nothing falls
-//! back to the interpreter; `oxla-ir` knows nothing of this crate.
+//! (arguments are checked before any native code runs, the verifier checks
+//! every access of every kernel description before it is compiled, loads
+//! under a `pad`/`concatenate` guard are clamped into their buffer);
+//! nothing falls back to the interpreter; `oxla-ir` knows nothing of this
+//! crate.
 //!
 //! See `docs/jit.md` for the design, the exactness contract and the
 //! measured numbers.
 #![warn(missing_docs)]
 
 pub(crate) mod codegen;
+pub(crate) mod compile;
 pub(crate) mod cpool;
+pub(crate) mod entity;
+pub(crate) mod error;
 pub(crate) mod executable;
 pub(crate) mod fusion;
 pub(crate) mod graph;
 pub(crate) mod inplace;
 pub(crate) mod ix;
+pub(crate) mod kernel;
+pub(crate) mod launch;
 pub(crate) mod lower;
 pub(crate) mod math;
 pub(crate) mod pool;
 pub(crate) mod unsupported;
+pub(crate) mod verify;
 
-pub use executable::{Executable, PARALLEL_THRESHOLD, compile, fusion_text};
+pub use compile::{compile, fusion_text};
+pub use executable::Executable;
+pub use launch::PARALLEL_THRESHOLD;
 pub use pool::THREADS_VAR;
 
 /// How many threads run a large kernel (the calling thread included):

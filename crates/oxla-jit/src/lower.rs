@@ -1,28 +1,36 @@
-//! Lowering: each fusion step becomes a kernel description
-//! ([`KernelSpec`] or [`DotSpec`]) with its loop variables chosen.
+//! Lowering: each fusion step becomes kernel descriptions
+//! ([`LoopKernel`], [`DotKernel`]) with their loop variables chosen.
 //!
 //! Loop variables are the non-unit dimensions of the iteration space
 //! (size-1 dimensions are read at index 0 and need no loop). Adjacent
 //! variables whose every index expression strides them as one row-major
 //! dimension (`stride_k == stride_{k+1} * n_{k+1}` in every load, guard,
 //! iota and the output) are merged into one longer loop: a same-shape
-//! elementwise kernel runs as a single flat loop.
+//! elementwise kernel runs as a single flat loop. A loop kernel whose
+//! guards flip along its innermost loop is split into stretches
+//! ([`split_points`]); a transposing one is tiled ([`tile_plan`]).
+//!
+//! Lowering decides how a step runs, never whether: it is total for
+//! whatever fusion emits. Row groups in particular were decided by fusion
+//! (`fusion::row_groups`), which checked their reads; lowering only lays
+//! out their loops. Its errors are the graph builder's (a kernel past the
+//! node budget, folds nested too deep) and internal ones.
 
 use oxla_ir::{
     BinaryOp, Body, Computation, ComputationId, ElementType, Error, InstId, OpKind, Result,
     shape::row_major_strides,
 };
 
-use crate::codegen::{DotSpec, Keep, KernelSpec, Pass, Reducer, Work};
-use crate::fusion::{EXPENSIVE, KeepPlan, Plan, Step, StepKind, op_cost};
-use crate::graph::{Ctx, Graph, NodeId, Source, delinearise};
-use crate::ix::{Ix, Var};
+use crate::entity::{BufferId, IdVec, LoopVar, NodeId};
+use crate::error::{Stage, internal};
+use crate::fusion::{KeepPlan, Plan, RowSpace, Step, StepKind, pass_source};
+use crate::graph::{Ctx, Graph, Source, delinearise};
+use crate::ix::{Extents, Ix};
+use crate::kernel::{DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
-fn backend(message: impl Into<String>) -> Error {
-    Error::Backend {
-        backend: "jit".into(),
-        message: message.into(),
-    }
+/// An internal error of lowering.
+fn bug(message: impl Into<String>) -> Error {
+    internal(Stage::Lowering, message)
 }
 
 fn entry_source(plan: &Plan) -> impl Fn(InstId) -> Option<Source> + '_ {
@@ -31,26 +39,39 @@ fn entry_source(plan: &Plan) -> impl Fn(InstId) -> Option<Source> + '_ {
 
 /// Maps a kernel's output index (and the loop extents) to the index its
 /// root is read at.
-type IndexOf<'a> = &'a dyn Fn(&[Ix], &[i64]) -> Vec<Ix>;
+type IndexOf<'a> = &'a dyn Fn(&[Ix], &Extents) -> Vec<Ix>;
 
 /// Where a loop kernel writes: buffer `out`, row-major over `dims`.
 struct Target<'a> {
-    out: usize,
+    out: BufferId,
     dims: &'a [i64],
     ty: ElementType,
+}
+
+/// One loop variable per non-unit dimension of `dims`: the dimension each
+/// variable walks, and the extents.
+fn loop_dims(dims: &[i64]) -> (IdVec<LoopVar, usize>, Extents) {
+    let walked: IdVec<LoopVar, usize> = (0..dims.len()).filter(|&d| dims[d] != 1).collect();
+    let extents: Extents = walked.values().map(|&d| dims[d]).collect();
+    (walked, extents)
+}
+
+/// Every loop variable of `extents`, in order.
+fn in_order(extents: &Extents) -> Vec<LoopVar> {
+    extents.keys().collect()
 }
 
 /// A loop kernel computing `root` over the target's dims; `index_of` maps
 /// the output index to `root`'s index. With `expand_root`, `root` is
 /// computed even though it has a buffer (it is the one being written).
-fn loop_spec(
+fn loop_kernels(
     comp: &Computation,
     plan: &Plan,
     target: Target,
     root: InstId,
     expand_root: bool,
     index_of: IndexOf,
-) -> Result<Vec<KernelSpec>> {
+) -> Result<Vec<LoopKernel>> {
     let Target {
         out,
         dims: out_dims,
@@ -65,10 +86,9 @@ fn loop_spec(
     };
     let strides = row_major_strides(out_dims);
     // First pass: one variable per non-unit dimension.
-    let dims: Vec<usize> = (0..out_dims.len()).filter(|&d| out_dims[d] != 1).collect();
-    let extents: Vec<i64> = dims.iter().map(|&d| out_dims[d]).collect();
+    let (dims, extents) = loop_dims(out_dims);
     let index: Vec<Ix> = dim_index(out_dims, &dims, &extents, &[]);
-    let build = |extents: Vec<i64>, index: Vec<Ix>| -> Result<(Graph, NodeId, Ix)> {
+    let build = |extents: Extents, index: Vec<Ix>| -> Result<(Graph, NodeId, Ix)> {
         let mut g = Graph::new(extents);
         let ri = index_of(&index, &g.extents);
         let node = if expand_root {
@@ -85,9 +105,10 @@ fn loop_spec(
     let (mut graph, mut node, mut out_offset) = build(extents.clone(), index.clone())?;
     let spec = |graph: Graph, node: NodeId, out_offset: Ix| {
         let nv = graph.extents.len();
-        KernelSpec::single(
+        let order = in_order(&graph.extents);
+        LoopKernel::single(
             graph,
-            (0..nv as Var).collect(),
+            order,
             (nv > 0).then_some(0),
             Work::Store {
                 root: node,
@@ -99,7 +120,7 @@ fn loop_spec(
     };
     // Merge adjacent variables that stride as one.
     let groups = merge_groups(&graph, &[&out_offset], &extents, None);
-    let total: i64 = extents.iter().product();
+    let total: i64 = extents.values().product();
     let points = if groups.len() == extents.len() && expand_root && total >= SPLIT_MIN_ELEMENTS {
         split_points(&graph, &extents)
     } else {
@@ -108,7 +129,7 @@ fn loop_spec(
     if let Some(points) = points {
         // Guards that flip along the innermost loop: one kernel per stretch
         // (see `split_points`).
-        let q = extents.len() - 1;
+        let q = LoopVar::new(extents.len() - 1);
         let mut pieces = Vec::with_capacity(points.len() + 1);
         let bounds: Vec<i64> = std::iter::once(0)
             .chain(points)
@@ -118,17 +139,14 @@ fn loop_spec(
             let mut piece_extents = extents.clone();
             piece_extents[q] = w[1] - w[0];
             let mut piece_index = index.clone();
-            piece_index[dims[q]] = Ix::var(q as Var).add_constant(w[0]);
+            piece_index[dims[q]] = Ix::var(q).add_constant(w[0]);
             let (g, n, o) = build(piece_extents, piece_index)?;
             pieces.push(spec(g, n, o));
         }
         return Ok(pieces);
     }
     if groups.len() < extents.len() {
-        let new_extents: Vec<i64> = groups
-            .iter()
-            .map(|g| g.iter().map(|&v| extents[v]).product())
-            .collect();
+        let new_extents = merged_extents(&groups, &extents);
         let index = dim_index(out_dims, &dims, &new_extents, &groups);
         (graph, node, out_offset) = build(new_extents, index)?;
     } else if let Some(tiles) = tile_plan(&graph, &extents) {
@@ -140,6 +158,14 @@ fn loop_spec(
         }
     }
     Ok(vec![spec(graph, node, out_offset)])
+}
+
+/// The extents of merged variables: each group's product.
+fn merged_extents(groups: &[Vec<LoopVar>], extents: &Extents) -> Extents {
+    groups
+        .iter()
+        .map(|g| g.iter().map(|&v| extents[v]).product())
+        .collect()
 }
 
 /// Loop kernels with fewer elements are never split by `split_points`.
@@ -157,13 +183,13 @@ const SPLIT_MAX_PIECES: usize = 8;
 /// `q`, when one varies in a way this does not resolve (with other loop
 /// variables, a stride other than ±1, interior padding), or when it would
 /// take more than [`SPLIT_MAX_PIECES`] stretches.
-fn split_points(graph: &Graph, extents: &[i64]) -> Option<Vec<i64>> {
+fn split_points(graph: &Graph, extents: &Extents) -> Option<Vec<i64>> {
     use crate::graph::{Cond, Node};
     use crate::ix::Atom;
-    let q = extents.len().checked_sub(1)?;
+    let q = LoopVar::new(extents.len().checked_sub(1)?);
     let n = extents[q];
     let mut points = Vec::new();
-    for node in &graph.nodes {
+    for node in graph.nodes.values() {
         let Node::InBounds { conds } = node else {
             continue;
         };
@@ -171,14 +197,14 @@ fn split_points(graph: &Graph, extents: &[i64]) -> Option<Vec<i64>> {
             let ix = match c {
                 Cond::Range { ix, .. } | Cond::Divisible { ix, .. } => ix,
             };
-            let coef = ix.affine_coefficient(q as Var)?;
+            let coef = ix.affine_coefficient(q)?;
             if coef == 0 {
                 continue;
             }
             let Cond::Range { lo, hi, .. } = c else {
                 return None;
             };
-            let only_q = ix.terms().len() == 1 && ix.terms()[0].0 == Atom::Var(q as Var);
+            let only_q = ix.terms().len() == 1 && ix.terms()[0].0 == Atom::Var(q);
             if !only_q {
                 return None;
             }
@@ -209,6 +235,18 @@ const TILE_P: [i64; 5] = [128, 64, 32, 16, 8];
 /// (the associativity) evict each other.
 const TILE_Q: [i64; 2] = [8, 4];
 
+/// Two loops to tile and their tile sizes (see [`tile_plan`]).
+#[derive(Clone, Copy)]
+struct Tiles {
+    /// The loop the input is contiguous along, and its tile size.
+    p: LoopVar,
+    tp: i64,
+    /// The innermost loop (the output is contiguous along it), and its
+    /// tile size.
+    q: LoopVar,
+    tq: i64,
+}
+
 /// How to tile a transposing loop nest: loops `(p, q)` and tile sizes
 /// `(tp, tq)`, when some load reads the innermost loop `q` with a stride
 /// other than 0 or 1 (a transpose: consecutive output elements lie a row
@@ -224,28 +262,27 @@ const TILE_Q: [i64; 2] = [8, 4];
 /// 8 ms, 1024² from 2.4 to 0.6 ms (XLA: 40 and 0.47 ms allocating; 106 and
 /// 2.5 ms for `transpose(x) + 1`). Square 32 × 32 tiles took 25 ms: their
 /// 32 input rows 16 KiB apart thrash one L1 set.
-fn tile_plan(graph: &Graph, extents: &[i64]) -> Option<(usize, usize, i64, i64)> {
-    let nv = extents.len();
-    let q = nv.checked_sub(1)?;
+fn tile_plan(graph: &Graph, extents: &Extents) -> Option<Tiles> {
+    let q = LoopVar::new(extents.len().checked_sub(1)?);
     let tq = TILE_Q
         .into_iter()
         .find(|&t| extents[q] % t == 0 && extents[q] >= 2 * t)?;
-    graph.nodes.iter().find_map(|n| {
+    graph.nodes.values().find_map(|n| {
         let crate::graph::Node::Load { offset, .. } = n else {
             return None;
         };
-        let cq = offset.affine_coefficient(q as Var)?;
+        let cq = offset.affine_coefficient(q)?;
         if cq == 0 || cq == 1 {
             return None;
         }
-        (0..q).find_map(|p| {
-            if offset.affine_coefficient(p as Var) != Some(1) {
+        extents.keys().take(q.index()).find_map(|p| {
+            if offset.affine_coefficient(p) != Some(1) {
                 return None;
             }
             let tp = TILE_P
                 .into_iter()
                 .find(|&t| extents[p] % t == 0 && extents[p] >= 2 * t)?;
-            Some((p, q, tp, tq))
+            Some(Tiles { p, tp, q, tq })
         })
     })
 }
@@ -255,23 +292,23 @@ fn tile_plan(graph: &Graph, extents: &[i64]) -> Option<(usize, usize, i64, i64)>
 /// `q` and a tile loop `nv + 1`; the two tile loops are innermost.
 fn tiled_index(
     out_dims: &[i64],
-    dims: &[usize],
-    extents: &[i64],
-    (p, q, tp, tq): (usize, usize, i64, i64),
-) -> (Vec<i64>, Vec<Ix>) {
-    let nv = extents.len();
-    let mut tiled: Vec<i64> = extents.to_vec();
+    dims: &IdVec<LoopVar, usize>,
+    extents: &Extents,
+    Tiles { p, tp, q, tq }: Tiles,
+) -> (Extents, Vec<Ix>) {
+    let mut tiled = extents.clone();
     tiled[p] /= tp;
     tiled[q] /= tq;
-    tiled.extend([tp, tq]);
+    let p_tile = tiled.push(tp);
+    let q_tile = tiled.push(tq);
     let mut index = vec![Ix::constant(0); out_dims.len()];
-    for (v, &d) in dims.iter().enumerate() {
+    for (v, &d) in dims.iter() {
         index[d] = if v == p {
-            Ix::var(v as Var).scale(tp).add(&Ix::var(nv as Var))
+            Ix::var(v).scale(tp).add(&Ix::var(p_tile))
         } else if v == q {
-            Ix::var(v as Var).scale(tq).add(&Ix::var((nv + 1) as Var))
+            Ix::var(v).scale(tq).add(&Ix::var(q_tile))
         } else {
-            Ix::var(v as Var)
+            Ix::var(v)
         };
     }
     (tiled, index)
@@ -280,26 +317,36 @@ fn tiled_index(
 /// Whether every index expression of `graph` (and `extra`) is affine in
 /// every loop variable.
 fn all_affine(graph: &Graph, extra: &Ix) -> bool {
-    let nv = graph.extents.len() as Var;
     std::iter::once(extra)
-        .chain(graph.nodes.iter().flat_map(|n| n.index_exprs()))
-        .all(|ix| (0..nv).all(|v| ix.affine_coefficient(v).is_some()))
+        .chain(graph.nodes.values().flat_map(|n| n.index_exprs()))
+        .all(|ix| {
+            graph
+                .extents
+                .keys()
+                .all(|v| ix.affine_coefficient(v).is_some())
+        })
 }
 
 /// The index of each dimension of `out_dims` in terms of the loop
-/// variables: `dims` are the non-unit dimensions; `groups` (if not empty)
-/// lists which of them each variable covers (merged, row-major).
-fn dim_index(out_dims: &[i64], dims: &[usize], extents: &[i64], groups: &[Vec<usize>]) -> Vec<Ix> {
+/// variables: `dims` gives the dimension each first-pass variable walks;
+/// `groups` (if not empty) lists which of those each (merged) variable
+/// covers, row-major.
+fn dim_index(
+    out_dims: &[i64],
+    dims: &IdVec<LoopVar, usize>,
+    extents: &Extents,
+    groups: &[Vec<LoopVar>],
+) -> Vec<Ix> {
     let mut index = vec![Ix::constant(0); out_dims.len()];
     if groups.is_empty() {
-        for (v, &d) in dims.iter().enumerate() {
-            index[d] = Ix::var(v as Var);
+        for (v, &d) in dims.iter() {
+            index[d] = Ix::var(v);
         }
         return index;
     }
-    for (nv, group) in groups.iter().enumerate() {
+    for (merged, group) in groups.iter().enumerate() {
         let sizes: Vec<i64> = group.iter().map(|&v| out_dims[dims[v]]).collect();
-        let parts = delinearise(&Ix::var(nv as Var), &sizes, extents);
+        let parts = delinearise(&Ix::var(LoopVar::new(merged)), &sizes, extents);
         for (k, &v) in group.iter().enumerate() {
             index[dims[v]] = parts[k].clone();
         }
@@ -307,34 +354,33 @@ fn dim_index(out_dims: &[i64], dims: &[usize], extents: &[i64], groups: &[Vec<us
     index
 }
 
-/// Consecutive runs of variables (in `0..extents.len()`) that can be
-/// merged: every index expression of the graph and every `extra` one
-/// strides them as one row-major dimension. `class`, if given, only merges
-/// variables of the same class.
+/// Consecutive runs of variables that can be merged: every index
+/// expression of the graph and every `extra` one strides them as one
+/// row-major dimension. `class`, if given, only merges variables of the
+/// same class.
 fn merge_groups(
     graph: &Graph,
     extra: &[&Ix],
-    extents: &[i64],
-    class: Option<&[bool]>,
-) -> Vec<Vec<usize>> {
+    extents: &Extents,
+    class: Option<&IdVec<LoopVar, bool>>,
+) -> Vec<Vec<LoopVar>> {
     let mut ixs: Vec<&Ix> = extra.to_vec();
-    for n in &graph.nodes {
+    for n in graph.nodes.values() {
         ixs.extend(n.index_exprs());
     }
-    let n = extents.len();
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for v in 0..n {
-        let joins = v > 0
-            && class.is_none_or(|c| c[v] == c[v - 1])
-            && ixs.iter().all(|ix| {
-                match (
-                    ix.affine_coefficient((v - 1) as Var),
-                    ix.affine_coefficient(v as Var),
-                ) {
-                    (Some(a), Some(b)) => a == b.wrapping_mul(extents[v]),
-                    _ => false,
-                }
-            });
+    let mut groups: Vec<Vec<LoopVar>> = Vec::new();
+    let mut prev: Option<LoopVar> = None;
+    for v in extents.keys() {
+        let joins = prev.is_some_and(|u| {
+            class.is_none_or(|c| c[v] == c[u])
+                && ixs.iter().all(
+                    |ix| match (ix.affine_coefficient(u), ix.affine_coefficient(v)) {
+                        (Some(a), Some(b)) => a == b.wrapping_mul(extents[v]),
+                        _ => false,
+                    },
+                )
+        });
+        prev = Some(v);
         if joins && let Some(last) = groups.last_mut() {
             last.push(v);
             continue;
@@ -345,13 +391,13 @@ fn merge_groups(
 }
 
 /// The kernel of a `dot-operand-copy` step.
-fn dot_copy_spec(
+fn dot_copy_kernel(
     comp: &Computation,
     plan: &Plan,
-    out: usize,
+    out: BufferId,
     source: InstId,
     groups: &[Vec<usize>; 3],
-) -> Result<KernelSpec> {
+) -> Result<LoopKernel> {
     let shape = &comp.entry().inst(source).shape;
     let dims = shape.dims().to_vec();
     let sizes: Vec<i64> = groups
@@ -360,7 +406,7 @@ fn dot_copy_spec(
         .collect();
     let rank = dims.len();
     let groups = groups.clone();
-    let index_of = move |canon: &[Ix], ext: &[i64]| -> Vec<Ix> {
+    let index_of = move |canon: &[Ix], ext: &Extents| -> Vec<Ix> {
         let mut idx = vec![Ix::constant(0); rank];
         for (g, group) in groups.iter().enumerate() {
             let gs: Vec<i64> = group.iter().map(|&d| dims[d]).collect();
@@ -376,10 +422,10 @@ fn dot_copy_spec(
         dims: &sizes,
         ty: shape.element_type(),
     };
-    let mut specs = loop_spec(comp, plan, target, source, false, &index_of)?;
+    let mut specs = loop_kernels(comp, plan, target, source, false, &index_of)?;
     specs
         .pop()
-        .ok_or_else(|| backend("a dot operand copy lowered to no kernel"))
+        .ok_or_else(|| bug("a dot operand copy lowered to no kernel"))
 }
 
 /// Recognises a reducer that is one commutative, associative op of its
@@ -423,12 +469,12 @@ fn reducer_op(body: &Body) -> Option<BinaryOp> {
 fn reducer_source<'a>(
     rbody: &'a Body,
     to_apply: ComputationId,
-    called: &'a std::collections::HashMap<(u32, InstId), usize>,
+    called: &'a std::collections::HashMap<(ComputationId, InstId), BufferId>,
     slots: [Source; 2],
 ) -> impl Fn(InstId) -> Option<Source> + 'a {
     move |i: InstId| match rbody.inst(i).kind {
         OpKind::Parameter { number } => slots.get(number as usize).copied(),
-        OpKind::Constant { .. } => called.get(&(to_apply.0, i)).map(|&b| Source::Buffer(b)),
+        OpKind::Constant { .. } => called.get(&(to_apply, i)).map(|&b| Source::Buffer(b)),
         _ => None,
     }
 }
@@ -463,7 +509,12 @@ fn reducer_of(
 }
 
 /// The kernel of a `reduce` step.
-fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Result<KernelSpec> {
+fn reduce_kernel(
+    comp: &Computation,
+    plan: &Plan,
+    out: BufferId,
+    inst: InstId,
+) -> Result<LoopKernel> {
     let body = comp.entry();
     let ri = body.inst(inst);
     let OpKind::Reduce {
@@ -471,29 +522,28 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
         to_apply,
     } = &ri.kind
     else {
-        return Err(backend("reduce step on a non-reduce"));
+        return Err(bug("reduce step on a non-reduce"));
     };
     let x_inst = ri.operands[0];
     let init_inst = ri.operands[1];
     let xdims = body.inst(x_inst).shape.dims().to_vec();
     let ty = ri.shape.element_type();
     let reduced = |d: usize| dimensions.contains(&(d as i64));
-    let dims: Vec<usize> = (0..xdims.len()).filter(|&d| xdims[d] != 1).collect();
-    let extents: Vec<i64> = dims.iter().map(|&d| xdims[d]).collect();
-    let kept: Vec<bool> = dims.iter().map(|&d| !reduced(d)).collect();
+    let (dims, extents) = loop_dims(&xdims);
+    let kept: IdVec<LoopVar, bool> = dims.values().map(|&d| !reduced(d)).collect();
     // Output offset over the kept variables.
     let out_strides = row_major_strides(ri.shape.dims());
     let kept_dims: Vec<usize> = (0..xdims.len()).filter(|&d| !reduced(d)).collect();
     let mut out_offset = Ix::constant(0);
-    for (v, &d) in dims.iter().enumerate() {
+    for (v, &d) in dims.iter() {
         if !reduced(d) {
             let pos = kept_dims.iter().position(|&k| k == d).unwrap_or(0);
-            out_offset = out_offset.add(&Ix::var(v as Var).scale(out_strides[pos]));
+            out_offset = out_offset.add(&Ix::var(v).scale(out_strides[pos]));
         }
     }
     let mut index = vec![Ix::constant(0); xdims.len()];
-    for (v, &d) in dims.iter().enumerate() {
-        index[d] = Ix::var(v as Var);
+    for (v, &d) in dims.iter() {
+        index[d] = Ix::var(v);
     }
     let source = entry_source(plan);
     let ctx = Ctx {
@@ -506,7 +556,7 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
     let x = graph.value(&ctx, x_inst, index)?;
     let init = graph.value(&ctx, init_inst, vec![])?;
     let rbody = comp.body(*to_apply);
-    let n_reduced = kept.iter().filter(|k| !**k).count();
+    let n_reduced = kept.values().filter(|k| !**k).count();
     if n_reduced == 0 {
         // Nothing to fold over: out = reducer(init, x) elementwise.
         let called = &plan.called_constants;
@@ -524,9 +574,9 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
         };
         let root = graph.value(&rctx, rbody.root, vec![])?;
         let nv = extents.len();
-        return Ok(KernelSpec::single(
+        return Ok(LoopKernel::single(
             graph,
-            (0..nv as Var).collect(),
+            in_order(&extents),
             (nv > 0).then_some(0),
             Work::Store {
                 root,
@@ -537,18 +587,17 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
         ));
     }
     let reducer = reducer_of(comp, plan, &mut graph, *to_apply)?;
-    let nv = extents.len();
-    let kept_vars: Vec<Var> = (0..nv).filter(|&v| kept[v]).map(|v| v as Var).collect();
-    let red_vars: Vec<Var> = (0..nv).filter(|&v| !kept[v]).map(|v| v as Var).collect();
-    let last_kept = kept[nv - 1];
+    let kept_vars: Vec<LoopVar> = extents.keys().filter(|&v| kept[v]).collect();
+    let red_vars: Vec<LoopVar> = extents.keys().filter(|&v| !kept[v]).collect();
+    let last_kept = kept.values().last().copied().unwrap_or(true);
     let (order, work, partition) = if !last_kept {
         let k = kept_vars.len();
         let mut order = kept_vars.clone();
         order.extend(&red_vars);
         (
             order,
-            Work::Row {
-                x,
+            Work::RowReduce {
+                element: x,
                 init,
                 reducer,
                 out,
@@ -559,14 +608,14 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
         )
     } else {
         let k = kept_vars.len();
-        let mut order: Vec<Var> = kept_vars[..k - 1].to_vec();
+        let mut order: Vec<LoopVar> = kept_vars[..k - 1].to_vec();
         order.extend(&red_vars);
         order.push(kept_vars[k - 1]);
         let partition = if k > 1 { 0 } else { order.len() - 1 };
         (
             order,
-            Work::Col {
-                x,
+            Work::ColumnReduce {
+                element: x,
                 init,
                 reducer,
                 out,
@@ -576,138 +625,12 @@ fn reduce_spec(comp: &Computation, plan: &Plan, out: usize, inst: InstId) -> Res
             Some(partition),
         )
     };
-    Ok(KernelSpec::single(graph, order, partition, work, ty))
+    Ok(LoopKernel::single(graph, order, partition, work, ty))
 }
 
 // ---------------------------------------------------------------------
 // Row groups
 // ---------------------------------------------------------------------
-
-/// The row space a reduce step can start a row group over: the dims of
-/// its input, the reduced ones all after the kept ones (size-1 dims
-/// aside), with at least one non-unit dim of each kind.
-struct RowSpace {
-    dims: Vec<i64>,
-    /// The reduced dims, sorted.
-    reduced: Vec<i64>,
-    /// The dims of one value per row (a reduce's result).
-    row_dims: Vec<i64>,
-}
-
-fn row_space(comp: &Computation, step: &Step) -> Option<RowSpace> {
-    let StepKind::Reduce { inst } = step.kind else {
-        return None;
-    };
-    let body = comp.entry();
-    let ri = body.inst(inst);
-    let OpKind::Reduce { dimensions, .. } = &ri.kind else {
-        return None;
-    };
-    let dims = body.inst(ri.operands[0]).shape.dims().to_vec();
-    if dims.contains(&0) {
-        return None;
-    }
-    let classes: Vec<bool> = (0..dims.len())
-        .filter(|&d| dims[d] != 1)
-        .map(|d| dimensions.contains(&(d as i64)))
-        .collect();
-    let first_reduced = classes.iter().position(|&r| r)?;
-    if first_reduced == 0 || classes[first_reduced..].iter().any(|&r| !r) {
-        return None;
-    }
-    let mut reduced = dimensions.clone();
-    reduced.sort_unstable();
-    Some(RowSpace {
-        dims,
-        reduced,
-        row_dims: ri.shape.dims().to_vec(),
-    })
-}
-
-/// Whether `step` iterates `rs` as a pass: a reduce of an input of those
-/// dims over the same dims, a loop over exactly those dims, or a loop over
-/// the rows (one value per row, like a reduce's result: a *row pass*).
-fn joins(comp: &Computation, plan: &Plan, step: &Step, rs: &RowSpace) -> bool {
-    let body = comp.entry();
-    match step.kind {
-        StepKind::Reduce { inst } => {
-            let ri = body.inst(inst);
-            let OpKind::Reduce { dimensions, .. } = &ri.kind else {
-                return false;
-            };
-            let mut red = dimensions.clone();
-            red.sort_unstable();
-            body.inst(ri.operands[0]).shape.dims() == &rs.dims[..] && red == rs.reduced
-        }
-        StepKind::Loop { .. } => {
-            let d = plan.buffers[step.out].shape.dims();
-            d == &rs.dims[..] || d == &rs.row_dims[..]
-        }
-        _ => false,
-    }
-}
-
-/// The cost of recomputing `inst` (fused operands included), memoised.
-fn expr_cost(body: &Body, plan: &Plan, inst: InstId, memo: &mut Vec<Option<u64>>) -> u64 {
-    if let Some(c) = memo[inst.index()] {
-        return c;
-    }
-    let i = body.inst(inst);
-    let mut c = op_cost(&i.kind);
-    for &o in &i.operands {
-        if !plan.materialised.contains_key(&o) {
-            c = c.saturating_add(expr_cost(body, plan, o, memo));
-        }
-    }
-    memo[inst.index()] = Some(c);
-    c
-}
-
-/// The value worth keeping between the passes of `members`: fused into the
-/// last pass (a loop over the row space) and into an earlier one, of the
-/// last pass's shape and type, and costly (a transcendental) to recompute.
-/// The costliest such value wins; it is stored by the first pass that
-/// computes it into the last pass's output row.
-fn keep_candidate(comp: &Computation, plan: &Plan, members: &[Step]) -> Option<KeepPlan> {
-    let body = comp.entry();
-    let last = members.last()?;
-    let StepKind::Loop { .. } = last.kind else {
-        return None;
-    };
-    let out = &plan.buffers[last.out].shape;
-    let space = match members[0].kind {
-        StepKind::Reduce { inst } => body.inst(body.inst(inst).operands[0]).shape.dims(),
-        _ => return None,
-    };
-    // The last pass must cover the row space (not be a row pass), so that
-    // its output row can hold a value per element.
-    if out.element_type().is_pred() || out.dims() != space {
-        return None;
-    }
-    let mut memo = vec![None; body.instructions.len()];
-    let mut best: Option<(u64, InstId, usize)> = None;
-    for &c in &last.fused {
-        let shape = &body.inst(c).shape;
-        if shape.dims() != out.dims() || shape.element_type() != out.element_type() {
-            continue;
-        }
-        let Some(from) = members[..members.len() - 1]
-            .iter()
-            .position(|m| m.fused.contains(&c))
-        else {
-            continue;
-        };
-        let cost = expr_cost(body, plan, c, &mut memo);
-        if cost >= EXPENSIVE && best.is_none_or(|(bc, _, _)| cost >= bc) {
-            best = Some((cost, c, from));
-        }
-    }
-    best.map(|(_, inst, from)| KeepPlan {
-        inst,
-        from,
-        buf: last.out,
-    })
-}
 
 /// The passes of a row group built over one choice of loop variables.
 struct GroupBuild {
@@ -716,64 +639,34 @@ struct GroupBuild {
 }
 
 /// Builds every pass of `members` at `index` (the row space's index in
-/// terms of the loop variables, which have `extents`; the first `n_kept`
-/// are the row loops). `None` when the members cannot share the loops:
-/// a pass reads an earlier pass's result anywhere but at the current
-/// element (for a loop's) or row (for a reduce's), or the kept value is
-/// not computed at the current element.
+/// terms of the loop variables, which have `extents`; the first `n_rows`
+/// are the row loops). `None` when, with these loop variables, a pass's
+/// read of a buffer the group writes does not show up at the element (or
+/// row) it was written at, or the kept value is not found at the current
+/// element: fusion checked both on the unmerged variables
+/// (`fusion::row_groups`), so `None` only ever answers a merged layout.
+#[allow(clippy::too_many_arguments, reason = "one row group and one layout")]
 fn build_group(
     comp: &Computation,
     plan: &Plan,
+    space: &RowSpace,
     members: &[Step],
     keep: Option<KeepPlan>,
-    extents: Vec<i64>,
+    extents: Extents,
     index: &[Ix],
-    n_kept: usize,
+    n_rows: usize,
 ) -> Result<Option<GroupBuild>> {
     let body = comp.entry();
     let body_id = comp.entry_id();
-    let dims: Vec<i64> = body
-        .inst(match members[0].kind {
-            StepKind::Reduce { inst } => body.inst(inst).operands[0],
-            _ => return Ok(None),
-        })
-        .shape
-        .dims()
-        .to_vec();
-    let strides = row_major_strides(&dims);
-    let mut full = Ix::constant(0);
-    for (ix, s) in index.iter().zip(&strides) {
-        full = full.add(&ix.scale(*s));
-    }
-    // The index and offset of one value per row (the kept dims).
-    let StepKind::Reduce { inst: first } = members[0].kind else {
-        return Ok(None);
-    };
-    let OpKind::Reduce {
-        dimensions: red, ..
-    } = &body.inst(first).kind
-    else {
-        return Ok(None);
-    };
-    let row_index: Vec<Ix> = (0..dims.len())
-        .filter(|d| !red.contains(&(*d as i64)))
-        .map(|d| index[d].clone())
-        .collect();
-    let row_dims = body.inst(first).shape.dims().to_vec();
-    let mut row_offset = Ix::constant(0);
-    for (ix, s) in row_index.iter().zip(&row_major_strides(&row_dims)) {
-        row_offset = row_offset.add(&ix.scale(*s));
-    }
+    let element = space.element_offset(index);
+    let row_index = space.row_index(index);
+    let row = space.row_offset(index);
     let mut graph = Graph::new(extents);
     let mut passes = Vec::with_capacity(members.len());
     // Where each buffer written in the group may be read: (buffer, offset).
-    let mut written: Vec<(usize, Ix)> = Vec::new();
+    let mut written: Vec<(BufferId, Ix)> = Vec::new();
     for (m, step) in members.iter().enumerate() {
-        let keep_here = keep.filter(|k| m > k.from);
-        let source = |i: InstId| match keep_here {
-            Some(k) if k.inst == i => Some(Source::Buffer(k.buf)),
-            _ => plan.materialised.get(&i).map(|&b| Source::Buffer(b)),
-        };
+        let source = pass_source(plan, keep, m);
         let ctx = Ctx {
             body_id,
             comp,
@@ -781,59 +674,44 @@ fn build_group(
             source: &source,
         };
         graph.forget_instructions();
-        let mut row_only = false;
-        let (work, ty, out_offset) = match step.kind {
+        let out_shape = &plan.buffers[step.out].shape;
+        let per_row =
+            matches!(step.kind, StepKind::Loop { .. }) && space.is_row_pass(out_shape.dims());
+        let work = match step.kind {
             StepKind::Loop { root } => {
-                let out_shape = &plan.buffers[step.out].shape;
-                row_only = out_shape.dims() != &dims[..];
-                let (at, offset) = if row_only {
-                    (row_index.clone(), row_offset.clone())
+                let (at, offset) = if per_row {
+                    (row_index.clone(), row.clone())
                 } else {
-                    (index.to_vec(), full.clone())
+                    (index.to_vec(), element.clone())
                 };
-                let node = graph.build(&ctx, root, at)?;
-                (
-                    Work::Store {
-                        root: node,
-                        out: step.out,
-                        out_offset: offset.clone(),
-                    },
-                    out_shape.element_type(),
-                    offset,
-                )
+                Work::Store {
+                    root: graph.build(&ctx, root, at)?,
+                    out: step.out,
+                    out_offset: offset,
+                }
             }
             StepKind::Reduce { inst } => {
                 let ri = body.inst(inst);
-                let OpKind::Reduce {
-                    dimensions,
-                    to_apply,
-                } = &ri.kind
-                else {
-                    return Ok(None);
+                let OpKind::Reduce { to_apply, .. } = &ri.kind else {
+                    return Err(bug("a row-group reduce pass on a non-reduce"));
                 };
                 let x = graph.value(&ctx, ri.operands[0], index.to_vec())?;
                 let init = graph.value(&ctx, ri.operands[1], vec![])?;
                 let reducer = reducer_of(comp, plan, &mut graph, *to_apply)?;
-                let out_strides = row_major_strides(ri.shape.dims());
-                let mut out_offset = Ix::constant(0);
-                let kept_dims = (0..dims.len()).filter(|d| !dimensions.contains(&(*d as i64)));
-                for (pos, d) in kept_dims.enumerate() {
-                    out_offset = out_offset.add(&index[d].scale(out_strides[pos]));
+                // Every reduce of the group reduces the row space's reduced
+                // dims: its result is one value per row.
+                Work::RowReduce {
+                    element: x,
+                    init,
+                    reducer,
+                    out: step.out,
+                    out_offset: row.clone(),
+                    first_reduced: n_rows,
                 }
-                (
-                    Work::Row {
-                        x,
-                        init,
-                        reducer,
-                        out: step.out,
-                        out_offset: out_offset.clone(),
-                        first_reduced: n_kept,
-                    },
-                    ri.shape.element_type(),
-                    out_offset,
-                )
             }
-            _ => return Ok(None),
+            StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => {
+                return Err(bug("a row-group pass that is not a loop or a reduce"));
+            }
         };
         let mut keeps = Vec::new();
         if let Some(k) = keep
@@ -842,222 +720,149 @@ fn build_group(
             let Some(node) = graph.built(body_id, k.inst, index) else {
                 return Ok(None);
             };
-            keeps.push(Keep {
+            keeps.push(KeptValue {
                 node,
                 buf: k.buf,
-                offset: full.clone(),
+                offset: element.clone(),
                 ty: body.inst(k.inst).shape.element_type(),
             });
-            written.push((k.buf, full.clone()));
+            written.push((k.buf, element.clone()));
         }
-        written.push((step.out, out_offset));
+        written.push((step.out, work.out_offset().clone()));
         passes.push(Pass {
             work,
-            ty,
-            keep: keeps,
-            row_only,
+            value_type: out_shape.element_type(),
+            keeps,
+            per_row,
         });
     }
     // Every read of a buffer the group writes is at the element (or row)
     // the current pass is at, which an earlier pass of the same thread has
     // finished.
-    for node in &graph.nodes {
-        if let crate::graph::Node::Load { buf, offset, .. } = node
-            && let Some((_, want)) = written.iter().find(|(b, _)| b == buf)
-            && offset != want
-        {
-            return Ok(None);
-        }
+    if !graph.loads_at(&written) {
+        return Ok(None);
     }
     Ok(Some(GroupBuild { graph, passes }))
 }
 
-/// The kernel of a row group (`None` if `members` cannot be one): loop
-/// variables as in a reduce (row variables first), merged where every
-/// access allows it, then one pass per member.
-fn row_group_spec(
+/// The kernel of a row group: loop variables as in a reduce (row variables
+/// first), merged where every access allows it, then one pass per member.
+/// Fusion decided the group on the unmerged variables; if the merged index
+/// maps do not show the group's reads where they were checked, the kernel
+/// keeps the unmerged variables.
+fn row_group_kernel(
     comp: &Computation,
     plan: &Plan,
+    space: &RowSpace,
     members: &[Step],
     keep: Option<KeepPlan>,
-) -> Result<Option<KernelSpec>> {
-    let Some(rs) = members.first().and_then(|m| row_space(comp, m)) else {
-        return Ok(None);
-    };
-    let dims: Vec<usize> = (0..rs.dims.len()).filter(|&d| rs.dims[d] != 1).collect();
-    let extents: Vec<i64> = dims.iter().map(|&d| rs.dims[d]).collect();
-    let class: Vec<bool> = dims
-        .iter()
-        .map(|&d| rs.reduced.contains(&(d as i64)))
-        .collect();
-    let n_kept = class.iter().filter(|&&r| !r).count();
-    let index = dim_index(&rs.dims, &dims, &extents, &[]);
-    let Some(mut gb) = build_group(comp, plan, members, keep, extents.clone(), &index, n_kept)?
+) -> Result<LoopKernel> {
+    let loops = space.loops();
+    let n_kept = loops.reduced.values().filter(|&&r| !r).count();
+    let index = dim_index(&space.dims, &loops.walks, &loops.extents, &[]);
+    let Some(unmerged) = build_group(
+        comp,
+        plan,
+        space,
+        members,
+        keep,
+        loops.extents.clone(),
+        &index,
+        n_kept,
+    )?
     else {
-        return Ok(None);
+        return Err(bug(
+            "a row group whose reads fusion checked does not build over its row space",
+        ));
     };
     // Merge adjacent row (or element) variables that stride as one.
     let mut offsets: Vec<&Ix> = Vec::new();
-    for p in &gb.passes {
-        offsets.push(match &p.work {
-            Work::Store { out_offset, .. }
-            | Work::Row { out_offset, .. }
-            | Work::Col { out_offset, .. } => out_offset,
-        });
-        offsets.extend(p.keep.iter().map(|k| &k.offset));
+    for p in &unmerged.passes {
+        offsets.push(p.work.out_offset());
+        offsets.extend(p.keeps.iter().map(|k| &k.offset));
     }
-    let groups = merge_groups(&gb.graph, &offsets, &extents, Some(&class));
-    let mut n_rows = n_kept;
-    if groups.len() < extents.len() {
-        let new_extents: Vec<i64> = groups
-            .iter()
-            .map(|g| g.iter().map(|&v| extents[v]).product())
-            .collect();
-        n_rows = groups.iter().filter(|g| !class[g[0]]).count();
-        let index = dim_index(&rs.dims, &dims, &new_extents, &groups);
-        match build_group(comp, plan, members, keep, new_extents, &index, n_rows)? {
-            Some(b) => gb = b,
-            None => return Ok(None),
+    let groups = merge_groups(
+        &unmerged.graph,
+        &offsets,
+        &loops.extents,
+        Some(&loops.reduced),
+    );
+    let (built, n_rows) = if groups.len() < loops.extents.len() {
+        let new_extents = merged_extents(&groups, &loops.extents);
+        let n_rows = groups.iter().filter(|g| !loops.reduced[g[0]]).count();
+        let index = dim_index(&space.dims, &loops.walks, &new_extents, &groups);
+        match build_group(
+            comp,
+            plan,
+            space,
+            members,
+            keep,
+            new_extents,
+            &index,
+            n_rows,
+        )? {
+            Some(merged) => (merged, n_rows),
+            None => (unmerged, n_kept),
         }
-    }
-    let nv = gb.graph.extents.len();
-    if n_rows == 0 || n_rows >= nv {
-        return Ok(None);
-    }
-    Ok(Some(KernelSpec {
-        graph: gb.graph,
-        order: (0..nv as Var).collect(),
-        partition: Some(0),
-        passes: gb.passes,
-        row_depth: Some(n_rows),
-    }))
+    } else {
+        (unmerged, n_kept)
+    };
+    Ok(LoopKernel {
+        loop_order: in_order(&built.graph.extents),
+        graph: built.graph,
+        split_loop: Some(0),
+        passes: built.passes,
+        row_loops: Some(n_rows),
+    })
 }
 
-/// Replaces runs of steps that can share a row loop by row-group steps:
-/// a reduce over the innermost dims of a row space, then every following
-/// reduce over the same dims of the same space and loop over that space,
-/// as long as each reads the earlier ones' results only at its own row
-/// (and element). Softmax's max, sum and divide become one kernel that
-/// reads each row from memory once and computes `exp` once.
-pub(crate) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()> {
-    let body = comp.entry();
-    let steps = std::mem::take(&mut plan.steps);
-    let mut out = Vec::with_capacity(steps.len());
-    let mut i = 0;
-    while i < steps.len() {
-        if let Some(rs) = row_space(comp, &steps[i]) {
-            let mut best: Option<(usize, Option<KeepPlan>)> = None;
-            let mut j = i + 1;
-            while j < steps.len() && joins(comp, plan, &steps[j], &rs) {
-                let members = &steps[i..=j];
-                let mut keep = keep_candidate(comp, plan, members);
-                if keep.is_some() && row_group_spec(comp, plan, members, keep)?.is_none() {
-                    keep = None;
-                }
-                if keep.is_none() && row_group_spec(comp, plan, members, None)?.is_none() {
-                    break;
-                }
-                best = Some((j, keep));
-                j += 1;
-            }
-            if let Some((end, keep)) = best {
-                let mut passes: Vec<Step> = steps[i..=end].to_vec();
-                if let Some(k) = keep {
-                    // Later passes load the kept value: it is not fused there.
-                    for p in passes.iter_mut().skip(k.from + 1) {
-                        let roots: Vec<InstId> = match p.kind {
-                            StepKind::Loop { root } => body.inst(root).operands.clone(),
-                            StepKind::Reduce { inst } => body.inst(inst).operands.clone(),
-                            _ => continue,
-                        };
-                        p.fused = plan.fused_under_except(body, &roots, Some(k.inst));
-                    }
-                }
-                out.push(Step {
-                    out: steps[end].out,
-                    kind: StepKind::RowGroup { passes, keep },
-                    fused: vec![],
-                });
-                i = end + 1;
-                continue;
-            }
-        }
-        out.push(steps[i].clone());
-        i += 1;
-    }
-    plan.steps = out;
-    Ok(())
-}
-
-/// The spec of every step, in order (`None` for steps with nothing to
-/// compute).
-pub(crate) enum Lowered {
-    Loop(KernelSpec),
-    /// One loop kernel per stretch of the innermost loop, run in order (see
-    /// `split_points`).
-    Split(Vec<KernelSpec>),
-    Dot(DotSpec),
-    Empty,
-}
-
-/// Lowers step `k` of `plan`.
-pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Lowered> {
+/// Lowers step `k` of `plan` into the kernels that compute it, run in
+/// order: none when its output is empty, several for a loop split where
+/// its guards flip (see `split_points`).
+pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Vec<KernelDesc>> {
     let step = &plan.steps[k];
     let out_shape = &plan.buffers[step.out].shape;
     if out_shape.element_count() == 0 {
-        return Ok(Lowered::Empty);
+        return Ok(vec![]);
     }
     let body = comp.entry();
     Ok(match &step.kind {
         StepKind::Loop { root } => {
-            let id = |i: &[Ix], _: &[i64]| i.to_vec();
+            let id = |i: &[Ix], _: &Extents| i.to_vec();
             let target = Target {
                 out: step.out,
                 dims: out_shape.dims(),
                 ty: out_shape.element_type(),
             };
-            let mut specs = loop_spec(comp, plan, target, *root, true, &id)?;
-            match specs.len() {
-                1 => Lowered::Loop(specs.remove(0)),
-                _ => Lowered::Split(specs),
-            }
+            let specs = loop_kernels(comp, plan, target, *root, true, &id)?;
+            specs.into_iter().map(KernelDesc::Loop).collect()
         }
-        StepKind::DotCopy { source, groups } => {
-            Lowered::Loop(dot_copy_spec(comp, plan, step.out, *source, groups)?)
+        StepKind::DotCopy { source, groups } => vec![KernelDesc::Loop(dot_copy_kernel(
+            comp, plan, step.out, *source, groups,
+        )?)],
+        StepKind::Reduce { inst } => {
+            vec![KernelDesc::Loop(reduce_kernel(
+                comp, plan, step.out, *inst,
+            )?)]
         }
-        StepKind::Reduce { inst } => Lowered::Loop(reduce_spec(comp, plan, step.out, *inst)?),
-        StepKind::RowGroup { passes, keep } => match row_group_spec(comp, plan, passes, *keep)? {
-            Some(spec) => Lowered::Loop(spec),
-            None => return Err(backend("a row group no longer lowers as one")),
-        },
+        StepKind::RowGroup {
+            space,
+            passes,
+            keep,
+        } => vec![KernelDesc::Loop(row_group_kernel(
+            comp, plan, space, passes, *keep,
+        )?)],
         StepKind::Dot {
             inst,
             lhs,
             rhs,
             sizes,
-        } => Lowered::Dot(DotSpec {
+        } => vec![KernelDesc::Dot(DotKernel {
             ty: body.inst(*inst).shape.element_type(),
-            lhs: (lhs.buf, lhs.strides),
-            rhs: (rhs.buf, rhs.strides),
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
             out: step.out,
-            batch: sizes.batch,
-            m: sizes.m,
-            k: sizes.k,
-            n: sizes.n,
-        }),
+            sizes: *sizes,
+        })],
     })
-}
-
-/// The partition extent of a kernel (1 without a partition loop).
-pub(crate) fn partition_extent(spec: &KernelSpec) -> i64 {
-    spec.partition
-        .map(|d| spec.graph.extents[spec.order[d] as usize])
-        .unwrap_or(1)
-}
-
-/// Elements visited per partition step (the work below one iteration of
-/// the partition loop).
-pub(crate) fn work_per_step(spec: &KernelSpec) -> i64 {
-    let total: i64 = spec.graph.extents.iter().product::<i64>().max(1);
-    total / partition_extent(spec).max(1)
 }

@@ -96,6 +96,8 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module};
 use oxla_ir::{BinaryOp, ElementType, Error, UnaryOp};
 
+use crate::error::{Stage, internal};
+
 /// The largest error, in units in the last place against Rust's `std`, of
 /// what the JIT emits for `op` on elements of type `ty`, scalar or vector,
 /// with or without FMA.
@@ -342,12 +344,13 @@ pub(crate) struct MathLib {
     has_fma: bool,
 }
 
-/// The error for an op the math library has no code for.
+/// The error for an op the math library has no code for: the emitter
+/// asked for one that `handles_unary`/`handles_binary` refuses.
 fn no_code(op: &str, ty: Type) -> Error {
-    Error::Backend {
-        backend: "jit".into(),
-        message: format!("no code for {op} on {ty}"),
-    }
+    internal(
+        Stage::Codegen,
+        format!("the math library has no code for {op} on {ty}"),
+    )
 }
 
 impl MathLib {
@@ -376,9 +379,11 @@ impl MathLib {
             sig.returns.push(AbiParam::new(h.ty()));
             let id = module
                 .declare_function(h.name(), Linkage::Import, &sig)
-                .map_err(|e| Error::Backend {
-                    backend: "jit".to_string(),
-                    message: format!("cannot declare the math helper {}: {e}", h.name()),
+                .map_err(|e| {
+                    internal(
+                        Stage::Setup,
+                        format!("cannot declare the math helper {}: {e}", h.name()),
+                    )
                 })?;
             helpers.push(id);
         }

@@ -29,7 +29,10 @@ struct Job {
 
 // SAFETY: `table` points to the buffer table of a `run` call that does not
 // return before every chunk of this job has completed (see `Pool::run`),
-// and kernels only touch the disjoint output ranges of their chunks.
+// and kernels only touch the disjoint output ranges of their chunks: every
+// pass of a split kernel writes one element per iteration of loops that
+// include the split loop (`verify::check_kernels`, rules `WriteMap` and
+// `SplitLoopNotWritten`), so two chunks never write the same element.
 unsafe impl Send for Job {}
 // SAFETY: as above; the shared fields are atomics or behind a mutex.
 unsafe impl Sync for Job {}
@@ -45,8 +48,9 @@ impl Job {
             let lo = c * self.chunk;
             let hi = (lo + self.chunk).min(self.extent);
             // SAFETY: `f` is a kernel compiled for this table; `lo..hi` is
-            // within its partition extent; the table outlives the job's
-            // completion (the caller waits for it).
+            // within its split loop's extent, where its accesses stay in
+            // their buffers (`verify::check_kernels`); the table outlives
+            // the job's completion (the caller waits for it).
             unsafe { (self.f)(self.table, lo, hi) };
             if self.done.fetch_add(1, Ordering::AcqRel) + 1 == self.chunks {
                 let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());

@@ -1,10 +1,11 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
-//! control flow (`while`, `conditional`), `opt-barrier`, `map`, and a
-//! `reduce` of several inputs (or with a tuple-returning reducer); the misc
-//! family's ops that are not elementwise (`rng`, `rng-bit-generator`,
-//! `cholesky`, `triangular-solve`, the batch-norm ops) and a
-//! `bitcast-convert` that changes the element width. Each is
+//! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
+//! of several inputs (or with a tuple-returning reducer), `convolution`,
+//! `reduce-window` and `select-and-scatter`; the misc family's ops that are
+//! not elementwise (`rng`, `rng-bit-generator`, `cholesky`,
+//! `triangular-solve`, the batch-norm ops) and a `bitcast-convert` that
+//! changes the element width. Each is
 //! an [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -46,6 +47,11 @@ fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static st
         }
         OpKind::OptimizationBarrier => Some("the JIT does not compile opt-barrier yet"),
         OpKind::Map { .. } => Some("the JIT does not compile map yet"),
+        OpKind::Convolution { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. } => {
+            Some("the JIT does not compile convolutions and windowed reductions yet")
+        }
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
             Some("the JIT compiles reduces of one input with a scalar reducer only")
         }

@@ -31,6 +31,9 @@ use oxla_ir::{
 
 use crate::ExportError;
 
+// The windows family: convolution, reduce-window, select-and-scatter.
+mod windows;
+
 /// How deeply reducer regions may nest (each level recurses once).
 pub const MAX_REGION_DEPTH: usize = 200;
 
@@ -162,6 +165,29 @@ enum Line {
         indent: usize,
         args: RegionArgs,
     },
+    /// An instruction StableHLO cannot express: the export fails.
+    Unsupported {
+        instruction: String,
+        reason: String,
+    },
+}
+
+/// Pushes the generic form's regions of `bodies` (`{ ^bb0(...): ... },
+/// { ... }`) for an op whose text (ending in `({`) was pushed at `indent`,
+/// then the closing `}) tail` (its types).
+fn push_block_regions(lines: &mut Vec<Line>, bodies: &[ComputationId], indent: usize, tail: &str) {
+    let pad = " ".repeat(indent);
+    for (k, &body) in bodies.iter().enumerate() {
+        if k > 0 {
+            lines.push(Line::Text(format!("{pad}}}, {{")));
+        }
+        lines.push(Line::Region {
+            body,
+            indent: indent + 2,
+            args: RegionArgs::Block,
+        });
+    }
+    lines.push(Line::Text(format!("{pad}}}) {tail}")));
 }
 
 /// The array shapes of a value's leaves, depth first (itself for an array).
@@ -503,6 +529,44 @@ fn emit_body(
                     tensor_type(bt)
                 )
             }
+            // -- the windows family (export/windows.rs) --
+            OpKind::Convolution { .. } => {
+                let (x, w) = (operand(0), operand(1));
+                match windows::convolution(x, w, &inst.kind, &ty) {
+                    Some(text) => text,
+                    None => continue,
+                }
+            }
+            OpKind::ReduceWindow { to_apply, .. } => {
+                let operands: Vec<(&str, &Shape)> = (0..inst.operands.len()).map(operand).collect();
+                let Some((head, tail)) = windows::reduce_window(&operands, &inst.kind, &ty) else {
+                    continue;
+                };
+                let v = state.value();
+                lines.push(Line::Text(format!("{pad}{v} = {head} ({{")));
+                push_block_regions(&mut lines, &[*to_apply], indent, &tail);
+                names[i] = vec![v];
+                continue;
+            }
+            OpKind::SelectAndScatter {
+                select, scatter, ..
+            } => {
+                let operands: Vec<(&str, &Shape)> = (0..inst.operands.len()).map(operand).collect();
+                match windows::select_and_scatter(&operands, &inst.kind, &ty) {
+                    Some(Ok((head, tail))) => {
+                        let v = state.value();
+                        lines.push(Line::Text(format!("{pad}{v} = {head} ({{")));
+                        push_block_regions(&mut lines, &[*select, *scatter], indent, &tail);
+                        names[i] = vec![v];
+                    }
+                    Some(Err(reason)) => lines.push(Line::Unsupported {
+                        instruction: inst.name.clone(),
+                        reason,
+                    }),
+                    None => {}
+                }
+                continue;
+            }
             // Tuples are flattened: a tuple is its operands' leaves, an
             // element of one is a run of them.
             OpKind::Tuple => {
@@ -809,6 +873,16 @@ fn flush(
             Line::Text(t) => {
                 out.push_str(&t);
                 out.push('\n');
+            }
+            Line::Unsupported {
+                instruction,
+                reason,
+            } => {
+                return Err(ExportError::Unsupported {
+                    computation: comp.name().to_string(),
+                    instruction,
+                    reason,
+                });
             }
             Line::Region { body, indent, args } => {
                 let Some(region) = comp.bodies().get(body.index()) else {

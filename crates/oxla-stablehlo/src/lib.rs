@@ -37,6 +37,16 @@ pub enum ExportError {
         /// Which constant, and why.
         reason: String,
     },
+    /// An instruction StableHLO has no way to say (a dilated
+    /// `select-and-scatter`).
+    Unsupported {
+        /// The module being exported.
+        computation: String,
+        /// The instruction.
+        instruction: String,
+        /// What StableHLO lacks.
+        reason: String,
+    },
 }
 
 impl fmt::Display for ExportError {
@@ -55,6 +65,14 @@ impl fmt::Display for ExportError {
                 computation,
                 reason,
             } => write!(f, "cannot write `{computation}` as StableHLO: {reason}"),
+            ExportError::Unsupported {
+                computation,
+                instruction,
+                reason,
+            } => write!(
+                f,
+                "cannot write `{computation}` as StableHLO: `{instruction}`: {reason}"
+            ),
         }
     }
 }

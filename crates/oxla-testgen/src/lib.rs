@@ -32,9 +32,13 @@ mod ctrl;
 mod misc;
 
 use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
+
+// The windows family: convolution, reduce-window, select-and-scatter.
+mod windows;
 use oxla_ir::{
     ArrayData, Builder, Computation, ElementType, Literal, Op, OpClass, OpKind, Result, Shape,
 };
+pub use windows::{model_convolution, model_window};
 
 /// A small, fast, seedable PRNG (xorshift64*). Not for cryptography.
 #[derive(Debug, Clone)]
@@ -95,6 +99,10 @@ pub struct GenConfig {
     /// `opt-barrier` and `get-tuple-element`. Off by default: the JIT does
     /// not compile them yet, so the differential test cannot use them.
     pub control_flow: bool,
+    /// Whether `convolution`, `reduce-window` and `select-and-scatter` may
+    /// appear (see the `windows` module). Off by default: the JIT does not
+    /// compile them yet, so the differential tests leave them out.
+    pub windows: bool,
     /// Whether the misc family's ops the JIT compiles (same-width
     /// `bitcast-convert`, `bitcast`, `reduce-precision`) may appear.
     pub misc_ops: bool,
@@ -116,6 +124,7 @@ impl Default for GenConfig {
             float_reassociation: true,
             nested_bodies: 0.5,
             control_flow: false,
+            windows: false,
             misc_ops: true,
             jit_unsupported_ops: false,
         }
@@ -383,11 +392,12 @@ impl Gen<'_> {
     fn step(&mut self) -> Result<()> {
         let ty = self.rng.pick(&self.cfg.element_types);
         let (a, ashape) = self.value_of_type(ty)?;
-        // Control-flow steps are drawn only when enabled, so that programs
-        // without them are the same as before for every seed; the misc
-        // family's steps come after them.
+        // Control-flow steps (6 choices) and the windows family (3) are
+        // drawn only when enabled, so that programs without them are the
+        // same as before for every seed; the misc family's steps come last.
         let control = if self.cfg.control_flow { 6 } else { 0 };
-        let choice = self.rng.below(18 + control + self.misc_kinds());
+        let windows = if self.cfg.windows { 3 } else { 0 };
+        let choice = self.rng.below(18 + control + windows + self.misc_kinds());
         let (op, shape, name): (Op, Shape, &'static str) = match choice {
             0..=5 => {
                 let candidates: Vec<BinaryOp> = BinaryOp::ALL
@@ -567,15 +577,23 @@ impl Gen<'_> {
                 let op = self.b.dot_general(a, rhs, &dims)?;
                 (op, Shape::new(ty, &[ashape.dims()[0], n]), "dot")
             }
-            18.. if choice < 18 + control => match self.control_step(a, &ashape)? {
+            c if c >= 18 && c < 18 + control => match self.control_step(a, &ashape)? {
                 Some(step) => step,
                 None => return Ok(()),
             },
+            c if c >= 18 + control && c < 18 + control + windows => {
+                match self.window_step(a, &ashape)? {
+                    Some(step) => step,
+                    None => return Ok(()),
+                }
+            }
             // The misc family (`misc.rs`).
-            18.. => match self.misc_step(choice - 18 - control, a, &ashape)? {
-                Some(made) => made,
-                None => return Ok(()),
-            },
+            c if c >= 18 + control + windows => {
+                match self.misc_step(c - 18 - control - windows, a, &ashape)? {
+                    Some(made) => made,
+                    None => return Ok(()),
+                }
+            }
             _ => return Ok(()),
         };
         let got = self.b.shape(op)?;

@@ -54,6 +54,9 @@ pub use oxla_ir::{
     ElementType, Error, Literal, NativeType, Op, OpProblem, Opcode, PadDim, Result, Shape,
     StorageSink, UnaryOp, VerifierProblem,
 };
+// The windows family's attributes (convolution, reduce-window,
+// select-and-scatter), for the builder.
+pub use oxla_ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};
 pub use oxla_jit::{Executable, THREADS_VAR, compile, num_threads};
 
 /// The IR's internals: its instruction arena, the parser and printer

@@ -34,7 +34,8 @@ pub use oxla_stablehlo::{ExportError, MAX_REGION_DEPTH};
 /// [`to_strict`](crate::hlo::to_strict).
 ///
 /// The only computations refused are those whose reducers call `reduce`
-/// more than [`MAX_REGION_DEPTH`] levels deep; the writer's own
+/// more than [`MAX_REGION_DEPTH`] levels deep, and those with a dilated
+/// `select-and-scatter` (StableHLO's has no dilation); the writer's own
 /// [`ExportError`] comes back as [`Error::Backend`] with backend
 /// `stablehlo`, so `?` works in a function returning [`oxla::Result`](crate::Result).
 pub fn print(comp: &Computation) -> Result<String> {

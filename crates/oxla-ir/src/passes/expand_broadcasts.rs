@@ -421,6 +421,9 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Conditional { .. }
             | OpKind::OptimizationBarrier
             | OpKind::Map { .. }
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. }
             | OpKind::BitcastConvert
             | OpKind::Bitcast
             | OpKind::ReducePrecision { .. }

@@ -8,9 +8,10 @@ use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
 use oxla_ir::ElementType;
 
-use super::{Em, Mode, clif_type, vector_type};
+use super::loops::KernelEmitter;
+use super::{Mode, clif_type, vector_type};
 
-impl Em<'_, '_> {
+impl KernelEmitter<'_, '_> {
     /// `x` rounded to the nearest integral value, ties away from zero, as
     /// Rust's `round` (the interpreter's): `t = trunc(|x|)`; `t + 1` if
     /// `|x| - t >= 0.5` (the difference is exact); then `x`'s sign. NaN
@@ -35,29 +36,29 @@ impl Em<'_, '_> {
         let a = self.b.ins().fabs(x);
         let t = self.b.ins().trunc(a);
         let d = self.b.ins().fsub(a, t);
-        let half = self.konst(mode, et, half);
+        let half = self.constant(mode, et, half);
         let up = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, d, half);
-        let one = self.konst(mode, et, one);
+        let one = self.constant(mode, et, one);
         let t1 = self.b.ins().fadd(t, one);
-        let r = self.sel(mode, up, t1, t);
+        let r = self.select(mode, up, t1, t);
         let (ft, it) = match mode {
-            Mode::S => (clif_type(et), clif_type(bits_et)),
-            Mode::V(w) => (vector_type(et, w), vector_type(bits_et, w)),
+            Mode::Scalar => (clif_type(et), clif_type(bits_et)),
+            Mode::Vector(w) => (vector_type(et, w), vector_type(bits_et, w)),
         };
-        let rb = self.bc(it, r);
-        let xb = self.bc(it, x);
-        let sign = self.konst(mode, bits_et, sign);
+        let rb = self.bitcast_to(it, r);
+        let xb = self.bitcast_to(it, x);
+        let sign = self.constant(mode, bits_et, sign);
         let sign = self.b.ins().band(xb, sign);
         let signed = self.b.ins().bor(rb, sign);
-        self.bc(ft, signed)
+        self.bitcast_to(ft, signed)
     }
 
     /// The bits of `x` read as `to` (same width): `bitcast-convert`.
     pub(super) fn bitcast_bits(&mut self, mode: Mode, to: ElementType, x: Value) -> Value {
         let t = match mode {
-            Mode::S => clif_type(to),
-            Mode::V(w) => vector_type(to, w),
+            Mode::Scalar => clif_type(to),
+            Mode::Vector(w) => vector_type(to, w),
         };
-        self.bc(t, x)
+        self.bitcast_to(t, x)
     }
 }

@@ -6,7 +6,7 @@
 
 use oxla_ir::{BinaryOp, ComparisonDirection, ElementType, Result};
 
-use super::{Graph, Node, NodeId, Scope, backend};
+use super::{Graph, Node, NodeId, Scope, bug};
 
 impl Graph {
     /// `x`'s bits (of type `from`) as `to`; `x` itself when the types agree.
@@ -21,7 +21,7 @@ impl Graph {
             return Ok(x);
         }
         if from.bit_width() != to.bit_width() || from.is_pred() || to.is_pred() {
-            return Err(backend(format!(
+            return Err(bug(format!(
                 "bitcast-convert from {from} to {to} changes the width; the JIT refuses it before"
             )));
         }
@@ -51,7 +51,7 @@ impl Graph {
             ),
             ElementType::F64 => (ElementType::U64, 64, 52, f64::INFINITY.to_bits()),
             other => {
-                return Err(backend(format!("reduce-precision of {other}")));
+                return Err(bug(format!("reduce-precision of {other}")));
             }
         };
         let src_exp = total - src_man - 1;

@@ -538,13 +538,23 @@ fn sixty_levels_of_reducer_bodies() {
 #[test]
 fn folds_nested_past_the_limit_are_a_typed_error() {
     let expect_refused = |comp: &Computation| match oxla_jit::compile(comp) {
-        Err(Error::Backend { message, .. }) => {
-            assert!(
-                message.contains("sits inside 64 nested folds") && message.contains("` ("),
-                "{message}"
-            )
+        Err(e) => {
+            let message = e.to_string();
+            assert_eq!(e.code(), "OX0803", "{message}");
+            match e {
+                Error::JitFoldDepth {
+                    op, depth, bound, ..
+                } => {
+                    assert_eq!((depth, bound), (64, 64), "{message}");
+                    assert!(op == "reduce" || op == "dot", "{message}");
+                    assert!(
+                        message.contains("sits inside 64 nested folds") && message.contains("` ("),
+                        "{message}"
+                    );
+                }
+                other => panic!("unexpected error {other}"),
+            }
         }
-        Err(e) => panic!("unexpected error {e}"),
         Ok(_) => panic!("compiled a fold nest past the limit"),
     };
     // Reducer bodies calling one another 70 deep.
@@ -567,6 +577,40 @@ fn folds_nested_past_the_limit_are_a_typed_error() {
     let (mut b, p) = builder("deep", &[sh(F32, &[3]), sh(F32, &[])]);
     let y = b.reduce(p[0], p[1], &[0], &red).expect("reduce");
     expect_refused(&b.build(y).expect("build"));
+}
+
+#[test]
+fn a_reducer_body_past_the_node_budget_is_a_typed_limit() {
+    // 70,000 chained ops in one body: more nodes than one kernel may have
+    // (65,536), and a body cannot be cut into kernels.
+    let ty = ElementType::F32;
+    let mut r = Builder::new("huge_body");
+    let a = r.parameter(0, Shape::scalar(ty), "a").expect("a");
+    let c = r.parameter(1, Shape::scalar(ty), "c").expect("c");
+    let mut t = r.add(a, c, &[]).expect("add");
+    for _ in 0..70_000 {
+        t = r.add(t, c, &[]).expect("add");
+    }
+    let body = r.build(t).expect("body");
+    let mut b = Builder::new("huge_reduce");
+    let x = b.parameter(0, Shape::new(ty, &[3, 5]), "x").expect("x");
+    let zero = b.constant_scalar(0f32).expect("zero");
+    let y = b.reduce(x, zero, &[1], &body).expect("reduce");
+    let comp = b.build(y).expect("build");
+    match oxla_jit::compile(&comp) {
+        Err(Error::JitNodeBudget {
+            computation,
+            nodes,
+            bound,
+            ..
+        }) => {
+            assert_eq!(bound, 65536);
+            assert!(nodes > bound, "{nodes}");
+            assert_eq!(computation, "huge_body");
+        }
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("compiled a kernel past the node budget"),
+    }
 }
 
 #[test]

@@ -23,20 +23,31 @@
 //! A run of steps that walk the same rows (a reduce over the innermost
 //! dims, then reduces and loops over the same space that read its result
 //! back at their own row) then becomes one *row group* step
-//! ([`StepKind::RowGroup`], formed by `lower::form_row_groups`, which checks
-//! the index maps): one kernel whose outer loops walk the rows and which
-//! runs the steps as passes over each row. So softmax (max-reduce,
-//! subtract, exp, sum-reduce, divide) is one kernel reading each row from
-//! memory once, with `exp` computed once and kept in the output row
-//! between the sum and the division.
+//! ([`StepKind::RowGroup`], decided in `row_groups.rs`, which asks the
+//! index analysis where each pass reads): one kernel whose outer loops
+//! walk the rows and which runs the steps as passes over each row. So
+//! softmax (max-reduce, subtract, exp, sum-reduce, divide) is one kernel
+//! reading each row from memory once, with `exp` computed once and kept in
+//! the output row between the sum and the division.
+//!
+//! The plan is the fusion stage's whole output: lowering turns every step
+//! of it into kernels and refuses none (`verify::check_plan` checks its
+//! invariants: every output and temporary buffer written by exactly one
+//! step, before any step reads it).
 
 use std::collections::HashMap;
 use std::fmt::Write;
 
 use oxla_ir::{
-    BinaryOp, Body, Computation, DotDimensionNumbers, ElementType, InstId, Literal, OpKind, Shape,
-    printer::instruction_text, shape::row_major_strides,
+    BinaryOp, Body, Computation, ComputationId, DotDimensionNumbers, ElementType, InstId, Literal,
+    OpKind, Result, Shape, printer::instruction_text, shape::row_major_strides,
 };
+
+use crate::entity::{BufferId, IdVec, ParamId};
+
+mod row_groups;
+
+pub(crate) use row_groups::{RowSpace, pass_source};
 
 /// Cost of a transcendental op in the recompute heuristic.
 pub(crate) const EXPENSIVE: u64 = 10;
@@ -49,7 +60,7 @@ pub(crate) const MAX_COST: u64 = 400;
 #[derive(Clone, Debug)]
 pub(crate) enum BufferKind {
     /// Argument `n`.
-    Param(usize),
+    Param(ParamId),
     /// A constant owned by the executable.
     Constant(Literal),
     /// An intermediate, allocated per run.
@@ -72,7 +83,7 @@ pub(crate) struct Buffer {
 /// c*strides[2]` in buffer `buf`.
 #[derive(Clone, Debug)]
 pub(crate) struct DotInput {
-    pub(crate) buf: usize,
+    pub(crate) buf: BufferId,
     pub(crate) strides: [i64; 3],
 }
 
@@ -114,6 +125,8 @@ pub(crate) enum StepKind {
     /// current row, so each row is finished by one thread before the next
     /// pass reads it, from cache.
     RowGroup {
+        /// The space the passes iterate.
+        space: RowSpace,
         passes: Vec<Step>,
         /// A costly value computed by one pass, stored into the last
         /// pass's output row and loaded from there by later passes.
@@ -130,7 +143,7 @@ pub(crate) struct KeepPlan {
     pub(crate) from: usize,
     /// Where it is stored: the output buffer of the last pass, which that
     /// pass overwrites element by element after reading it.
-    pub(crate) buf: usize,
+    pub(crate) buf: BufferId,
 }
 
 /// One kernel launch.
@@ -138,7 +151,7 @@ pub(crate) struct KeepPlan {
 pub(crate) struct Step {
     pub(crate) kind: StepKind,
     /// The buffer written.
-    pub(crate) out: usize,
+    pub(crate) out: BufferId,
     /// The instructions fused into this kernel (not materialised), in
     /// body order.
     pub(crate) fused: Vec<InstId>,
@@ -148,13 +161,13 @@ pub(crate) struct Step {
 #[derive(Clone, Debug)]
 pub(crate) enum Leaf {
     /// An output buffer the kernels write.
-    Buffer(usize),
+    Buffer(BufferId),
     /// A copy of argument `n`.
-    Param(usize),
+    Param(ParamId),
     /// A copy of a constant.
     Constant(Literal),
     /// A copy of an earlier leaf's buffer.
-    Duplicate(usize),
+    Duplicate(BufferId),
 }
 
 /// The shape of the result: an array leaf or a tuple.
@@ -167,13 +180,13 @@ pub(crate) enum OutputTree {
 /// The whole schedule of an executable.
 #[derive(Clone, Debug)]
 pub(crate) struct Plan {
-    pub(crate) buffers: Vec<Buffer>,
+    pub(crate) buffers: IdVec<BufferId, Buffer>,
     pub(crate) steps: Vec<Step>,
     pub(crate) output: OutputTree,
     /// The buffer of each materialised entry instruction.
-    pub(crate) materialised: HashMap<InstId, usize>,
+    pub(crate) materialised: HashMap<InstId, BufferId>,
     /// Buffers of non-scalar constants inside called bodies.
-    pub(crate) called_constants: HashMap<(u32, InstId), usize>,
+    pub(crate) called_constants: HashMap<(ComputationId, InstId), BufferId>,
 }
 
 pub(crate) fn op_cost(kind: &OpKind) -> u64 {
@@ -207,8 +220,10 @@ fn repeats(body: &Body, user: InstId, k: usize) -> bool {
 }
 
 impl Plan {
-    /// Partitions the entry body of `comp`.
-    pub(crate) fn new(comp: &Computation) -> Plan {
+    /// Partitions the entry body of `comp` into buffers and steps, row
+    /// groups included. Fails only if the index analysis of a row-group
+    /// candidate does (a kernel past the node budget).
+    pub(crate) fn new(comp: &Computation) -> Result<Plan> {
         let body = comp.entry();
         let n = body.instructions.len();
         // Live instructions and their use counts.
@@ -284,7 +299,7 @@ impl Plan {
         }
 
         let mut plan = Plan {
-            buffers: Vec::new(),
+            buffers: IdVec::new(),
             steps: Vec::new(),
             output: OutputTree::Tuple(vec![]),
             materialised: HashMap::new(),
@@ -295,7 +310,7 @@ impl Plan {
         for (li, &l) in leaves.iter().enumerate() {
             let inst = body.inst(l);
             let leaf = match &inst.kind {
-                OpKind::Parameter { number } => Leaf::Param(*number as usize),
+                OpKind::Parameter { number } => Leaf::Param(ParamId::new(*number as usize)),
                 OpKind::Constant { literal } => Leaf::Constant(literal.clone()),
                 _ => match plan.materialised.get(&l) {
                     Some(&b) => Leaf::Duplicate(b),
@@ -321,7 +336,7 @@ impl Plan {
                 continue;
             }
             let kind = match &inst.kind {
-                OpKind::Parameter { number } => BufferKind::Param(*number as usize),
+                OpKind::Parameter { number } => BufferKind::Param(ParamId::new(*number as usize)),
                 OpKind::Constant { literal } => BufferKind::Constant(literal.clone()),
                 _ => BufferKind::Temp,
             };
@@ -342,7 +357,7 @@ impl Plan {
                         &inst.name,
                     );
                     plan.called_constants
-                        .insert((bi as u32, InstId(i as u32)), buf);
+                        .insert((ComputationId(bi as u32), InstId(i as u32)), buf);
                 }
             }
         }
@@ -388,16 +403,16 @@ impl Plan {
                 }
             }
         }
-        plan
+        row_groups::form_row_groups(comp, &mut plan)?;
+        Ok(plan)
     }
 
-    fn push(&mut self, kind: BufferKind, shape: &Shape, name: &str) -> usize {
+    fn push(&mut self, kind: BufferKind, shape: &Shape, name: &str) -> BufferId {
         self.buffers.push(Buffer {
             kind,
             shape: shape.clone(),
             name: name.to_string(),
-        });
-        self.buffers.len() - 1
+        })
     }
 
     /// The non-materialised instructions reachable from `roots`.
@@ -488,21 +503,21 @@ impl Plan {
             comp.name(),
             self.steps.len()
         );
-        for (i, b) in self.buffers.iter().enumerate() {
+        for (i, b) in self.buffers.iter() {
             let kind = match &b.kind {
-                BufferKind::Param(n) => format!("parameter({n})"),
+                BufferKind::Param(n) => format!("parameter({})", n.index()),
                 BufferKind::Constant(_) => "constant".to_string(),
                 BufferKind::Temp => "temp".to_string(),
                 BufferKind::Output(n) => format!("output({n})"),
             };
-            let _ = writeln!(s, "  buf{i} = {} {kind} // {}", b.shape, b.name);
+            let _ = writeln!(s, "  {i} = {} {kind} // {}", b.shape, b.name);
         }
         for (k, step) in self.steps.iter().enumerate() {
             let out = &self.buffers[step.out];
-            if let StepKind::RowGroup { passes, keep } = &step.kind {
+            if let StepKind::RowGroup { passes, keep, .. } = &step.kind {
                 let _ = writeln!(
                     s,
-                    "kernel {k}: row-group of {} passes -> buf{} {}",
+                    "kernel {k}: row-group of {} passes -> {} {}",
                     passes.len(),
                     step.out,
                     out.shape
@@ -520,18 +535,18 @@ impl Plan {
                     };
                     let kept = match keep {
                         Some(kp) if kp.from == p => format!(
-                            " (keeps {} in buf{} for later passes)",
+                            " (keeps {} in {} for later passes)",
                             body.inst(kp.inst).name,
                             kp.buf
                         ),
                         Some(kp) if p > kp.from => {
-                            format!(" (reads {} from buf{})", body.inst(kp.inst).name, kp.buf)
+                            format!(" (reads {} from {})", body.inst(kp.inst).name, kp.buf)
                         }
                         _ => String::new(),
                     };
                     let _ = writeln!(
                         s,
-                        "  pass {p}: {what} root={} -> buf{} {}{kept}",
+                        "  pass {p}: {what} root={} -> {} {}{kept}",
                         body.inst(root).name,
                         pass.out,
                         self.buffers[pass.out].shape
@@ -562,7 +577,7 @@ impl Plan {
                     rhs,
                     sizes,
                 } => format!(
-                    "dot root={} [{}x{}x{}]x[{}x{}x{}] lhs=buf{} strides={:?} rhs=buf{} strides={:?}",
+                    "dot root={} [{}x{}x{}]x[{}x{}x{}] lhs={} strides={:?} rhs={} strides={:?}",
                     body.inst(*inst).name,
                     sizes.batch,
                     sizes.m,
@@ -576,7 +591,7 @@ impl Plan {
                     rhs.strides
                 ),
             };
-            let _ = writeln!(s, "kernel {k}: {head} -> buf{} {}", step.out, out.shape);
+            let _ = writeln!(s, "kernel {k}: {head} -> {} {}", step.out, out.shape);
             if let Some(info) = kernels.get(k) {
                 for line in info.lines() {
                     let _ = writeln!(s, "  {line}");
@@ -620,7 +635,7 @@ fn build_tree(body: &Body, id: InstId, leaves: &mut impl Iterator<Item = Leaf>) 
                 .map(|&o| build_tree(body, o, leaves))
                 .collect(),
         ),
-        _ => OutputTree::Leaf(leaves.next().unwrap_or(Leaf::Duplicate(0))),
+        _ => OutputTree::Leaf(leaves.next().unwrap_or(Leaf::Duplicate(BufferId::new(0)))),
     }
 }
 

@@ -1,0 +1,1617 @@
+//! The JIT's IR verifier (Cranelift's `verify_function`, XLA's
+//! `HloVerifier`): checks fusion's plan and lowering's kernel descriptions
+//! against the invariants code generation and the run path rely on, and
+//! reports every problem it finds as data ([`Problem`]).
+//!
+//! | rule | checked on | why |
+//! |---|---|---|
+//! | every output and temporary buffer is written by exactly one step, arguments and constants by none | plan, kernels | outputs are allocated uninitialised; results are only defined if one step owns each buffer |
+//! | every element of such a buffer is written, once: each write is one element per iteration of its loops, inside the buffer, and the step's writes add up to the buffer | kernels | the run path sets an output's length without reading it (`assume_written`) |
+//! | a buffer is read only after the step that writes it, or, in a row group, by a later pass at the element (or row) an earlier pass wrote | plan, kernels | a kernel must never read an element no one has written yet |
+//! | every loop variable an index uses has an extent in its scope; the loop order is a permutation of the kernel's variables | kernels | the emitter binds each variable before the nodes that use it |
+//! | every node's operands come before it; every fold and capture it names exists | kernels | the emitter walks nodes in order |
+//! | every load stays inside its buffer for every value of the loop variables, or is clamped into it; its element count is its buffer's | kernels | kernels load without bounds checks |
+//! | the split loop's variable is written by every pass | kernels | chunks run on different threads must write different elements |
+//! | a dot reads and writes inside its buffers | kernels | `matrixmultiply` and the integer kernel index without checks |
+//!
+//! The checks are linear in the size of the IR (a few microseconds per
+//! kernel, against milliseconds of Cranelift compilation), so they run on
+//! every compile, in release builds too: the `SAFETY` comments of the run
+//! path and the thread pool rest on them. A problem is a bug in the JIT
+//! and becomes [`oxla_ir::Error::Internal`], never a panic.
+
+use std::fmt;
+
+use oxla_ir::{Computation, InstId, Result};
+
+use crate::entity::{BufferId, FoldId, IdVec, LoopVar, NodeId};
+use crate::error::{Stage, internal};
+use crate::fusion::{BufferKind, Leaf, OutputTree, Plan, Step, StepKind};
+use crate::graph::{Graph, Node, reachable};
+use crate::ix::{Atom, Extents, Ix};
+use crate::kernel::{DotKernel, KernelDesc, LoopKernel, Work};
+
+/// Where a kernel-level problem is: step `step` of the plan, kernel
+/// `kernel` of that step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct At {
+    pub(crate) step: usize,
+    pub(crate) kernel: usize,
+}
+
+/// One broken invariant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Problem {
+    /// An output or temporary buffer written by no step, or by several.
+    WriterCount { buf: BufferId, steps: Vec<usize> },
+    /// An argument or constant buffer written by a step.
+    InputWritten { buf: BufferId, step: usize },
+    /// A step (or a pass of a row group) reads a buffer that no earlier
+    /// step (or pass) writes.
+    ReadBeforeWrite { buf: BufferId, step: usize },
+    /// The result tree and the output buffers disagree.
+    OutputLeaf { buf: BufferId, what: &'static str },
+    /// A row group that is not a reduce followed by reduces and loops, or
+    /// whose kept value is not in its last pass's output.
+    RowGroupShape { step: usize, what: &'static str },
+    /// The loop nest is malformed (loop order, split loop, row loops).
+    LoopNest { at: At, what: &'static str },
+    /// An index expression uses a loop variable with no extent in its
+    /// scope.
+    UnboundVariable { at: At, var: LoopVar },
+    /// A node reads a node that does not come before it, or names a fold
+    /// or capture that does not exist.
+    OperandOrder {
+        at: At,
+        fold: Option<FoldId>,
+        node: NodeId,
+    },
+    /// A load's element count is not its buffer's.
+    LoadSize {
+        at: At,
+        buf: BufferId,
+        numel: i64,
+        buffer_numel: i64,
+    },
+    /// An unclamped load can read outside its buffer.
+    LoadOutOfBounds {
+        at: At,
+        buf: BufferId,
+        lo: i128,
+        hi: i128,
+        numel: i64,
+    },
+    /// A write is not one element per iteration of its loops, inside its
+    /// buffer.
+    WriteMap { at: At, buf: BufferId, what: String },
+    /// A step's kernels do not write every element of a buffer exactly
+    /// once.
+    WriteCoverage {
+        step: usize,
+        buf: BufferId,
+        written: i128,
+        numel: i64,
+    },
+    /// A pass reads a buffer its own kernel writes, but not after an
+    /// earlier pass wrote it at the element (or row) it reads.
+    ReadInKernel { at: At, pass: usize, buf: BufferId },
+    /// The split loop's variable is not one a pass writes along, so two
+    /// chunks could write the same element.
+    SplitLoopNotWritten { at: At, pass: usize },
+    /// A dot reads or writes outside its buffers.
+    DotBounds {
+        at: At,
+        buf: BufferId,
+        what: &'static str,
+    },
+}
+
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "step {} kernel {}", self.step, self.kernel)
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::WriterCount { buf, steps } => {
+                write!(
+                    f,
+                    "{buf} is written by {} steps {steps:?}, not one",
+                    steps.len()
+                )
+            }
+            Problem::InputWritten { buf, step } => {
+                write!(f, "step {step} writes {buf}, an argument or constant")
+            }
+            Problem::ReadBeforeWrite { buf, step } => {
+                write!(f, "step {step} reads {buf} before any step writes it")
+            }
+            Problem::OutputLeaf { buf, what } => write!(f, "{buf}: {what}"),
+            Problem::RowGroupShape { step, what } => write!(f, "step {step}: {what}"),
+            Problem::LoopNest { at, what } => write!(f, "{at}: {what}"),
+            Problem::UnboundVariable { at, var } => {
+                write!(f, "{at}: an index uses {var}, which has no extent there")
+            }
+            Problem::OperandOrder { at, fold, node } => match fold {
+                Some(fold) => write!(f, "{at}: {node} of {fold} reads a node not before it"),
+                None => write!(f, "{at}: {node} reads a node not before it"),
+            },
+            Problem::LoadSize {
+                at,
+                buf,
+                numel,
+                buffer_numel,
+            } => write!(
+                f,
+                "{at}: a load of {buf} assumes {numel} elements, the buffer has {buffer_numel}"
+            ),
+            Problem::LoadOutOfBounds {
+                at,
+                buf,
+                lo,
+                hi,
+                numel,
+            } => write!(
+                f,
+                "{at}: an unclamped load of {buf} reads elements {lo}..={hi}, outside 0..{numel}"
+            ),
+            Problem::WriteMap { at, buf, what } => write!(f, "{at}: the write of {buf} {what}"),
+            Problem::WriteCoverage {
+                step,
+                buf,
+                written,
+                numel,
+            } => write!(
+                f,
+                "step {step} writes {written} elements of {buf}, which has {numel}"
+            ),
+            Problem::ReadInKernel { at, pass, buf } => write!(
+                f,
+                "{at}: pass {pass} reads {buf}, which its kernel writes, other than where an \
+                 earlier pass wrote it"
+            ),
+            Problem::SplitLoopNotWritten { at, pass } => write!(
+                f,
+                "{at}: pass {pass} writes no element along the split loop, so two chunks could \
+                 write the same element"
+            ),
+            Problem::DotBounds { at, buf, what } => write!(f, "{at}: the dot {what} {buf}"),
+        }
+    }
+}
+
+/// The problems as one internal error of `stage`, if there are any.
+fn report(stage: Stage, problems: Vec<Problem>) -> Result<()> {
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+    Err(internal(stage, lines.join("; ")))
+}
+
+/// Checks fusion's plan of `comp` (see the module docs).
+pub(crate) fn verify_plan(comp: &Computation, plan: &Plan) -> Result<()> {
+    report(Stage::VerifyPlan, check_plan(comp, plan))
+}
+
+/// Checks lowering's kernels, `lowered[k]` those of step `k` of `plan`.
+pub(crate) fn verify_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Result<()> {
+    report(Stage::VerifyKernels, check_kernels(plan, lowered))
+}
+
+// ---------------------------------------------------------------------
+// The plan
+// ---------------------------------------------------------------------
+
+/// The buffers a step writes, one list per pass (one pass unless it is a
+/// row group; a kept value is written by the pass that keeps it).
+fn step_writes(step: &Step) -> Vec<Vec<BufferId>> {
+    match &step.kind {
+        StepKind::RowGroup { passes, keep, .. } => passes
+            .iter()
+            .enumerate()
+            .map(|(p, pass)| {
+                let mut w = vec![pass.out];
+                w.extend(keep.filter(|k| k.from == p).map(|k| k.buf));
+                w
+            })
+            .collect(),
+        StepKind::Loop { .. }
+        | StepKind::Reduce { .. }
+        | StepKind::DotCopy { .. }
+        | StepKind::Dot { .. } => vec![vec![step.out]],
+    }
+}
+
+/// The buffers a step reads, one list per pass: the materialised operands
+/// of its root and fused instructions (and, after a row group's kept
+/// value is stored, the buffer it is read from).
+fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<BufferId>> {
+    let body = comp.entry();
+    let of = |root: InstId, fused: &[InstId], kept: Option<(InstId, BufferId)>| {
+        let mut reads = Vec::new();
+        for &i in fused.iter().chain(std::iter::once(&root)) {
+            for o in &body.inst(i).operands {
+                if let Some(&b) = plan.materialised.get(o) {
+                    reads.push(b);
+                }
+                if let Some((k, b)) = kept
+                    && *o == k
+                {
+                    reads.push(b);
+                }
+            }
+        }
+        reads
+    };
+    match &step.kind {
+        StepKind::Loop { root } => vec![of(*root, &step.fused, None)],
+        StepKind::Reduce { inst } => vec![of(*inst, &step.fused, None)],
+        StepKind::DotCopy { source, .. } => vec![match plan.materialised.get(source) {
+            Some(&b) => vec![b],
+            None => {
+                let mut reads = Vec::new();
+                for &i in &step.fused {
+                    for o in &body.inst(i).operands {
+                        reads.extend(plan.materialised.get(o));
+                    }
+                }
+                reads
+            }
+        }],
+        StepKind::Dot { lhs, rhs, .. } => vec![vec![lhs.buf, rhs.buf]],
+        StepKind::RowGroup { passes, keep, .. } => passes
+            .iter()
+            .enumerate()
+            .map(|(p, pass)| {
+                let kept = keep.filter(|k| p > k.from).map(|k| (k.inst, k.buf));
+                match pass.kind {
+                    StepKind::Loop { root } => of(root, &pass.fused, kept),
+                    StepKind::Reduce { inst } => of(inst, &pass.fused, kept),
+                    StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => {
+                        vec![]
+                    }
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The problems of fusion's plan of `comp`.
+pub(crate) fn check_plan(comp: &Computation, plan: &Plan) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    // Writers.
+    let mut writers: IdVec<BufferId, Vec<usize>> = IdVec::filled(plan.buffers.len(), vec![]);
+    for (k, step) in plan.steps.iter().enumerate() {
+        for b in step_writes(step).into_iter().flatten() {
+            match writers.get_mut(b) {
+                Some(w) if !w.contains(&k) => w.push(k),
+                Some(_) => {}
+                None => problems.push(Problem::WriterCount {
+                    buf: b,
+                    steps: vec![k],
+                }),
+            }
+        }
+    }
+    for (b, buffer) in plan.buffers.iter() {
+        let w = &writers[b];
+        match buffer.kind {
+            BufferKind::Output(_) | BufferKind::Temp if w.len() != 1 => {
+                problems.push(Problem::WriterCount {
+                    buf: b,
+                    steps: w.clone(),
+                });
+            }
+            BufferKind::Param(_) | BufferKind::Constant(_) if !w.is_empty() => {
+                problems.push(Problem::InputWritten { buf: b, step: w[0] });
+            }
+            BufferKind::Output(_)
+            | BufferKind::Temp
+            | BufferKind::Param(_)
+            | BufferKind::Constant(_) => {}
+        }
+    }
+    // Reads after writes.
+    let written_before = |b: BufferId, k: usize| match plan.buffers.get(b).map(|x| &x.kind) {
+        Some(BufferKind::Param(_) | BufferKind::Constant(_)) => true,
+        Some(BufferKind::Output(_) | BufferKind::Temp) => writers[b].iter().all(|&w| w < k),
+        None => false,
+    };
+    for (k, step) in plan.steps.iter().enumerate() {
+        let writes = step_writes(step);
+        for (p, reads) in step_reads(comp, plan, step).into_iter().enumerate() {
+            for b in reads {
+                let earlier_pass = writes[..p.min(writes.len())]
+                    .iter()
+                    .flatten()
+                    .any(|&w| w == b);
+                if !earlier_pass && !written_before(b, k) {
+                    problems.push(Problem::ReadBeforeWrite { buf: b, step: k });
+                }
+            }
+        }
+        if let StepKind::RowGroup { passes, keep, .. } = &step.kind {
+            check_row_group(k, step, passes, *keep, &mut problems);
+        }
+    }
+    // The result tree.
+    let mut leaves = Vec::new();
+    collect_leaves(&plan.output, &mut leaves);
+    for (b, buffer) in plan.buffers.iter() {
+        let named = leaves
+            .iter()
+            .filter(|l| matches!(l, Leaf::Buffer(x) if *x == b))
+            .count();
+        let is_output = matches!(buffer.kind, BufferKind::Output(_));
+        if is_output && named != 1 {
+            problems.push(Problem::OutputLeaf {
+                buf: b,
+                what: "an output buffer that is not exactly one leaf of the result",
+            });
+        }
+        if !is_output && named > 0 {
+            problems.push(Problem::OutputLeaf {
+                buf: b,
+                what: "a result leaf that is not an output buffer",
+            });
+        }
+    }
+    for leaf in &leaves {
+        if let Leaf::Duplicate(b) = leaf
+            && !leaves
+                .iter()
+                .any(|l| matches!(l, Leaf::Buffer(x) if x == b))
+        {
+            problems.push(Problem::OutputLeaf {
+                buf: *b,
+                what: "a duplicate leaf of a buffer no leaf holds",
+            });
+        }
+    }
+    for &b in plan.called_constants.values() {
+        if !matches!(
+            plan.buffers.get(b).map(|x| &x.kind),
+            Some(BufferKind::Constant(_))
+        ) {
+            problems.push(Problem::OutputLeaf {
+                buf: b,
+                what: "a called body's constant that is not a constant buffer",
+            });
+        }
+    }
+    problems
+}
+
+fn collect_leaves<'t>(tree: &'t OutputTree, out: &mut Vec<&'t Leaf>) {
+    match tree {
+        OutputTree::Leaf(l) => out.push(l),
+        OutputTree::Tuple(items) => items.iter().for_each(|t| collect_leaves(t, out)),
+    }
+}
+
+/// A row group is a reduce, then reduces and loops; its output is its last
+/// pass's; its kept value is stored by an earlier pass into that output.
+fn check_row_group(
+    k: usize,
+    step: &Step,
+    passes: &[Step],
+    keep: Option<crate::fusion::KeepPlan>,
+    problems: &mut Vec<Problem>,
+) {
+    let mut fail = |what| problems.push(Problem::RowGroupShape { step: k, what });
+    let Some(last) = passes.last() else {
+        return fail("a row group without passes");
+    };
+    if !matches!(passes[0].kind, StepKind::Reduce { .. }) {
+        fail("a row group that does not start with a reduce");
+    }
+    if passes
+        .iter()
+        .any(|p| !matches!(p.kind, StepKind::Reduce { .. } | StepKind::Loop { .. }))
+    {
+        fail("a row-group pass that is not a reduce or a loop");
+    }
+    if last.out != step.out {
+        fail("a row group whose output is not its last pass's");
+    }
+    if let Some(kp) = keep
+        && (kp.from + 1 >= passes.len() || kp.buf != last.out)
+    {
+        fail("a kept value not stored by an earlier pass into the last pass's output");
+    }
+}
+
+// ---------------------------------------------------------------------
+// Kernels
+// ---------------------------------------------------------------------
+
+/// A write of a pass: `offset` over the loop variables `vars`.
+struct WriteSet {
+    /// The constant part.
+    constant: i64,
+    /// (variable, coefficient, extent), by ascending coefficient.
+    terms: Vec<(LoopVar, i64, i64)>,
+}
+
+impl WriteSet {
+    /// `offset` as a write along `vars` (each iteration of those loops one
+    /// element): affine in them, positive coefficients, no other variable.
+    fn of(
+        offset: &Ix,
+        vars: &[LoopVar],
+        extents: &Extents,
+    ) -> std::result::Result<WriteSet, String> {
+        let mut terms = Vec::new();
+        for (atom, c) in offset.terms() {
+            let Atom::Var(v) = atom else {
+                return Err(format!("is not affine ({offset})"));
+            };
+            if !vars.contains(v) {
+                return Err(format!("varies along {v}, which it does not write along"));
+            }
+            if *c <= 0 {
+                return Err(format!("steps backwards along {v} ({offset})"));
+            }
+            terms.push((*v, *c, extents.get(*v).copied().unwrap_or(0)));
+        }
+        for &v in vars {
+            if extents.get(v).is_some_and(|&e| e > 1) && !terms.iter().any(|t| t.0 == v) {
+                return Err(format!(
+                    "is the same for every {v}: written {} times",
+                    extents[v]
+                ));
+            }
+        }
+        terms.sort_by_key(|t| t.1);
+        Ok(WriteSet {
+            constant: offset.constant_part(),
+            terms,
+        })
+    }
+
+    /// How many elements it writes.
+    fn count(&self) -> i128 {
+        self.terms.iter().map(|t| t.2.max(0) as i128).product()
+    }
+
+    /// Whether no element is written twice: each coefficient exceeds the
+    /// span of the smaller ones.
+    fn injective(&self) -> bool {
+        let mut span: i128 = 0;
+        for &(_, a, e) in &self.terms {
+            if e > 1 {
+                if (a as i128) <= span {
+                    return false;
+                }
+                span += a as i128 * (e as i128 - 1);
+            }
+        }
+        true
+    }
+
+    /// The first and last element written (when it writes any).
+    fn range(&self) -> (i128, i128) {
+        let span: i128 = self
+            .terms
+            .iter()
+            .map(|&(_, a, e)| a as i128 * (e.max(1) as i128 - 1))
+            .sum();
+        (self.constant as i128, self.constant as i128 + span)
+    }
+}
+
+/// Joins the writes of the stretches of a split loop (same terms but for
+/// one variable's extent, constants apart along it) into one, if they
+/// tile one interval of that variable.
+fn join_stretches(sets: Vec<WriteSet>) -> Option<WriteSet> {
+    let first = sets.first()?;
+    let n = first.terms.len();
+    if sets.iter().any(|s| {
+        s.terms.len() != n
+            || s.terms
+                .iter()
+                .zip(&first.terms)
+                .any(|(a, b)| (a.0, a.1) != (b.0, b.1))
+    }) {
+        return None;
+    }
+    // The variable whose extent differs (the innermost by default).
+    let q = (0..n)
+        .find(|&i| sets.iter().any(|s| s.terms[i].2 != first.terms[i].2))
+        .or(n.checked_sub(1))?;
+    if (0..n).any(|i| i != q && sets.iter().any(|s| s.terms[i].2 != first.terms[i].2)) {
+        return None;
+    }
+    let a = first.terms[q].1 as i128;
+    // Each stretch covers [start, start + extent) of q, start counted from
+    // the first stretch's constant.
+    let mut spans: Vec<(i128, i128)> = Vec::with_capacity(sets.len());
+    for s in &sets {
+        let d = s.constant as i128 - first.constant as i128;
+        if d % a != 0 {
+            return None;
+        }
+        spans.push((d / a, d / a + s.terms[q].2 as i128));
+    }
+    spans.sort_unstable();
+    let lo = spans[0].0;
+    let mut end = lo;
+    for &(s, e) in &spans {
+        if s != end {
+            return None;
+        }
+        end = e;
+    }
+    let mut terms = first.terms.clone();
+    terms[q].2 = i64::try_from(end - lo).ok()?;
+    Some(WriteSet {
+        constant: i64::try_from(first.constant as i128 + lo * a).ok()?,
+        terms,
+    })
+}
+
+/// The loop variables a pass writes along (one element per iteration of
+/// them): every loop of a store, the row loops of a row pass, the kept
+/// loops of a reduction.
+fn written_vars(kernel: &LoopKernel, pass: usize) -> Vec<LoopVar> {
+    let order = &kernel.loop_order;
+    let p = &kernel.passes[pass];
+    match &p.work {
+        Work::Store { .. } if p.per_row => {
+            order[..kernel.row_loops.unwrap_or(0).min(order.len())].to_vec()
+        }
+        Work::Store { .. } => order.clone(),
+        Work::RowReduce { first_reduced, .. } => {
+            order[..(*first_reduced).min(order.len())].to_vec()
+        }
+        Work::ColumnReduce { first_reduced, .. } => {
+            let mut v = order[..(*first_reduced).min(order.len())].to_vec();
+            v.extend(order.last());
+            v
+        }
+    }
+}
+
+/// The element counts of the buffers.
+fn numels(plan: &Plan) -> IdVec<BufferId, i64> {
+    plan.buffers
+        .values()
+        .map(|b| b.shape.element_count())
+        .collect()
+}
+
+/// The problems of lowering's kernels: `lowered[k]` are those of step `k`
+/// of `plan`.
+pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let numel = numels(plan);
+    let buffer_count = plan.buffers.len();
+    let known = |b: BufferId| b.index() < buffer_count;
+    // The step writing each buffer, from the kernels.
+    let mut writer: IdVec<BufferId, Option<usize>> = IdVec::filled(buffer_count, None);
+    for (k, kernels) in lowered.iter().enumerate() {
+        for desc in kernels {
+            let written: Vec<BufferId> = match desc {
+                KernelDesc::Loop(kernel) => kernel.written().collect(),
+                KernelDesc::Dot(dot) => vec![dot.out],
+            };
+            for b in written {
+                match writer.get_mut(b) {
+                    None => problems.push(Problem::WriterCount {
+                        buf: b,
+                        steps: vec![k],
+                    }),
+                    Some(Some(w)) if *w != k => problems.push(Problem::WriterCount {
+                        buf: b,
+                        steps: vec![*w, k],
+                    }),
+                    Some(slot) => *slot = Some(k),
+                }
+            }
+        }
+    }
+    for (b, buffer) in plan.buffers.iter() {
+        if let (BufferKind::Param(_) | BufferKind::Constant(_), Some(k)) = (&buffer.kind, writer[b])
+        {
+            problems.push(Problem::InputWritten { buf: b, step: k });
+        }
+    }
+    // An empty buffer has nothing to read (its step has no kernel).
+    let read_ok = |b: BufferId, k: usize| -> bool {
+        match plan.buffers.get(b).map(|x| &x.kind) {
+            Some(BufferKind::Param(_) | BufferKind::Constant(_)) => true,
+            Some(BufferKind::Output(_) | BufferKind::Temp) => {
+                numel[b] == 0 || writer[b].is_some_and(|w| w < k)
+            }
+            None => false,
+        }
+    };
+    for (b, buffer) in plan.buffers.iter() {
+        if matches!(buffer.kind, BufferKind::Output(_) | BufferKind::Temp)
+            && numel[b] > 0
+            && writer[b].is_none()
+        {
+            problems.push(Problem::WriteCoverage {
+                step: lowered.len(),
+                buf: b,
+                written: 0,
+                numel: numel[b],
+            });
+        }
+    }
+    for (k, kernels) in lowered.iter().enumerate() {
+        // Coverage: the step's writes of each buffer, by kernel.
+        let mut sets: Vec<(BufferId, WriteSet)> = Vec::new();
+        for (j, desc) in kernels.iter().enumerate() {
+            let at = At { step: k, kernel: j };
+            match desc {
+                KernelDesc::Loop(kernel) => check_loop_kernel(
+                    at,
+                    kernel,
+                    &numel,
+                    &known,
+                    &read_ok,
+                    &mut sets,
+                    &mut problems,
+                ),
+                KernelDesc::Dot(dot) => check_dot(at, dot, &numel, &known, &read_ok, &mut problems),
+            }
+        }
+        let mut bufs: Vec<BufferId> = sets.iter().map(|s| s.0).collect();
+        bufs.sort_unstable();
+        bufs.dedup();
+        for b in bufs {
+            let mine: Vec<WriteSet> = sets
+                .iter()
+                .filter(|s| s.0 == b)
+                .map(|s| WriteSet {
+                    constant: s.1.constant,
+                    terms: s.1.terms.clone(),
+                })
+                .collect();
+            let parts = mine.len();
+            let written: i128 = mine.iter().map(WriteSet::count).sum();
+            let whole = if parts == 1 {
+                mine.into_iter().next()
+            } else {
+                join_stretches(mine)
+            };
+            let ok = whole.is_some_and(|w| {
+                let (lo, hi) = w.range();
+                w.injective()
+                    && w.count() == numel[b] as i128
+                    && (w.count() == 0 || (lo >= 0 && hi < numel[b] as i128))
+            });
+            if !ok {
+                problems.push(Problem::WriteCoverage {
+                    step: k,
+                    buf: b,
+                    written,
+                    numel: numel[b],
+                });
+            }
+        }
+    }
+    problems
+}
+
+/// The checks of one loop kernel; its coverage writes go into `sets`.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the kernel and the plan-wide tables"
+)]
+fn check_loop_kernel(
+    at: At,
+    kernel: &LoopKernel,
+    numel: &IdVec<BufferId, i64>,
+    known: &dyn Fn(BufferId) -> bool,
+    read_ok: &dyn Fn(BufferId, usize) -> bool,
+    sets: &mut Vec<(BufferId, WriteSet)>,
+    problems: &mut Vec<Problem>,
+) {
+    let graph = &kernel.graph;
+    let loops = graph.extents.len();
+    // The loop nest.
+    let mut seen: IdVec<LoopVar, bool> = IdVec::filled(loops, false);
+    let permutation = kernel.loop_order.len() == loops
+        && kernel.loop_order.iter().all(|&v| {
+            seen.get_mut(v).is_some_and(|s| {
+                let fresh = !*s;
+                *s = true;
+                fresh
+            })
+        });
+    if !permutation {
+        problems.push(Problem::LoopNest {
+            at,
+            what: "the loop order is not a permutation of the kernel's loop variables",
+        });
+        return;
+    }
+    if kernel.split_loop.is_some_and(|d| d >= loops) {
+        problems.push(Problem::LoopNest {
+            at,
+            what: "the split loop is not a loop of the nest",
+        });
+    }
+    if kernel.passes.is_empty() {
+        problems.push(Problem::LoopNest {
+            at,
+            what: "a kernel without passes",
+        });
+    }
+    match kernel.row_loops {
+        Some(r) if r == 0 || r >= loops => problems.push(Problem::LoopNest {
+            at,
+            what: "a row group's row loops are not the outer loops of its nest",
+        }),
+        None if kernel.passes.len() != 1 || kernel.passes.iter().any(|p| p.per_row) => {
+            problems.push(Problem::LoopNest {
+                at,
+                what: "several passes, or a row pass, outside a row group",
+            });
+        }
+        _ => {}
+    }
+    for pass in &kernel.passes {
+        if let Work::RowReduce { first_reduced, .. } | Work::ColumnReduce { first_reduced, .. } =
+            &pass.work
+            && *first_reduced >= loops
+        {
+            problems.push(Problem::LoopNest {
+                at,
+                what: "a reduction whose reduced loops are not in the nest",
+            });
+        }
+    }
+    // Variables, operands, loads. The rules below walk operands: not when
+    // they are out of order.
+    if !check_scope(at, None, graph, &graph.nodes, loops, numel, known, problems) {
+        return;
+    }
+    for (f, fold) in graph.folds.iter() {
+        check_scope(
+            at,
+            Some(f),
+            graph,
+            &fold.nodes,
+            graph.var_count(),
+            numel,
+            known,
+            problems,
+        );
+        let in_range = |n: NodeId| n.index() < fold.nodes.len();
+        if !in_range(fold.element) || !in_range(fold.combine) {
+            problems.push(Problem::OperandOrder {
+                at,
+                fold: Some(f),
+                node: fold.element.max(fold.combine),
+            });
+        }
+        for &(v, _) in &fold.vars {
+            if v.index() >= graph.var_count() {
+                problems.push(Problem::UnboundVariable { at, var: v });
+            }
+        }
+    }
+    for pass in &kernel.passes {
+        let roots = pass.roots();
+        if let Some(&bad) = roots.iter().find(|n| n.index() >= graph.nodes.len()) {
+            problems.push(Problem::OperandOrder {
+                at,
+                fold: None,
+                node: bad,
+            });
+            return;
+        }
+        let mut offsets = vec![pass.work.out_offset()];
+        offsets.extend(pass.keeps.iter().map(|k| &k.offset));
+        for ix in offsets {
+            check_vars(at, ix, loops, problems);
+        }
+    }
+    // Writes: one element per iteration of the written loops, inside the
+    // buffer; the split loop among them.
+    let split_var = kernel
+        .split_loop
+        .and_then(|d| kernel.loop_order.get(d))
+        .copied();
+    // Where each buffer the kernel writes was written, by pass.
+    let mut writes_in_kernel: Vec<(usize, BufferId, Ix)> = Vec::new();
+    for (p, pass) in kernel.passes.iter().enumerate() {
+        let vars = written_vars(kernel, p);
+        let out = pass.work.out();
+        if !known(out) {
+            problems.push(Problem::WriterCount {
+                buf: out,
+                steps: vec![at.step],
+            });
+            continue;
+        }
+        if let Some(v) = split_var
+            && !vars.contains(&v)
+        {
+            problems.push(Problem::SplitLoopNotWritten { at, pass: p });
+        }
+        match WriteSet::of(pass.work.out_offset(), &vars, &graph.extents) {
+            Ok(set) => {
+                let (lo, hi) = set.range();
+                if !set.injective() {
+                    problems.push(Problem::WriteMap {
+                        at,
+                        buf: out,
+                        what: "writes some element twice".into(),
+                    });
+                } else if set.count() > 0 && (lo < 0 || hi >= numel[out] as i128) {
+                    problems.push(Problem::WriteMap {
+                        at,
+                        buf: out,
+                        what: format!("reaches elements {lo}..={hi}, outside 0..{}", numel[out]),
+                    });
+                }
+                sets.push((out, set));
+            }
+            Err(what) => problems.push(Problem::WriteMap { at, buf: out, what }),
+        }
+        writes_in_kernel.push((p, out, pass.work.out_offset().clone()));
+        for keep in &pass.keeps {
+            let covered_later = kernel.passes[p + 1..]
+                .iter()
+                .any(|q| q.work.out() == keep.buf && !q.per_row);
+            let (lo, hi) = keep.offset.range(&graph.extents);
+            if !known(keep.buf) || !covered_later || lo < 0 || hi >= numel[keep.buf] as i128 {
+                problems.push(Problem::WriteMap {
+                    at,
+                    buf: keep.buf,
+                    what: "keeps a value outside the buffer, or in one no later pass writes".into(),
+                });
+                continue;
+            }
+            writes_in_kernel.push((p, keep.buf, keep.offset.clone()));
+        }
+    }
+    // Reads: of buffers other steps write, after them; of buffers this
+    // kernel writes, by a later pass at the element an earlier pass wrote.
+    for (p, pass) in kernel.passes.iter().enumerate() {
+        for n in reachable(&graph.nodes, &pass.roots()) {
+            let Node::Load { buf, offset, .. } = &graph.nodes[n] else {
+                continue;
+            };
+            let mine: Vec<&(usize, BufferId, Ix)> =
+                writes_in_kernel.iter().filter(|w| w.1 == *buf).collect();
+            if mine.is_empty() {
+                if !read_ok(*buf, at.step) {
+                    problems.push(Problem::ReadBeforeWrite {
+                        buf: *buf,
+                        step: at.step,
+                    });
+                }
+                continue;
+            }
+            let first = mine[0];
+            if first.0 >= p || &first.2 != offset {
+                problems.push(Problem::ReadInKernel {
+                    at,
+                    pass: p,
+                    buf: *buf,
+                });
+            }
+        }
+    }
+    for fold in graph.folds.values() {
+        for node in fold.nodes.values() {
+            if let Node::Load { buf, .. } = node {
+                let here = writes_in_kernel.iter().any(|w| w.1 == *buf);
+                if here || !read_ok(*buf, at.step) {
+                    problems.push(Problem::ReadBeforeWrite {
+                        buf: *buf,
+                        step: at.step,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Every variable of `ix` has an extent among the first `bound`.
+fn check_vars(at: At, ix: &Ix, bound: usize, problems: &mut Vec<Problem>) {
+    let mut vars = Vec::new();
+    ix.collect_vars(&mut vars);
+    for v in vars {
+        if v.index() >= bound {
+            problems.push(Problem::UnboundVariable { at, var: v });
+        }
+    }
+}
+
+/// The nodes of one scope (the kernel's, or fold `fold`'s body): operands
+/// before users, folds and captures that exist, variables with extents
+/// (the first `bound`), loads inside their buffers. `false` when some
+/// operand is out of order (walking the operands would not end well).
+#[allow(clippy::too_many_arguments, reason = "one scope of one kernel")]
+fn check_scope(
+    at: At,
+    fold: Option<FoldId>,
+    graph: &Graph,
+    nodes: &IdVec<NodeId, Node>,
+    bound: usize,
+    numel: &IdVec<BufferId, i64>,
+    known: &dyn Fn(BufferId) -> bool,
+    problems: &mut Vec<Problem>,
+) -> bool {
+    let extents = graph.all_extents();
+    let mut in_order = true;
+    // The most captures any fold node of this scope passes to each fold.
+    let captures = |f: FoldId| -> Option<usize> {
+        let parent = &graph.folds.get(f)?;
+        let scope_nodes = match parent.enclosing() {
+            None => &graph.nodes,
+            Some(p) => &graph.folds.get(p)?.nodes,
+        };
+        scope_nodes
+            .values()
+            .filter_map(|n| match n {
+                Node::Fold {
+                    fold: g, captures, ..
+                } if *g == f => Some(captures.len()),
+                _ => None,
+            })
+            .max()
+    };
+    let own_captures = fold.and_then(captures).unwrap_or(0);
+    for (n, node) in nodes.iter() {
+        let bad_operand = node.operands().iter().any(|&o| o >= n);
+        let bad_reference = match node {
+            Node::Fold { fold: f, .. } => graph.folds.get(*f).is_none_or(|g| g.enclosing() != fold),
+            Node::Capture { slot, .. } => fold.is_none() || *slot as usize >= own_captures,
+            _ => false,
+        };
+        if bad_operand || bad_reference {
+            problems.push(Problem::OperandOrder { at, fold, node: n });
+            in_order = false;
+        }
+        for ix in node.index_exprs() {
+            check_vars(at, ix, bound, problems);
+        }
+        if let Node::Load {
+            buf,
+            offset,
+            numel: n_load,
+            clamp,
+            ..
+        } = node
+        {
+            if !known(*buf) {
+                problems.push(Problem::WriterCount {
+                    buf: *buf,
+                    steps: vec![at.step],
+                });
+                continue;
+            }
+            if *n_load != numel[*buf] {
+                problems.push(Problem::LoadSize {
+                    at,
+                    buf: *buf,
+                    numel: *n_load,
+                    buffer_numel: numel[*buf],
+                });
+            }
+            let (lo, hi) = offset.range(extents);
+            if (*clamp && *n_load < 1) || (!*clamp && (lo < 0 || hi >= *n_load as i128)) {
+                problems.push(Problem::LoadOutOfBounds {
+                    at,
+                    buf: *buf,
+                    lo,
+                    hi,
+                    numel: *n_load,
+                });
+            }
+        }
+    }
+    in_order
+}
+
+/// A dot reads and writes inside its buffers, after their writers.
+fn check_dot(
+    at: At,
+    dot: &DotKernel,
+    numel: &IdVec<BufferId, i64>,
+    known: &dyn Fn(BufferId) -> bool,
+    read_ok: &dyn Fn(BufferId, usize) -> bool,
+    problems: &mut Vec<Problem>,
+) {
+    let s = &dot.sizes;
+    let bounds = |buf, what| Problem::DotBounds { at, buf, what };
+    if !known(dot.out) || s.batch as i128 * s.m as i128 * s.n as i128 != numel[dot.out] as i128 {
+        problems.push(bounds(dot.out, "does not write every element of"));
+    }
+    let empty = [s.batch, s.m, s.k, s.n].contains(&0);
+    for (input, rows, cols, what) in [
+        (&dot.lhs, s.m, s.k, "reads outside its left operand"),
+        (&dot.rhs, s.k, s.n, "reads outside its right operand"),
+    ] {
+        if !known(input.buf) {
+            problems.push(bounds(input.buf, what));
+            continue;
+        }
+        if !read_ok(input.buf, at.step) {
+            problems.push(Problem::ReadBeforeWrite {
+                buf: input.buf,
+                step: at.step,
+            });
+        }
+        if empty {
+            continue;
+        }
+        let [s0, s1, s2] = input.strides.map(|x| x as i128);
+        let last = (s.batch as i128 - 1) * s0 + (rows as i128 - 1) * s1 + (cols as i128 - 1) * s2;
+        if input.strides.iter().any(|&x| x < 0) || last >= numel[input.buf] as i128 {
+            problems.push(Problem::DotBounds {
+                at,
+                buf: input.buf,
+                what,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each rule of the verifier, fired by a description broken by hand;
+    //! real plans and kernels of valid programs pass.
+
+    use std::collections::HashMap;
+
+    use oxla_ir::{Builder, ElementType::F32, Shape};
+
+    use super::*;
+    use crate::fusion::{Buffer, DotInput, DotSizes};
+    use crate::kernel::{KeptValue, Pass, Reducer};
+    use crate::lower::lower_step;
+
+    const I0: LoopVar = LoopVar::new(0);
+    const I1: LoopVar = LoopVar::new(1);
+
+    /// The plan and kernels of `comp`.
+    fn lowered(comp: &Computation) -> (Plan, Vec<Vec<KernelDesc>>) {
+        let plan = Plan::new(comp).expect("plan");
+        let lowered = (0..plan.steps.len())
+            .map(|k| lower_step(comp, &plan, k))
+            .collect::<Result<Vec<_>>>()
+            .expect("lower");
+        (plan, lowered)
+    }
+
+    /// `x + v` of `f32[4,8]` and `f32[8]`.
+    fn add_row() -> Computation {
+        let mut b = Builder::new("add_row");
+        let x = b.parameter(0, Shape::new(F32, &[4, 8]), "x").expect("x");
+        let v = b.parameter(1, Shape::new(F32, &[8]), "v").expect("v");
+        let y = b.add(x, v, &[1]).expect("add");
+        b.build(y).expect("build")
+    }
+
+    /// Softmax over the rows of `f32[4,8]`: one row group.
+    fn softmax() -> Computation {
+        let mut b = Builder::new("softmax");
+        let x = b.parameter(0, Shape::new(F32, &[4, 8]), "x").expect("x");
+        let y = oxla_ir::composite::softmax(&mut b, x, 1).expect("softmax");
+        b.build(y).expect("build")
+    }
+
+    /// `sum(x, 1) + x[:, 0]`: a reduce step, then a loop reading it.
+    fn reduce_then_loop() -> Computation {
+        let mut b = Builder::new("reduce_then_loop");
+        let x = b.parameter(0, Shape::new(F32, &[4, 8]), "x").expect("x");
+        let zero = b.constant_scalar(0f32).expect("zero");
+        let mut r = Builder::new("add");
+        let p = r.parameter(0, Shape::scalar(F32), "p").expect("p");
+        let q = r.parameter(1, Shape::scalar(F32), "q").expect("q");
+        let s = r.add(p, q, &[]).expect("s");
+        let add = r.build(s).expect("add");
+        let sum = b.reduce(x, zero, &[1], &add).expect("sum");
+        let rev = b.reverse(sum, &[0]).expect("reverse");
+        let y = b.add(sum, rev, &[]).expect("y");
+        b.build(y).expect("build")
+    }
+
+    fn buffer(kind: BufferKind, dims: &[i64]) -> Buffer {
+        Buffer {
+            kind,
+            shape: Shape::new(F32, dims),
+            name: "b".into(),
+        }
+    }
+
+    /// A plan with only buffers: `buf0 = f32[out] output`, `buf1 = f32[4,8]
+    /// parameter(0)`, and with `temp`, `buf2 = f32[4] temp`.
+    fn buffers_with(out: &[i64], temp: bool) -> Plan {
+        let mut buffers = IdVec::new();
+        buffers.push(buffer(BufferKind::Output(0), out));
+        buffers.push(buffer(
+            BufferKind::Param(crate::entity::ParamId::new(0)),
+            &[4, 8],
+        ));
+        if temp {
+            buffers.push(buffer(BufferKind::Temp, &[4]));
+        }
+        Plan {
+            buffers,
+            steps: vec![],
+            output: OutputTree::Leaf(Leaf::Buffer(BufferId::new(0))),
+            materialised: HashMap::new(),
+            called_constants: HashMap::new(),
+        }
+    }
+
+    /// `out[8*i0 + i1] = x[8*i0 + i1]` over `[4, 8]`, with the load's and
+    /// the store's offsets given.
+    fn copy_kernel(load: Ix, numel: i64, store: Ix) -> LoopKernel {
+        let mut graph = Graph::new([4, 8].into_iter().collect());
+        let root = graph.add(Node::Load {
+            buf: BufferId::new(1),
+            ty: F32,
+            offset: load,
+            numel,
+            clamp: false,
+        });
+        LoopKernel::single(
+            graph,
+            vec![I0, I1],
+            Some(0),
+            Work::Store {
+                root,
+                out: BufferId::new(0),
+                out_offset: store,
+            },
+            F32,
+        )
+    }
+
+    /// [`buffers_with`] without the temporary.
+    fn buffers(out: &[i64]) -> Plan {
+        buffers_with(out, false)
+    }
+
+    fn element() -> Ix {
+        Ix::var(I0).scale(8).add(&Ix::var(I1))
+    }
+
+    fn kernel_problems(plan: &Plan, kernel: LoopKernel) -> Vec<Problem> {
+        check_kernels(plan, &[vec![KernelDesc::Loop(kernel)]])
+    }
+
+    #[test]
+    fn valid_programs_have_no_problems() {
+        for comp in [add_row(), softmax(), reduce_then_loop()] {
+            let (plan, kernels) = lowered(&comp);
+            assert_eq!(check_plan(&comp, &plan), vec![], "{}", comp.name());
+            assert_eq!(check_kernels(&plan, &kernels), vec![], "{}", comp.name());
+        }
+        let plan = buffers(&[4, 8]);
+        assert_eq!(
+            kernel_problems(&plan, copy_kernel(element(), 32, element())),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn a_buffer_written_by_no_step_or_two_fires() {
+        let comp = add_row();
+        let (mut plan, _) = lowered(&comp);
+        let step = plan.steps[0].clone();
+        plan.steps.push(step);
+        assert!(
+            check_plan(&comp, &plan)
+                .iter()
+                .any(|p| matches!(p, Problem::WriterCount { steps, .. } if steps == &[0, 1]))
+        );
+        plan.steps.clear();
+        assert!(
+            check_plan(&comp, &plan)
+                .iter()
+                .any(|p| matches!(p, Problem::WriterCount { steps, .. } if steps.is_empty()))
+        );
+        // The same from the kernels: none writes the output.
+        let plan = buffers(&[4, 8]);
+        assert!(
+            check_kernels(&plan, &[])
+                .iter()
+                .any(|p| matches!(p, Problem::WriteCoverage { written: 0, .. }))
+        );
+    }
+
+    #[test]
+    fn an_argument_written_fires() {
+        let comp = add_row();
+        let (mut plan, _) = lowered(&comp);
+        let param = plan
+            .buffers
+            .iter()
+            .find(|(_, b)| matches!(b.kind, BufferKind::Param(_)))
+            .map(|(id, _)| id)
+            .expect("a parameter buffer");
+        plan.steps[0].out = param;
+        assert!(
+            check_plan(&comp, &plan)
+                .iter()
+                .any(|p| matches!(p, Problem::InputWritten { buf, .. } if *buf == param))
+        );
+        let plan = buffers(&[4, 8]);
+        let mut kernel = copy_kernel(element(), 32, element());
+        kernel.passes[0].work = Work::Store {
+            root: NodeId::new(0),
+            out: BufferId::new(1),
+            out_offset: element(),
+        };
+        assert!(
+            kernel_problems(&plan, kernel)
+                .iter()
+                .any(|p| matches!(p, Problem::InputWritten { .. }))
+        );
+    }
+
+    #[test]
+    fn a_read_before_its_write_fires() {
+        let comp = reduce_then_loop();
+        let (mut plan, mut kernels) = lowered(&comp);
+        assert_eq!(plan.steps.len(), 2, "{}", plan.text(&comp, &[]));
+        plan.steps.swap(0, 1);
+        assert!(
+            check_plan(&comp, &plan)
+                .iter()
+                .any(|p| matches!(p, Problem::ReadBeforeWrite { step: 0, .. }))
+        );
+        kernels.swap(0, 1);
+        assert!(
+            check_kernels(&plan, &kernels)
+                .iter()
+                .any(|p| matches!(p, Problem::ReadBeforeWrite { step: 0, .. }))
+        );
+    }
+
+    #[test]
+    fn result_leaves_must_be_output_buffers() {
+        let comp = add_row();
+        let (mut plan, _) = lowered(&comp);
+        let param = plan
+            .buffers
+            .iter()
+            .find(|(_, b)| matches!(b.kind, BufferKind::Param(_)))
+            .map(|(id, _)| id)
+            .expect("a parameter buffer");
+        plan.output = OutputTree::Leaf(Leaf::Buffer(param));
+        let problems = check_plan(&comp, &plan);
+        assert!(
+            problems
+                .iter()
+                .any(|p| matches!(p, Problem::OutputLeaf { buf, .. } if *buf == param))
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| matches!(p, Problem::OutputLeaf { buf, .. } if *buf != param))
+        );
+    }
+
+    #[test]
+    fn a_row_group_out_of_shape_fires() {
+        let comp = softmax();
+        let (mut plan, _) = lowered(&comp);
+        let StepKind::RowGroup { passes, .. } = &mut plan.steps[0].kind else {
+            panic!("softmax is not a row group:\n{}", plan.text(&comp, &[]));
+        };
+        passes.reverse();
+        assert!(
+            check_plan(&comp, &plan)
+                .iter()
+                .any(|p| matches!(p, Problem::RowGroupShape { step: 0, .. }))
+        );
+    }
+
+    #[test]
+    fn an_index_variable_without_extent_fires() {
+        let plan = buffers(&[4, 8]);
+        let load = Ix::var(LoopVar::new(5));
+        let problems = kernel_problems(&plan, copy_kernel(load, 32, element()));
+        assert!(
+            problems.iter().any(
+                |p| matches!(p, Problem::UnboundVariable { var, .. } if *var == LoopVar::new(5))
+            )
+        );
+    }
+
+    #[test]
+    fn an_operand_after_its_user_fires() {
+        let plan = buffers(&[4, 8]);
+        let mut kernel = copy_kernel(element(), 32, element());
+        let neg = kernel.graph.add(Node::Unary {
+            op: oxla_ir::UnaryOp::Neg,
+            ty: F32,
+            x: NodeId::new(7),
+        });
+        kernel.passes[0].work = Work::Store {
+            root: neg,
+            out: BufferId::new(0),
+            out_offset: element(),
+        };
+        assert!(
+            kernel_problems(&plan, kernel)
+                .iter()
+                .any(|p| matches!(p, Problem::OperandOrder { node, .. } if *node == neg))
+        );
+    }
+
+    #[test]
+    fn a_load_outside_its_buffer_or_of_the_wrong_size_fires() {
+        let plan = buffers(&[4, 8]);
+        let past = element().add_constant(1);
+        let problems = kernel_problems(&plan, copy_kernel(past.clone(), 32, element()));
+        assert!(problems.iter().any(|p| matches!(
+            p,
+            Problem::LoadOutOfBounds {
+                lo: 1,
+                hi: 32,
+                numel: 32,
+                ..
+            }
+        )));
+        // Clamped, the same offset is in bounds.
+        let mut kernel = copy_kernel(past, 32, element());
+        if let Some(Node::Load { clamp, .. }) = kernel.graph.nodes.values_mut().next() {
+            *clamp = true;
+        }
+        assert_eq!(kernel_problems(&plan, kernel), vec![]);
+        let problems = kernel_problems(&plan, copy_kernel(element(), 31, element()));
+        assert!(problems.iter().any(|p| matches!(
+            p,
+            Problem::LoadSize {
+                numel: 31,
+                buffer_numel: 32,
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn a_write_twice_outside_or_short_of_its_buffer_fires() {
+        let plan = buffers(&[4, 8]);
+        // Every i1 writes the same element.
+        let rows = Ix::var(I0).scale(8);
+        let problems = kernel_problems(&plan, copy_kernel(element(), 32, rows));
+        assert!(
+            problems.iter().any(
+                |p| matches!(p, Problem::WriteMap { what, .. } if what.contains("written 8 times"))
+            ),
+            "{problems:?}"
+        );
+        // Past the end.
+        let past = element().add_constant(8);
+        let problems = kernel_problems(&plan, copy_kernel(element(), 32, past));
+        assert!(
+            problems
+                .iter()
+                .any(|p| matches!(p, Problem::WriteMap { .. }))
+        );
+        // Short of a larger buffer: rows 4 of f32[5,8] never written.
+        let plan = buffers(&[5, 8]);
+        let problems = kernel_problems(&plan, copy_kernel(element(), 32, element()));
+        assert!(problems.iter().any(|p| matches!(
+            p,
+            Problem::WriteCoverage {
+                written: 32,
+                numel: 40,
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn stretches_of_a_split_loop_must_tile_the_buffer() {
+        let plan = buffers(&[4, 8]);
+        let stretch = |start: i64, len: i64| {
+            let mut k = copy_kernel(element(), 32, element());
+            k.graph = Graph::new([4, len].into_iter().collect());
+            let at = Ix::var(I0).scale(8).add(&Ix::var(I1).add_constant(start));
+            let root = k.graph.add(Node::Load {
+                buf: BufferId::new(1),
+                ty: F32,
+                offset: at.clone(),
+                numel: 32,
+                clamp: false,
+            });
+            k.passes[0].work = Work::Store {
+                root,
+                out: BufferId::new(0),
+                out_offset: at,
+            };
+            KernelDesc::Loop(k)
+        };
+        let tiled = vec![stretch(0, 3), stretch(3, 5)];
+        assert_eq!(check_kernels(&plan, &[tiled]), vec![]);
+        let overlapping = vec![stretch(0, 4), stretch(3, 5)];
+        assert!(
+            check_kernels(&plan, &[overlapping])
+                .iter()
+                .any(|p| matches!(p, Problem::WriteCoverage { written: 36, .. }))
+        );
+    }
+
+    #[test]
+    fn a_loop_order_that_is_no_permutation_fires() {
+        let plan = buffers(&[4, 8]);
+        let mut kernel = copy_kernel(element(), 32, element());
+        kernel.loop_order = vec![I0, I0];
+        assert!(
+            kernel_problems(&plan, kernel)
+                .iter()
+                .any(|p| matches!(p, Problem::LoopNest { .. }))
+        );
+    }
+
+    /// `tmp[i0] = sum(x[i0, :])` over `[4, 8]`, split along `split`.
+    fn row_sum(split: usize) -> LoopKernel {
+        let mut graph = Graph::new([4, 8].into_iter().collect());
+        let x = graph.add(Node::Load {
+            buf: BufferId::new(1),
+            ty: F32,
+            offset: element(),
+            numel: 32,
+            clamp: false,
+        });
+        let init = graph.add(Node::Const { ty: F32, bits: 0 });
+        LoopKernel::single(
+            graph,
+            vec![I0, I1],
+            Some(split),
+            Work::RowReduce {
+                element: x,
+                init,
+                reducer: Reducer::Op(oxla_ir::BinaryOp::Add),
+                out: BufferId::new(2),
+                out_offset: Ix::var(I0),
+                first_reduced: 1,
+            },
+            F32,
+        )
+    }
+
+    #[test]
+    fn a_split_loop_no_pass_writes_along_fires() {
+        let plan = buffers_with(&[4, 8], true);
+        let with_output = |k: LoopKernel| {
+            vec![
+                KernelDesc::Loop(k),
+                KernelDesc::Loop(copy_kernel(element(), 32, element())),
+            ]
+        };
+        // Step 0 computes the temporary, step 1 the output.
+        let ok = check_kernels(&plan, &[with_output(row_sum(0))]);
+        assert!(
+            !ok.iter()
+                .any(|p| matches!(p, Problem::SplitLoopNotWritten { .. })),
+            "{ok:?}"
+        );
+        let problems = check_kernels(&plan, &[with_output(row_sum(1))]);
+        assert!(
+            problems
+                .iter()
+                .any(|p| matches!(p, Problem::SplitLoopNotWritten { pass: 0, .. })),
+            "{problems:?}"
+        );
+    }
+
+    /// Two passes over the rows of `[4, 8]`: the row sums into `tmp`, then
+    /// `out = x + tmp[row_read]`.
+    fn row_group(row_read: Ix) -> LoopKernel {
+        let mut kernel = row_sum(0);
+        let x = NodeId::new(0);
+        let tmp = kernel.graph.add(Node::Load {
+            buf: BufferId::new(2),
+            ty: F32,
+            offset: row_read,
+            numel: 4,
+            clamp: false,
+        });
+        let sum = kernel.graph.add(Node::Binary {
+            op: oxla_ir::BinaryOp::Add,
+            ty: F32,
+            a: x,
+            b: tmp,
+        });
+        kernel.passes.push(Pass {
+            work: Work::Store {
+                root: sum,
+                out: BufferId::new(0),
+                out_offset: element(),
+            },
+            value_type: F32,
+            keeps: vec![],
+            per_row: false,
+        });
+        kernel.row_loops = Some(1);
+        kernel
+    }
+
+    #[test]
+    fn a_row_group_reading_its_own_output_elsewhere_fires() {
+        let plan = buffers_with(&[4, 8], true);
+        assert_eq!(kernel_problems(&plan, row_group(Ix::var(I0))), vec![]);
+        // The previous row: another thread's, maybe not written yet.
+        let problems = kernel_problems(&plan, row_group(Ix::constant(0)));
+        assert!(
+            problems
+                .iter()
+                .any(|p| matches!(p, Problem::ReadInKernel { pass: 1, .. })),
+            "{problems:?}"
+        );
+        // A kept value no later pass covers.
+        let mut kernel = row_group(Ix::var(I0));
+        kernel.passes[1].keeps.push(KeptValue {
+            node: NodeId::new(0),
+            buf: BufferId::new(0),
+            offset: element(),
+            ty: F32,
+        });
+        assert!(
+            kernel_problems(&plan, kernel)
+                .iter()
+                .any(|p| matches!(p, Problem::WriteMap { .. }))
+        );
+    }
+
+    #[test]
+    fn a_dot_outside_its_buffers_fires() {
+        let plan = buffers(&[4, 4]);
+        let dot = |lhs_row_stride: i64| {
+            KernelDesc::Dot(DotKernel {
+                ty: F32,
+                lhs: DotInput {
+                    buf: BufferId::new(1),
+                    strides: [32, lhs_row_stride, 1],
+                },
+                rhs: DotInput {
+                    buf: BufferId::new(1),
+                    strides: [32, 4, 1],
+                },
+                out: BufferId::new(0),
+                sizes: DotSizes {
+                    batch: 1,
+                    m: 4,
+                    k: 4,
+                    n: 4,
+                },
+            })
+        };
+        assert_eq!(check_kernels(&plan, &[vec![dot(8)]]), vec![]);
+        assert!(
+            check_kernels(&plan, &[vec![dot(16)]])
+                .iter()
+                .any(|p| matches!(p, Problem::DotBounds { .. }))
+        );
+    }
+
+    #[test]
+    fn problems_become_one_internal_error_naming_the_stage() {
+        let plan = buffers(&[5, 8]);
+        let kernels = vec![vec![KernelDesc::Loop(copy_kernel(
+            element(),
+            32,
+            element(),
+        ))]];
+        let err = verify_kernels(&plan, &kernels).expect_err("a short write");
+        assert!(
+            matches!(&err, oxla_ir::Error::Internal { stage, .. }
+                if stage == "the JIT's IR verifier (after lowering)"),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("writes 32 elements of buf0, which has 40"),
+            "{err}"
+        );
+    }
+}
