@@ -76,10 +76,14 @@
 //! C's `fmod`; `power` is `powf`; `atan2(lhs, rhs)` is `lhs.atan2(rhs)`
 //! (`y` = lhs); `rsqrt` is `1 / sqrt(x)` and `logistic` is
 //! `1 / (1 + exp(-x))`, both computed in the element type; transcendental
-//! functions are Rust's `std` (the platform's libm). `maximum`/`minimum`
+//! functions are Rust's `std` (the platform's libm), except `erf`, `cbrt`
+//! and `tan`, which are musl's libm (the `libm` crate: the same bits on
+//! every host, within one ulp). `maximum`/`minimum`
 //! return NaN if either operand is NaN (the left one if both are), and
 //! order `-0 < +0`. `sign` gives `±1`, keeps `±0` and NaN.
-//! `round-nearest-even` rounds ties to even. Comparisons are IEEE: every
+//! `round-nearest-even` rounds ties to even, `round-nearest-afz` away from
+//! zero (Rust's `round`). `popcnt` and `count-leading-zeros` count on the
+//! element's own bits. Comparisons are IEEE: every
 //! comparison with NaN is false except `NE`.
 //!
 //! `pred`: `not`, `and`, `or`, `xor` are logical; `add` and `maximum` are
@@ -93,7 +97,10 @@
 //! is `true`). `iota` converts its index the same way.
 //!
 //! `clamp(min, x, max)` is `minimum(maximum(min, x), max)` with the rules
-//! above (so a NaN anywhere gives NaN). `dot_general` starts each sum from
+//! above (so a NaN anywhere gives NaN; for `pred`, `(x or min) and max`).
+//! The misc family's other ops (bitcasts, `reduce-precision`, the random
+//! numbers, `cholesky`, `triangular-solve`, batch norm) are in the `misc`
+//! module, whose docs give their rules; `docs/ops.md` has them all. `dot_general` starts each sum from
 //! zero and adds `lhs * rhs` in increasing contracting-index order
 //! (row-major over the contracting dimensions as listed), rounding after
 //! every multiply and every add. `reduce` folds `acc = reducer(acc, x)`
