@@ -263,11 +263,13 @@ reduce-precision against XLA:CPU (jax.lax.reduce_precision), bit for bit,
 on normal inputs (XLA:CPU flushes subnormal inputs to zero, so
 misc/reduce_precision.hlo derives those by hand): bf16, f16, e5m2, e4m3
 and e8m0 emulation in f32, f32 emulation in f64, ties, overflow to
-infinity and underflow to zero.""",
+infinity and underflow to zero, NaN kept (also with no mantissa bit:
+XLA:CPU no longer turns it into infinity).""",
     )
     xs = np.array(
         [1.0, 1.00390625, 1.01171875, 3.0, 6.0, -2.5, 65504.0, 65519.0, 65520.0,
-         3.389e38, 3.4e38, 1e-5, -6e-5, 6.1035156e-05, 0.1, 1e30, -1e-30, 448.0, 464.0],
+         3.389e38, 3.4e38, 1e-5, -6e-5, 6.1035156e-05, 0.1, 1e30, -1e-30, 448.0, 464.0,
+         np.nan, np.inf, -np.inf],
         np.float32,
     )
     formats = [(8, 7), (5, 10), (5, 2), (4, 3), (8, 0), (8, 23), (3, 1)]

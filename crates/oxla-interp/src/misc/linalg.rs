@@ -118,7 +118,15 @@ pub(crate) fn cholesky(a: &Literal, lower: bool) -> OpResult<ArrayData> {
     match array(a)? {
         ArrayData::F32(v) => Ok(ArrayData::F32(cholesky_typed(v, dims, lower)?)),
         ArrayData::F64(v) => Ok(ArrayData::F64(cholesky_typed(v, dims, lower)?)),
-        other => Err(format!(
+        other @ (ArrayData::Pred(_)
+        | ArrayData::S8(_)
+        | ArrayData::S16(_)
+        | ArrayData::S32(_)
+        | ArrayData::S64(_)
+        | ArrayData::U8(_)
+        | ArrayData::U16(_)
+        | ArrayData::U32(_)
+        | ArrayData::U64(_)) => Err(format!(
             "cholesky is not defined for {}",
             other.element_type()
         )),
@@ -218,16 +226,16 @@ pub(crate) fn triangular_solve(
     options: &TriangularSolveOptions,
 ) -> OpResult<ArrayData> {
     let dims = b.shape().dims();
-    match (array(a)?, array(b)?) {
-        (ArrayData::F32(a), ArrayData::F32(b)) => {
-            Ok(ArrayData::F32(triangular_solve_typed(a, b, dims, options)?))
-        }
-        (ArrayData::F64(a), ArrayData::F64(b)) => {
-            Ok(ArrayData::F64(triangular_solve_typed(a, b, dims, options)?))
-        }
-        (a, _) => Err(format!(
-            "triangular-solve is not defined for {}",
-            a.element_type()
-        )),
+    let (a, b) = (array(a)?, array(b)?);
+    if let (ArrayData::F32(a), ArrayData::F32(b)) = (a, b) {
+        return Ok(ArrayData::F32(triangular_solve_typed(a, b, dims, options)?));
     }
+    if let (ArrayData::F64(a), ArrayData::F64(b)) = (a, b) {
+        return Ok(ArrayData::F64(triangular_solve_typed(a, b, dims, options)?));
+    }
+    Err(format!(
+        "triangular-solve is not defined for {} and {}",
+        a.element_type(),
+        b.element_type()
+    ))
 }

@@ -231,10 +231,8 @@ pub(crate) fn rng_bit_generator(
         .as_slice::<u64>()
         .map_err(|_| format!("the state must be u64, got {}", state.shape()))?;
     let ty = bits.element_type();
-    let width = match ty {
-        ElementType::U64 => 64,
-        _ => 32,
-    };
+    // Every narrower output is 32-bit output's low bits.
+    let width = if ty == ElementType::U64 { 64 } else { 32 };
     let n = bits.element_count().max(0) as usize;
     let (values, new_state) = match (algorithm, s) {
         (RngAlgorithm::ThreeFry, &[key, counter]) => {
@@ -249,7 +247,7 @@ pub(crate) fn rng_bit_generator(
             let (values, (lo, hi)) = philox_bits(key, (lo, hi), n, width);
             (values, vec![key, lo, hi])
         }
-        _ => {
+        (RngAlgorithm::ThreeFry | RngAlgorithm::Philox | RngAlgorithm::Default, _) => {
             return Err(format!(
                 "rng-bit-generator with algorithm={algorithm} cannot use the state {}",
                 state.shape()

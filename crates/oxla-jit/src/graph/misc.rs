@@ -32,8 +32,7 @@ impl Graph {
     /// `mantissa_bits`: round the mantissa to nearest even by adding
     /// `0111..1` plus the last kept bit and masking, send exponents past the
     /// narrower range to infinity and those at or below its smallest normal
-    /// to zero, and keep a NaN (or make it `+inf` when no mantissa bit is
-    /// kept).
+    /// to zero, and keep a NaN as it is.
     pub(super) fn reduce_precision(
         &mut self,
         s: Scope,
@@ -42,16 +41,20 @@ impl Graph {
         mantissa_bits: i64,
         x: NodeId,
     ) -> Result<NodeId> {
-        let (bits_ty, total, src_man, inf) = match ty {
-            ElementType::F32 => (
-                ElementType::U32,
-                32u32,
-                23u32,
-                u64::from(f32::INFINITY.to_bits()),
-            ),
-            ElementType::F64 => (ElementType::U64, 64, 52, f64::INFINITY.to_bits()),
-            other => {
-                return Err(bug(format!("reduce-precision of {other}")));
+        let (bits_ty, total, src_man) = match ty {
+            ElementType::F32 => (ElementType::U32, 32u32, 23u32),
+            ElementType::F64 => (ElementType::U64, 64, 52),
+            ElementType::Pred
+            | ElementType::S8
+            | ElementType::S16
+            | ElementType::S32
+            | ElementType::S64
+            | ElementType::U8
+            | ElementType::U16
+            | ElementType::U32
+            | ElementType::U64
+            | ElementType::Tuple => {
+                return Err(bug(format!("reduce-precision of {ty}")));
             }
         };
         let src_exp = total - src_man - 1;
@@ -123,17 +126,12 @@ impl Graph {
                 b: x,
             },
         );
-        let nan_result = if mantissa_bits > 0 {
-            x
-        } else {
-            self.put(s, Node::Const { ty, bits: inf })
-        };
         Ok(self.put(
             s,
             Node::Select {
                 ty,
                 p: is_nan,
-                a: nan_result,
+                a: x,
                 b: rounded,
             },
         ))
