@@ -4279,7 +4279,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     ok = false;
                 }
             }
-            if !ok || !self.check(inst, &ops, t) {
+            if !ok || !self.check(inst, &ops, t) || !self.bitcast_layouts(comp, ci, i) {
                 continue;
             }
             map[i] = match (&inst.op, args) {

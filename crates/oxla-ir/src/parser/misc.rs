@@ -4,9 +4,12 @@
 //! `triangular-solve`'s options (proto fields: `left_side`, `lower`,
 //! `unit_diagonal`, each `false` unless written, and `transpose_a`, which
 //! XLA requires: its proto default is invalid), and the batch-norm ops'
-//! `epsilon`/`feature_index`. `bitcast` and `bitcast-convert` have none.
+//! `epsilon`/`feature_index`. `bitcast` and `bitcast-convert` have none,
+//! but a `bitcast` reinterprets buffers in their layouts, and oxla has only
+//! the default ones: [`Lowering::bitcast_layouts`] refuses a `bitcast`
+//! whose result or operand is written with another layout.
 
-use super::Attrs;
+use super::{Attrs, Lowering, RawComp, RawOp};
 use crate::Result;
 use crate::ir::{OpKind, RngAlgorithm, RngDistribution, Transpose, TriangularSolveOptions};
 
@@ -145,5 +148,99 @@ impl Attrs<'_, '_, '_> {
             epsilon,
             feature_index,
         })
+    }
+}
+
+/// Whether the shape written at `pos` (`f32[2,3]{1,0}`) has the default
+/// layout: none written, or minor-to-major descending without tiles.
+/// `None` when no shape is written there.
+fn default_layout_at(text: &str, pos: usize) -> Option<bool> {
+    let rest = text.get(pos..)?;
+    let open = rest.find('[')?;
+    let close = open + rest[open..].find(']')?;
+    let after = rest[close + 1..].trim_start();
+    let Some(layout) = after.strip_prefix('{') else {
+        return Some(true);
+    };
+    // A `{` not followed by a number or `:` opens a body, not a layout.
+    if !layout
+        .trim_start()
+        .starts_with(|c: char| c.is_ascii_digit() || c == ':')
+    {
+        return Some(true);
+    }
+    let end = layout.find('}')?;
+    let layout = &layout[..end];
+    let (order, parts) = layout.split_once(':').unwrap_or((layout, ""));
+    let dims: Vec<i64> = order
+        .split(',')
+        .filter_map(|d| d.trim().parse().ok())
+        .collect();
+    let descending = dims.windows(2).all(|w| w[0] > w[1]);
+    Some(descending && !parts.contains("T("))
+}
+
+impl Lowering<'_, '_> {
+    /// `false` (after reporting it) if instruction `i` of `comp`, a
+    /// `bitcast`, is written with a non-default layout on its result or
+    /// on its operand (where the operand is defined, or in long form):
+    /// under another layout a bitcast moves elements, which oxla, keeping
+    /// no layouts, cannot do.
+    pub(super) fn bitcast_layouts(&mut self, comp: &RawComp, ci: usize, i: usize) -> bool {
+        let inst = &comp.insts[i];
+        if !matches!(inst.op, RawOp::Kind(crate::ir::OpKind::Bitcast)) {
+            return true;
+        }
+        let text = self.src.text;
+        let mut written = vec![(inst.shape_pos, "its result")];
+        if let Some(operand) = inst.operands.first() {
+            if let Some((_, pos)) = &operand.shape {
+                written.push((*pos, "its operand"));
+            }
+            if let Some(Some(j)) = self.resolved[ci].operands[i].first()
+                && comp.insts[*j].shape.is_some()
+            {
+                written.push((comp.insts[*j].shape_pos, "its operand's definition"));
+            }
+        }
+        for (pos, what) in written {
+            if default_layout_at(text, pos) == Some(false) {
+                self.error(
+                    pos,
+                    format!(
+                        "`{}` is a bitcast with a non-default layout on {what}: a bitcast \
+                         reinterprets buffers in their layouts, and oxla keeps none (every \
+                         array is row-major), so it is refused rather than computed as a \
+                         reshape",
+                        inst.name.name
+                    ),
+                    "the default layout (`{1,0}` for a matrix), or a transpose and a reshape",
+                );
+                return false;
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_layout_at;
+
+    #[test]
+    fn default_layouts_are_told_apart() {
+        assert_eq!(default_layout_at("f32[2,3]{1,0} bitcast(x)", 0), Some(true));
+        assert_eq!(default_layout_at("f32[2,3] bitcast(x)", 0), Some(true));
+        assert_eq!(
+            default_layout_at("f32[2,3]{0,1} bitcast(x)", 0),
+            Some(false)
+        );
+        assert_eq!(
+            default_layout_at("f32[8,128]{1,0:T(8,128)} x", 0),
+            Some(false)
+        );
+        assert_eq!(default_layout_at("f32[8]{0:S(1)} x", 0), Some(true));
+        assert_eq!(default_layout_at("f32[] {\n", 0), Some(true));
+        assert_eq!(default_layout_at("bitcast(x)", 0), None);
     }
 }
