@@ -68,6 +68,13 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::Map { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
+        | OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice
+        // Comparisons, not arithmetic.
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. } => None,
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. }

@@ -398,21 +398,50 @@ fn located(path: &str, e: &Error) -> String {
     }
 }
 
-/// Parses and verifies module text, or returns every error found (never an
+/// Whether the module at `path` is StableHLO MLIR rather than HLO text: by
+/// its `.mlir` extension, or by how it starts after blank lines and `//`
+/// comments (`module`, `func.func`, the generic `"builtin.module"` or
+/// `"func.func"`, or an alias definition such as `#loc = ...`, none of which
+/// HLO text can start with).
+fn is_stablehlo(path: &str, text: &str) -> bool {
+    let first = text
+        .lines()
+        .map(str::trim_start)
+        .find(|l| !l.is_empty() && !l.starts_with("//"))
+        .unwrap_or("");
+    path.ends_with(".mlir")
+        || [
+            "module",
+            "func.func",
+            "\"builtin.module\"",
+            "\"func.func\"",
+            "#",
+            "!",
+        ]
+        .iter()
+        .any(|p| first.starts_with(p))
+}
+
+/// Parses and verifies module text (StableHLO MLIR when [`is_stablehlo`]
+/// says so, HLO text otherwise), or returns every error found (never an
 /// empty list), each located at its line and column.
 ///
 /// The one place that knows module formats: every command reads its module
 /// through here ([`load`] stops at the first error, `check` reports them
-/// all), so reading another format is a change to this function alone.
-fn parse_module(text: &str) -> Result<Computation, Vec<Error>> {
-    oxla::hlo::parse_diagnostics(text)
+/// all).
+fn parse_module(path: &str, text: &str) -> Result<Computation, Vec<Error>> {
+    if is_stablehlo(path, text) {
+        oxla::stablehlo::parse(text).map_err(|e| vec![e])
+    } else {
+        oxla::hlo::parse_diagnostics(text)
+    }
 }
 
 /// Reads, parses and verifies the module at `path`; the first error found
 /// is the failure.
 fn load(path: &str) -> Result<Computation, CliError> {
     let text = read_text(path)?;
-    parse_module(&text).map_err(|errors| {
+    parse_module(path, &text).map_err(|errors| {
         CliError::Failure(match errors.first() {
             Some(e) => located(path, e),
             None => format!("{path}: the module is not valid"),
@@ -535,7 +564,7 @@ fn output_files<'l>(out: &Path, result: &'l Literal) -> Vec<(PathBuf, &'l Litera
 fn cmd_check(p: &Parsed) -> Result<(), CliError> {
     let path = &p.positionals[0];
     let text = read_text(path)?;
-    match parse_module(&text) {
+    match parse_module(path, &text) {
         Ok(comp) => Out::print(&comp.to_hlo_text()),
         Err(errors) => {
             for e in &errors {

@@ -648,3 +648,95 @@ fn control_flow_runs_on_the_interpreter_and_the_jit_says_so() {
         "{out}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// StableHLO modules
+// ---------------------------------------------------------------------------
+
+/// `oxla run`, `check`, `dump`, `convert` and `bench` take JAX's StableHLO
+/// (`tests/data/stablehlo/`) as they take HLO: by the `.mlir` extension or
+/// by content; the result matches JAX's output, and errors are located.
+#[test]
+fn stablehlo_modules_work_in_every_command() {
+    let jax = |f: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/stablehlo")
+            .join(f)
+    };
+    let mlir = jax("mlp_layer.mlir");
+    let inputs: Vec<String> = (0..3)
+        .map(|k| {
+            jax(&format!("mlp_layer.in{k}.npy"))
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let want = oxla::npy::read_npy(jax("mlp_layer.out0.npy")).unwrap();
+    let dir = temp_dir();
+    for backend in ["interp", "jit"] {
+        let out = dir.join(format!("{backend}.npy"));
+        let mut args = vec!["run", mlir.to_str().unwrap()];
+        for p in &inputs {
+            args.extend(["--input", p.as_str()]);
+        }
+        args.extend(["--output", out.to_str().unwrap(), "--backend", backend]);
+        let o = oxla(&args);
+        expect_status(&o, 0);
+        assert_close(&oxla::npy::read_npy(&out).unwrap(), &want, 1e-5);
+    }
+    // By content: the same text in a file without the extension.
+    let renamed = dir.join("model.txt");
+    std::fs::copy(&mlir, &renamed).unwrap();
+    for path in [&mlir, &renamed] {
+        let o = oxla(&["check", path.to_str().unwrap()]);
+        expect_status(&o, 0);
+        assert!(
+            stdout(&o).starts_with("HloModule jit_mlp_layer"),
+            "{}",
+            stdout(&o)
+        );
+    }
+    let o = oxla(&["dump", mlir.to_str().unwrap(), "--stage", "expanded"]);
+    expect_status(&o, 0);
+    assert!(stdout(&o).contains("dot("), "{}", stdout(&o));
+    let o = oxla(&["convert", mlir.to_str().unwrap(), "--to", "stablehlo"]);
+    expect_status(&o, 0);
+    assert!(
+        stdout(&o).starts_with("module @jit_mlp_layer"),
+        "{}",
+        stdout(&o)
+    );
+    let o = oxla(&[
+        "convert",
+        jax("integer_ops.generic.mlir").to_str().unwrap(),
+        "--to",
+        "hlo",
+    ]);
+    expect_status(&o, 0);
+    assert!(stdout(&o).contains("ENTRY"), "{}", stdout(&o));
+    let o = oxla(&[
+        "bench",
+        mlir.to_str().unwrap(),
+        "--iterations",
+        "2",
+        "--warmup",
+        "0",
+    ]);
+    expect_status(&o, 0);
+    assert!(stdout(&o).contains("median"), "{}", stdout(&o));
+    // A broken module: `path:line:col: op: message`, exit status 1.
+    let bad = dir.join("bad.mlir");
+    let text = std::fs::read_to_string(&mlir).unwrap();
+    std::fs::write(&bad, text.replace("stablehlo.maximum", "stablehlo.maximun")).unwrap();
+    for cmd in ["check", "run"] {
+        let o = oxla(&[cmd, bad.to_str().unwrap()]);
+        expect_status(&o, 1);
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("{}:", bad.display()))
+                && err.contains(": unknown op `stablehlo.maximun`"),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -151,6 +151,12 @@ fn shares_its_operands(kind: &OpKind) -> bool {
         | OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
+        | OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. }
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. }
@@ -186,6 +192,10 @@ fn value_bytes(shape: &Shape) -> u128 {
 fn elements(shape: &Shape) -> u128 {
     shape.element_count().max(0) as u128
 }
+
+/// What one scalar `Literal` holds (its shape and a one-value vector), a
+/// bound for the comparator arguments `sort` builds.
+const SCALAR_LITERAL_BYTES: u128 = 256;
 
 /// Bytes `inst` allocates while it runs, besides its result.
 fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
@@ -225,6 +235,29 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
             .map(|s| elements(s) * inst.shape.element_type().byte_size() as u128)
             .sum(),
         OpKind::ReduceWindow { .. } | OpKind::SelectAndScatter { .. } => 0,
+        // One position per result element, and the indices widened to i64.
+        OpKind::Gather { .. } => position * (out + operand(1).map_or(0, elements)),
+        // Two positions per update element, and the indices widened.
+        OpKind::Scatter { .. } => {
+            let n = inst.operands.len() / 2;
+            position * (2 * operand(n + 1).map_or(0, elements) + operand(n).map_or(0, elements))
+        }
+        // One position per element moved.
+        OpKind::DynamicSlice { .. } => position * out,
+        OpKind::DynamicUpdateSlice => position * operand(1).map_or(0, elements),
+        // The positions each element comes from, and a row's two orders;
+        // a comparator run through the evaluator also holds one scalar
+        // literal per operand and element of the row being sorted.
+        OpKind::Sort { dimension, .. } => {
+            let row = usize::try_from(*dimension)
+                .ok()
+                .and_then(|d| operand(0)?.dims().get(d).copied())
+                .map_or(0, |n| n.max(0) as u128);
+            let scalars = SCALAR_LITERAL_BYTES * row * inst.operands.len() as u128;
+            position * (operand(0).map_or(0, elements) + 2 * row) + scalars
+        }
+        // A row's order, and the positions and indices picked.
+        OpKind::TopK { .. } => position * 2 * operand(0).map_or(0, elements),
         // The misc family. `bitcast-convert` goes through the operand's
         // bytes; `rng` draws 64-bit counters per element; the linear algebra
         // ops copy their operands; a batch norm is evaluated as its

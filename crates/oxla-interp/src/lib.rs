@@ -84,7 +84,9 @@
 //! `round-nearest-even` rounds ties to even, `round-nearest-afz` away from
 //! zero (Rust's `round`). `popcnt` and `count-leading-zeros` count on the
 //! element's own bits. Comparisons are IEEE: every
-//! comparison with NaN is false except `NE`.
+//! comparison with NaN is false except `NE`; with `type=TOTALORDER` they
+//! compare XLA's integer keys of the bits instead (`-NaN < -inf < -0 < +0 <
+//! +inf < +NaN`, `-0 != +0`).
 //!
 //! `pred`: `not`, `and`, `or`, `xor` are logical; `add` and `maximum` are
 //! `or`, `multiply` and `minimum` are `and`; comparisons order
@@ -106,7 +108,9 @@
 //! every multiply and every add. `reduce` folds `acc = reducer(acc, x)`
 //! from `init`, over the reduced elements in row-major order. The windowed
 //! ops (`convolution`, `reduce-window`, `select-and-scatter`) follow XLA's
-//! evaluator: see the `windows` module and `docs/ops.md`.
+//! evaluator: see the `windows` module and `docs/ops.md`. `sort` is one
+//! stable merge sort whatever `is_stable` says, and `topk` a stable sort by
+//! the total order (the `sort` module, `docs/ops.md`).
 //!
 //! ## Invariants
 //!
@@ -135,8 +139,10 @@ mod budget;
 mod ctrl;
 mod element;
 mod index;
+mod indexing;
 mod misc;
 mod ops;
+mod sort;
 mod value;
 mod windows;
 
@@ -376,7 +382,32 @@ impl<'a> Eval<'a> {
             | OpKind::ReducePrecision { .. }
             | OpKind::Rng { .. }
             | OpKind::Cholesky { .. }
-            | OpKind::TriangularSolve { .. } => array_op(inst, &args)?,
+            | OpKind::TriangularSolve { .. }
+            | OpKind::Gather { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice => array_op(inst, &args)?,
+            OpKind::Scatter {
+                dims: numbers,
+                indices_are_sorted: _,
+                unique_indices: _,
+                to_apply,
+            } => {
+                called_before(&[*to_apply], body)?;
+                let operands = args
+                    .iter()
+                    .map(Value::array)
+                    .collect::<OpResult<Vec<_>>>()?;
+                let n = operands.len() / 2;
+                let result = indexing::scatter(
+                    (self, depth),
+                    *to_apply,
+                    &operands[..n],
+                    operands[n],
+                    &operands[n + 1..],
+                    numbers,
+                )?;
+                return Ok(Value::from_literal(result));
+            }
             OpKind::Reduce {
                 dimensions,
                 to_apply,
@@ -452,6 +483,24 @@ impl<'a> Eval<'a> {
                     window,
                     depth,
                 )?
+            }
+            // -- sort and top-k (the sort family) --
+            OpKind::Sort {
+                dimension,
+                to_apply,
+                is_stable: _,
+            } => {
+                called_before(&[*to_apply], body)?;
+                let operands = args
+                    .iter()
+                    .map(Value::array)
+                    .collect::<OpResult<Vec<_>>>()?;
+                let sorted = sort::sort(self, *to_apply, &operands, *dimension, depth)?;
+                return sort::sort_result(sorted, &inst.shape).map(Value::from_literal);
+            }
+            OpKind::TopK { k, largest } => {
+                let x = args.first().ok_or("operand 0 is missing")?.array()?;
+                return sort::topk(x, *k, *largest).map(Value::from_literal);
             }
             // -- the misc family (misc.rs) --
             OpKind::RngBitGenerator { algorithm } => {
@@ -657,6 +706,24 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         OpKind::DotGeneral { dims: numbers } => {
             ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
         }
+        // -- indexing (see the `indexing` module) --
+        OpKind::Gather {
+            dims: numbers,
+            slice_sizes,
+            indices_are_sorted: _,
+        } => indexing::gather(operand(0)?, operand(1)?, numbers, slice_sizes, dims)?,
+        OpKind::DynamicSlice { slice_sizes } => {
+            let indices = (1..inst.operands.len())
+                .map(operand)
+                .collect::<OpResult<Vec<_>>>()?;
+            indexing::dynamic_slice(operand(0)?, &indices, slice_sizes)?
+        }
+        OpKind::DynamicUpdateSlice => {
+            let indices = (2..inst.operands.len())
+                .map(operand)
+                .collect::<OpResult<Vec<_>>>()?;
+            indexing::dynamic_update_slice(operand(0)?, operand(1)?, &indices)?
+        }
         // -- the windows family (windows.rs) --
         OpKind::Convolution { .. } => {
             windows::convolution(operand(0)?, operand(1)?, &inst.kind, &inst.shape)?
@@ -689,7 +756,10 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         | OpKind::RngBitGenerator { .. }
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. } => {
+        | OpKind::BatchNormGrad { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. } => {
             return Err(format!("`{}` is not an array op", inst.kind.opcode_name()));
         }
     })

@@ -26,8 +26,9 @@ use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::ir::{
-    BinaryOp, Body, ComparisonDirection, ComputationId, DotDimensionNumbers, InstId, Instruction,
-    OpKind, PadDim, UnaryOp,
+    BinaryOp, Body, ComparisonDirection, ComparisonOrder, ComparisonType, ComputationId,
+    DotDimensionNumbers, GatherDimensionNumbers, InstId, Instruction, OpKind, PadDim,
+    ScatterDimensionNumbers, UnaryOp,
 };
 use crate::shape_inference as si;
 use crate::{Computation, ElementType, Error, Literal, Result, Shape};
@@ -303,20 +304,21 @@ impl Builder {
         /// `lhs >> rhs` shifting in zeros.
         shift_right_logical => BinaryOp::ShiftRightLogical;
         /// `lhs == rhs`, result `pred`.
-        eq => BinaryOp::Compare(ComparisonDirection::Eq);
+        eq => BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural);
         /// `lhs != rhs`, result `pred`.
-        ne => BinaryOp::Compare(ComparisonDirection::Ne);
+        ne => BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Natural);
         /// `lhs < rhs`, result `pred`.
-        lt => BinaryOp::Compare(ComparisonDirection::Lt);
+        lt => BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Natural);
         /// `lhs <= rhs`, result `pred`.
-        le => BinaryOp::Compare(ComparisonDirection::Le);
+        le => BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Natural);
         /// `lhs > rhs`, result `pred`.
-        gt => BinaryOp::Compare(ComparisonDirection::Gt);
+        gt => BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Natural);
         /// `lhs >= rhs`, result `pred`.
-        ge => BinaryOp::Compare(ComparisonDirection::Ge);
+        ge => BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Natural);
     }
 
-    /// A comparison with the direction as a value.
+    /// A comparison with the direction as a value, in the element type's
+    /// own order (IEEE for floats).
     pub fn compare(
         &mut self,
         lhs: Op,
@@ -324,7 +326,64 @@ impl Builder {
         direction: ComparisonDirection,
         broadcast_dimensions: &[i64],
     ) -> Result<Op> {
-        self.binary(lhs, rhs, BinaryOp::Compare(direction), broadcast_dimensions)
+        let op = BinaryOp::Compare(direction, ComparisonOrder::Natural);
+        self.binary(lhs, rhs, op, broadcast_dimensions)
+    }
+
+    /// A comparison of floats in their total order (XLA's `LtTotalOrder`
+    /// and kin, `type=TOTALORDER`): `-NaN < -inf < -0 < +0 < +inf < +NaN`,
+    /// and `-0 != +0`. What a sort comparator uses.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ComparisonDirection::Lt, ElementType::{F32, S32}, Shape};
+    /// let mut b = Builder::new("lt");
+    /// let x = b.parameter(0, Shape::new(F32, &[4]), "x")?;
+    /// let y = b.parameter(1, Shape::new(F32, &[4]), "y")?;
+    /// let lt = b.compare_total_order(x, y, Lt, &[])?;
+    /// assert!(b.build(lt)?.to_hlo_text().contains("direction=LT, type=TOTALORDER"));
+    /// let i = b.parameter(2, Shape::new(S32, &[4]), "i")?;
+    /// assert!(b.compare_total_order(i, i, Lt, &[]).is_err()); // floats only
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn compare_total_order(
+        &mut self,
+        lhs: Op,
+        rhs: Op,
+        direction: ComparisonDirection,
+        broadcast_dimensions: &[i64],
+    ) -> Result<Op> {
+        let op = BinaryOp::Compare(direction, ComparisonOrder::Total);
+        self.binary(lhs, rhs, op, broadcast_dimensions)
+    }
+
+    /// XLA's `Compare` with an explicit comparison type: `ty` must be the
+    /// element type's default (`FLOAT`, `SIGNED`, `UNSIGNED`) or, for
+    /// floats, `TOTALORDER`, as XLA's verifier requires.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ComparisonDirection::Ge, ComparisonType, ElementType::U8, Shape};
+    /// let mut b = Builder::new("ge");
+    /// let x = b.parameter(0, Shape::new(U8, &[2]), "x")?;
+    /// b.compare_with_type(x, x, Ge, ComparisonType::Unsigned, &[])?;
+    /// let err = b.compare_with_type(x, x, Ge, ComparisonType::Signed, &[]).unwrap_err();
+    /// assert!(err.to_string().contains("Expected comparison type UNSIGNED."));
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn compare_with_type(
+        &mut self,
+        lhs: Op,
+        rhs: Op,
+        direction: ComparisonDirection,
+        ty: ComparisonType,
+        broadcast_dimensions: &[i64],
+    ) -> Result<Op> {
+        let order = si::comparison_order(ty, self.shape_of(rhs)?)?;
+        self.binary(
+            lhs,
+            rhs,
+            BinaryOp::Compare(direction, order),
+            broadcast_dimensions,
+        )
     }
 
     unary_methods! {
@@ -621,6 +680,81 @@ impl Builder {
         self.dot_general(lhs, rhs, &dims)
     }
 
+    /// XLA's `Sort`: sorts `operands` (arrays of the same dims; element
+    /// types may differ) together along `dimension`, ordered by
+    /// `comparator`, a computation `(a_0, b_0, a_1, b_1, ...) -> pred[]`
+    /// (scalars, two per operand) that is true when element `a` must come
+    /// before `b`. One operand gives an array, several a tuple. The sort is
+    /// always stable; `is_stable` is kept for the text.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ComparisonDirection::Lt, ElementType::{F32, S32}, Shape};
+    /// let mut c = Builder::new("lt");
+    /// let a = c.parameter(0, Shape::scalar(F32), "a")?;
+    /// let b = c.parameter(1, Shape::scalar(F32), "b")?;
+    /// c.parameter(2, Shape::scalar(S32), "i")?;
+    /// c.parameter(3, Shape::scalar(S32), "j")?;
+    /// let lt = c.compare_total_order(a, b, Lt, &[])?;
+    /// let lt = c.build(lt)?;
+    /// let mut b = Builder::new("argsort");
+    /// let x = b.parameter(0, Shape::new(F32, &[5]), "x")?;
+    /// let iota = b.iota(Shape::new(S32, &[5]), 0)?;
+    /// let s = b.sort(&[x, iota], 0, true, &lt)?;
+    /// assert_eq!(b.shape(s)?.to_string(), "(f32[5], s32[5])");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn sort(
+        &mut self,
+        operands: &[Op],
+        dimension: i64,
+        is_stable: bool,
+        comparator: &Computation,
+    ) -> Result<Op> {
+        // The comparator comes from the caller: verified before it is read.
+        crate::verifier::verify(comparator)?;
+        let shapes = operands
+            .iter()
+            .map(|&o| self.shape_of(o))
+            .collect::<Result<Vec<_>>>()?;
+        let entry = comparator.entry();
+        let shape = si::infer_sort_shape(
+            &shapes,
+            dimension,
+            &entry.parameter_shapes(),
+            entry.result_shape(),
+        )?;
+        let to_apply = self.import(comparator)?;
+        Ok(self.push(
+            OpKind::Sort {
+                dimension,
+                is_stable,
+                to_apply,
+            },
+            operands.to_vec(),
+            shape,
+            None,
+        ))
+    }
+
+    /// XLA's `TopK`: the tuple `(values, s32 indices)` of the `k` largest
+    /// (`largest`) or smallest elements of each row of `operand`'s last
+    /// dimension, in order; ties keep the lower index first, and under the
+    /// total order `+NaN` is the largest value and `-NaN` the smallest.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::F32, Shape};
+    /// let mut b = Builder::new("top2");
+    /// let x = b.parameter(0, Shape::new(F32, &[3, 8]), "x")?;
+    /// let t = b.top_k(x, 2, true)?;
+    /// assert_eq!(b.shape(t)?.to_string(), "(f32[3,2], s32[3,2])");
+    /// assert!(b.top_k(x, 9, true).is_err()); // k > 8
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn top_k(&mut self, operand: Op, k: i64, largest: bool) -> Result<Op> {
+        let shape = si::infer_topk_shape(self.shape_of(operand)?, k)?;
+        Ok(self.push(OpKind::TopK { k, largest }, vec![operand], shape, None))
+    }
+
     /// A tuple of values (as a computation's root, it returns several
     /// results).
     pub fn tuple(&mut self, elements: &[Op]) -> Result<Op> {
@@ -630,6 +764,198 @@ impl Builder {
             .collect::<Result<Vec<_>>>()?;
         let shape = si::infer_tuple_shape(&shapes);
         Ok(self.push(OpKind::Tuple, elements.to_vec(), shape, None))
+    }
+
+    // -- indexing ------------------------------------------------------------
+
+    /// XLA's `Gather`: slices of `slice_sizes` of `operand` at the starts
+    /// held by `start_indices` (see [`GatherDimensionNumbers`]). Each start
+    /// is clamped so that its slice lies inside the operand.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::{F32, S32}, GatherDimensionNumbers, Shape};
+    /// // An embedding lookup, `table[ids]`.
+    /// let mut b = Builder::new("embed");
+    /// let table = b.parameter(0, Shape::new(F32, &[10, 3]), "table")?;
+    /// let ids = b.parameter(1, Shape::new(S32, &[5]), "ids")?;
+    /// let dims = GatherDimensionNumbers {
+    ///     offset_dims: vec![1],
+    ///     collapsed_slice_dims: vec![0],
+    ///     start_index_map: vec![0],
+    ///     index_vector_dim: 1,
+    ///     ..Default::default()
+    /// };
+    /// let rows = b.gather(table, ids, &dims, &[1, 3], false)?;
+    /// assert_eq!(b.shape(rows)?.to_string(), "f32[5,3]");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn gather(
+        &mut self,
+        operand: Op,
+        start_indices: Op,
+        dims: &GatherDimensionNumbers,
+        slice_sizes: &[i64],
+        indices_are_sorted: bool,
+    ) -> Result<Op> {
+        let shape = si::infer_gather_shape(
+            self.shape_of(operand)?,
+            self.shape_of(start_indices)?,
+            dims,
+            slice_sizes,
+        )?;
+        Ok(self.push(
+            OpKind::Gather {
+                dims: dims.clone(),
+                slice_sizes: slice_sizes.to_vec(),
+                indices_are_sorted,
+            },
+            vec![operand, start_indices],
+            shape,
+            None,
+        ))
+    }
+
+    /// XLA's (variadic) `Scatter`: `inputs` with every window of `updates`
+    /// combined into place by `update_computation` (a computation
+    /// `(cur_0..cur_{N-1}, upd_0..upd_{N-1}) -> new`, a tuple for N > 1) at
+    /// the starts held by `scatter_indices` (see [`ScatterDimensionNumbers`]).
+    /// A window that would reach outside the inputs is skipped whole. The
+    /// result is the input (N = 1) or a tuple of the N inputs.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::{F32, S32}, ScatterDimensionNumbers, Shape};
+    /// let mut add = Builder::new("add");
+    /// let (p, q) = (add.parameter(0, Shape::scalar(F32), "p")?, add.parameter(1, Shape::scalar(F32), "q")?);
+    /// let sum = add.add(p, q, &[])?;
+    /// let add = add.build(sum)?;
+    /// // x.at[idx].add(u)
+    /// let mut b = Builder::new("scatter_add");
+    /// let x = b.parameter(0, Shape::new(F32, &[6]), "x")?;
+    /// let idx = b.parameter(1, Shape::new(S32, &[4]), "idx")?;
+    /// let u = b.parameter(2, Shape::new(F32, &[4]), "u")?;
+    /// let dims = ScatterDimensionNumbers {
+    ///     inserted_window_dims: vec![0],
+    ///     scatter_dims_to_operand_dims: vec![0],
+    ///     index_vector_dim: 1,
+    ///     ..Default::default()
+    /// };
+    /// let y = b.scatter(&[x], idx, &[u], &add, &dims, false, false)?;
+    /// assert_eq!(b.shape(y)?.to_string(), "f32[6]");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn scatter(
+        &mut self,
+        inputs: &[Op],
+        scatter_indices: Op,
+        updates: &[Op],
+        update_computation: &Computation,
+        dims: &ScatterDimensionNumbers,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+    ) -> Result<Op> {
+        // The computation comes from the caller: refuse an unverified one
+        // before reading it.
+        crate::verifier::verify(update_computation)?;
+        let mut operands: Vec<Op> = inputs.to_vec();
+        operands.push(scatter_indices);
+        operands.extend_from_slice(updates);
+        let shapes = operands
+            .iter()
+            .map(|&o| self.shape_of(o))
+            .collect::<Result<Vec<_>>>()?;
+        let entry = update_computation.entry();
+        let shape = si::infer_scatter_shape(
+            &shapes,
+            dims,
+            &entry.parameter_shapes(),
+            entry.result_shape(),
+        )?;
+        let to_apply = self.import(update_computation)?;
+        Ok(self.push(
+            OpKind::Scatter {
+                dims: dims.clone(),
+                indices_are_sorted,
+                unique_indices,
+                to_apply,
+            },
+            operands,
+            shape,
+            None,
+        ))
+    }
+
+    /// XLA's `DynamicSlice`: a slice of `slice_sizes` starting at the scalar
+    /// `start_indices` (one per dimension, all of one integer type), each
+    /// clamped to `[0, dim - size]` so the slice lies inside the operand.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::{F32, S32}, Shape};
+    /// let mut b = Builder::new("window");
+    /// let x = b.parameter(0, Shape::new(F32, &[4, 4]), "x")?;
+    /// let i = b.parameter(1, Shape::scalar(S32), "i")?;
+    /// let one = b.constant_scalar(1i32)?;
+    /// let w = b.dynamic_slice(x, &[i, one], &[2, 2])?;
+    /// assert_eq!(b.shape(w)?.to_string(), "f32[2,2]");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn dynamic_slice(
+        &mut self,
+        operand: Op,
+        start_indices: &[Op],
+        slice_sizes: &[i64],
+    ) -> Result<Op> {
+        let indices = start_indices
+            .iter()
+            .map(|&o| self.shape_of(o))
+            .collect::<Result<Vec<_>>>()?;
+        let shape = si::infer_dynamic_slice_shape(self.shape_of(operand)?, &indices, slice_sizes)?;
+        let mut operands = vec![operand];
+        operands.extend_from_slice(start_indices);
+        Ok(self.push(
+            OpKind::DynamicSlice {
+                slice_sizes: slice_sizes.to_vec(),
+            },
+            operands,
+            shape,
+            None,
+        ))
+    }
+
+    /// XLA's `DynamicUpdateSlice`: `operand` with `update` written at the
+    /// scalar `start_indices`, each clamped to `[0, dim - update_dim]` so
+    /// the update lies inside the operand.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::{F32, S32}, Shape};
+    /// // A KV-cache write: one row at position `pos`.
+    /// let mut b = Builder::new("cache_write");
+    /// let cache = b.parameter(0, Shape::new(F32, &[8, 4]), "cache")?;
+    /// let row = b.parameter(1, Shape::new(F32, &[1, 4]), "row")?;
+    /// let pos = b.parameter(2, Shape::scalar(S32), "pos")?;
+    /// let zero = b.constant_scalar(0i32)?;
+    /// let c = b.dynamic_update_slice(cache, row, &[pos, zero])?;
+    /// assert_eq!(b.shape(c)?.to_string(), "f32[8,4]");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn dynamic_update_slice(
+        &mut self,
+        operand: Op,
+        update: Op,
+        start_indices: &[Op],
+    ) -> Result<Op> {
+        let indices = start_indices
+            .iter()
+            .map(|&o| self.shape_of(o))
+            .collect::<Result<Vec<_>>>()?;
+        let shape = si::infer_dynamic_update_slice_shape(
+            self.shape_of(operand)?,
+            self.shape_of(update)?,
+            &indices,
+        )?;
+        let mut operands = vec![operand, update];
+        operands.extend_from_slice(start_indices);
+        Ok(self.push(OpKind::DynamicUpdateSlice, operands, shape, None))
     }
 
     /// Finishes the computation with `root` as its result, and verifies it.

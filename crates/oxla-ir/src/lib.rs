@@ -39,12 +39,13 @@ pub use builder::{Builder, Op};
 pub use element_type::{ElementType, NativeType};
 pub use error::{Error, Result, VerifierProblem};
 pub use ir::{
-    BinaryReducer, Body, ComparisonDirection, Computation, ComputationId, DotDimensionNumbers,
-    InstId, Instruction, OpKind, PadDim, RngAlgorithm, RngDistribution, Transpose,
-    TriangularSolveOptions,
+    BinaryReducer, Body, ComparisonDirection, ComparisonOrder, ComparisonType, Computation,
+    ComputationId, DotDimensionNumbers, InstId, Instruction, OpKind, PadDim, RngAlgorithm,
+    RngDistribution, Transpose, TriangularSolveOptions,
 };
 // The windows family's attribute types.
 pub use ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};
+pub use ir::{GatherDimensionNumbers, ScatterDimensionNumbers};
 pub use literal::{ArrayData, Literal, StorageSink};
 pub use op_problem::{OpProblem, Signature};
 pub use opcode::{Arity, BinaryOp, Cost, OpClass, OpFlags, OpInfo, Opcode, TypeSet, UnaryOp};

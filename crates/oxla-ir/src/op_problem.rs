@@ -818,6 +818,110 @@ pub enum OpProblem {
         /// The accumulator it pairs with.
         accumulator: Shape,
     },
+
+    // -- sort, top-k and the comparison type (the sort family) ---------------
+    /// A `compare` whose type (`type=`) does not go with its operands'
+    /// element type: XLA's verifier accepts only the element type's default
+    /// (`FLOAT`, `SIGNED` or `UNSIGNED`) and, for floats, `TOTALORDER`.
+    #[error(
+        "Expected comparison type {expected}. actual: {actual}, operand: {operand}; {}",
+        comparison_type_help(*.actual, .operand)
+    )]
+    ComparisonType {
+        /// What XLA would accept, in its words (`SIGNED`, `FLOAT or
+        /// TOTALORDER`).
+        expected: String,
+        /// The type given.
+        actual: crate::ComparisonType,
+        /// The operand whose element type decides.
+        operand: Shape,
+    },
+    /// `sort` operands of different dims.
+    #[error(
+        "Sort keys and values dimensions must match. Keys shape is: {keys}, values shape (operand index {index}) is: {values}."
+    )]
+    SortDimensionsMismatch {
+        /// The first operand (the keys).
+        keys: Shape,
+        /// The operand that differs.
+        values: Shape,
+        /// Its position among the operands.
+        index: usize,
+    },
+    /// A `sort` comparator that does not return `pred[]`.
+    #[error(
+        "The Sort compare computation shape does not lead to a scalar predicate shape: {result}; the comparator returns pred[] (true when its first element must come first)."
+    )]
+    SortComparatorResult {
+        /// What the comparator returns.
+        result: Shape,
+    },
+    /// A `sort` comparator without two parameters per operand.
+    #[error(
+        "Expected the compare computation of sort to have {expected} parameters, has {}: two per operand, interleaved ({}).",
+        .parameters.len(), interleaved(.operands)
+    )]
+    SortComparatorParameterCount {
+        /// How many it must have (twice the operand count).
+        expected: usize,
+        /// The comparator's parameters.
+        parameters: Vec<Shape>,
+        /// The sorted operands.
+        operands: Vec<Shape>,
+    },
+    /// A `sort` comparator parameter that is not a scalar of its operand's
+    /// element type.
+    #[error(
+        "Expected the {index}-th parameter of the compare computation of sort to have shape {expected}, but got {actual}; parameters 2k and 2k+1 are scalars of operand k's element type ({})",
+        interleaved(.operands)
+    )]
+    SortComparatorParameter {
+        /// The parameter number.
+        index: usize,
+        /// The scalar it must be.
+        expected: Shape,
+        /// What it is.
+        actual: Shape,
+        /// The sorted operands.
+        operands: Vec<Shape>,
+    },
+    /// A sort dimension the operands do not have.
+    #[error(
+        "Expected the sort_dimension {dimension} of sort to be smaller than the rank {} of the operand(s) ({operand}); valid: 0..{}.",
+        .operand.rank(), .operand.rank()
+    )]
+    SortDimension {
+        /// The dimension.
+        dimension: i64,
+        /// The first operand.
+        operand: Shape,
+    },
+    /// `topk` of a scalar: it works on the last dimension.
+    #[error("topk works on the last dimension, but its operand {operand} is a scalar.")]
+    TopKScalar {
+        /// The operand.
+        operand: Shape,
+    },
+    /// `topk` with a negative `k`.
+    #[error("k={k} is negative; topk takes 0 <= k <= {} for {operand}.", last_dim(.operand))]
+    TopKNegative {
+        /// The operand.
+        operand: Shape,
+        /// The `k` given.
+        k: i64,
+    },
+    /// `topk` with `k` larger than the last dimension.
+    #[error(
+        "k={k} is larger than the last dimension of size={} ({operand}).",
+        last_dim(.operand)
+    )]
+    TopKTooLarge {
+        /// The operand.
+        operand: Shape,
+        /// The `k` given.
+        k: i64,
+    },
+
     // -- windows: convolution, reduce-window, select-and-scatter --------------
     /// A window field with another number of entries than the sizes.
     #[error(
@@ -1160,6 +1264,472 @@ pub enum OpProblem {
         /// The window.
         window: Window,
     },
+    // -- indexing: gather, scatter, dynamic-slice, dynamic-update-slice -------
+    // The first sentence of each message is XLA's (`shape_inference.cc`),
+    // punctuation included, so that searching for an XLA error finds ours.
+    /// `gather`'s or `scatter`'s indices are not integers.
+    #[error("{} indices parameter must be an integral tensor; got {indices}.", title(.op))]
+    IndicesNotIntegral {
+        /// `gather` or `scatter`.
+        op: &'static str,
+        /// The indices.
+        indices: Shape,
+    },
+    /// `index_vector_dim` outside `[0, rank(indices)]`.
+    #[error(
+        "{} index leaf dimension must be within [0, rank({n}) + 1). rank({n}) is {} and {op} index leaf dimension is {index_vector_dim}.",
+        title(.op), .indices.rank(), n = indices_name(.op)
+    )]
+    IndexVectorDimOutOfRange {
+        /// `gather` or `scatter`.
+        op: &'static str,
+        /// The indices.
+        indices: Shape,
+        /// The dimension.
+        index_vector_dim: i64,
+    },
+    /// A dimension list of `gather` or `scatter` that must be ascending is not.
+    #[error("{}", unsorted_text(.op, .list, .dims))]
+    IndexDimsUnsorted {
+        /// `gather` or `scatter`.
+        op: &'static str,
+        /// The list's attribute name (`offset_dims`).
+        list: &'static str,
+        /// The list.
+        dims: Vec<i64>,
+    },
+    /// A dimension list of `gather` or `scatter` names a dimension twice.
+    #[error("{}", repeated_text(.op, .list, .dims))]
+    IndexDimsRepeated {
+        /// `gather` or `scatter`.
+        op: &'static str,
+        /// The list's attribute name.
+        list: &'static str,
+        /// The list.
+        dims: Vec<i64>,
+    },
+    /// An entry of a dimension list of `gather` or `scatter` is not a
+    /// dimension of what it indexes.
+    #[error("{}", out_of_range_text(.op, .list, *.position, .dims[*.position], *.bound))]
+    IndexDimOutOfRange {
+        /// `gather` or `scatter`.
+        op: &'static str,
+        /// The list's attribute name.
+        list: &'static str,
+        /// The list.
+        dims: Vec<i64>,
+        /// The position of the offending entry.
+        position: usize,
+        /// The rank it must stay below.
+        bound: i64,
+    },
+    /// `start_index_map` (`scatter_dims_to_operand_dims`) has not one entry
+    /// per element of an index vector.
+    #[error(
+        "{} op has {entries} elements in {list} and the bound of dimension index_vector_dim={index_vector_dim} of {} is {bound}. These two numbers must be equal.",
+        title(.op), indices_name(.op)
+    )]
+    IndexVectorSize {
+        /// `gather` or `scatter`.
+        op: &'static str,
+        /// `start_index_map` or `scatter_dims_to_operand_dims`.
+        list: &'static str,
+        /// How many entries the list has.
+        entries: usize,
+        /// The index vector dimension.
+        index_vector_dim: i64,
+        /// Its size (1 when implicit).
+        bound: i64,
+    },
+    /// The two batching-dimension lists differ in length.
+    #[error(
+        "{} and {} in {op} op must be of the same size; got: {} and {}.",
+        batching_lists(.op).0, batching_lists(.op).1, .operand_dims.len(), .indices_dims.len()
+    )]
+    BatchingDimsLength {
+        /// `gather` or `scatter`.
+        op: &'static str,
+        /// The operand's (input's) batching dimensions.
+        operand_dims: Vec<i64>,
+        /// The indices' batching dimensions.
+        indices_dims: Vec<i64>,
+    },
+    /// Two dimension lists that StableHLO requires disjoint share a dimension
+    /// (XLA does not check this).
+    #[error(
+        "{first} and {second} in {op} op must not share a dimension; got {dimension} in both ({first}={}, {second}={}).",
+        dims_text(.first_dims), dims_text(.second_dims)
+    )]
+    IndexDimsOverlap {
+        /// `gather` or `scatter`.
+        op: &'static str,
+        /// The first list's name.
+        first: &'static str,
+        /// The first list.
+        first_dims: Vec<i64>,
+        /// The second list's name.
+        second: &'static str,
+        /// The second list.
+        second_dims: Vec<i64>,
+        /// The shared dimension.
+        dimension: i64,
+    },
+    /// The index vector dimension is also a batching dimension of the
+    /// indices (StableHLO forbids it; XLA does not check).
+    #[error(
+        "index_vector_dim={index_vector_dim} of {op} op must not be one of the {list} {} of {indices}.",
+        dims_text(.dims)
+    )]
+    IndexVectorDimIsBatching {
+        /// `gather` or `scatter`.
+        op: &'static str,
+        /// `start_indices_batching_dims` or `scatter_indices_batching_dims`.
+        list: &'static str,
+        /// The list.
+        dims: Vec<i64>,
+        /// The index vector dimension.
+        index_vector_dim: i64,
+        /// The indices.
+        indices: Shape,
+    },
+    /// Paired batching dimensions of different sizes (StableHLO forbids it;
+    /// XLA does not check).
+    #[error(
+        "batching dimension {operand_dimension} of {operand} has size {} but its partner, dimension {indices_dimension} of the indices {indices}, has size {}; paired batching dimensions must have the same size.",
+        .operand.dims()[*.operand_dimension as usize], .indices.dims()[*.indices_dimension as usize]
+    )]
+    BatchingDimSizes {
+        /// The operand (input).
+        operand: Shape,
+        /// The indices.
+        indices: Shape,
+        /// The operand's (input's) batching dimension.
+        operand_dimension: i64,
+        /// Its partner in the indices.
+        indices_dimension: i64,
+    },
+    /// `gather`'s `slice_sizes` has not one entry per operand dimension.
+    #[error(
+        "Gather op must have one slice size for every input dimension; got: len(slice_sizes)={}, input_shape.rank={}. The operand is {operand}, slice_sizes={}.",
+        .slice_sizes.len(), .operand.rank(), dims_text(.slice_sizes)
+    )]
+    GatherSliceSizesCount {
+        /// The operand.
+        operand: Shape,
+        /// The slice sizes.
+        slice_sizes: Vec<i64>,
+    },
+    /// An operand dimension of `gather` is neither an offset, a collapsed
+    /// nor a batching dimension (or the counts do not add up).
+    #[error(
+        "All components of the offset index in a gather op must either be a offset dimension or explicitly collapsed or explicitly batched; got len(slice_sizes)={}, output_slice_sizes={}, collapsed_slice_dims={}, operand_batching_dims={}.",
+        .slice_sizes.len(), joined(.offset_dims), joined(.collapsed_slice_dims), joined(.operand_batching_dims)
+    )]
+    GatherOffsetComponents {
+        /// The slice sizes.
+        slice_sizes: Vec<i64>,
+        /// The offset dimensions.
+        offset_dims: Vec<i64>,
+        /// The collapsed dimensions.
+        collapsed_slice_dims: Vec<i64>,
+        /// The operand batching dimensions.
+        operand_batching_dims: Vec<i64>,
+    },
+    /// A `gather` slice size outside `[0, dim]`.
+    #[error(
+        "Slice size at index {index} in gather op is out of range, must be within [0, {}), got {size}. The operand is {operand}.",
+        .operand.dims()[*.index] + 1
+    )]
+    GatherSliceSize {
+        /// The operand.
+        operand: Shape,
+        /// The dimension.
+        index: usize,
+        /// Its slice size.
+        size: i64,
+    },
+    /// A collapsed or batching dimension of `gather` with a slice size
+    /// above 1.
+    #[error(
+        "Gather op can only {} with bound 1 or 0, but bound is {size} for index {dimension} at position {position}.",
+        if *.batching { "have operand_batching_dims" } else { "collapse slice dims" }
+    )]
+    GatherSliceBound {
+        /// `true` for a batching dimension, `false` for a collapsed one.
+        batching: bool,
+        /// The operand dimension.
+        dimension: i64,
+        /// Its slice size.
+        size: i64,
+        /// Its position in its list.
+        position: usize,
+    },
+    /// `scatter` with an even number of operands.
+    #[error(
+        "Invalid argument count of scatter op: Expected {}, saw {}; a scatter takes N inputs, the indices and N updates.",
+        .operands.len() / 2 * 2 + 1, .operands.len()
+    )]
+    ScatterOperandCount {
+        /// The operands.
+        operands: Vec<Shape>,
+    },
+    /// A variadic `scatter`'s inputs (or updates) differ in dims (StableHLO
+    /// forbids it; XLA does not check).
+    #[error("all {what} of a scatter must have the same dims; got {}.", list(.shapes))]
+    ScatterOperandDims {
+        /// `inputs` or `updates`.
+        what: &'static str,
+        /// Their shapes.
+        shapes: Vec<Shape>,
+    },
+    /// `scatter`'s updates have the wrong rank.
+    #[error(
+        "Updates tensor must be of rank {expected}; got {}. The updates are {updates} and the indices {indices}: the rank must be rank(indices) - 1 + |update_window_dims|, counting an implicit trailing index vector dimension when index_vector_dim equals rank(indices).",
+        .updates.rank()
+    )]
+    ScatterUpdatesRank {
+        /// The rank the dimension numbers require.
+        expected: i64,
+        /// The updates.
+        updates: Shape,
+        /// The indices.
+        indices: Shape,
+    },
+    /// `scatter`'s window dimensions do not add up to the input rank.
+    #[error(
+        "Scatter op has window of size {window_size}; doesn't match operand of rank {}. The operand is {input}: |update_window_dims| + |inserted_window_dims| + |input_batching_dims| must equal its rank.",
+        .input.rank()
+    )]
+    ScatterWindowSize {
+        /// `|update_window_dims| + |inserted_window_dims| + |input_batching_dims|`.
+        window_size: i64,
+        /// The input.
+        input: Shape,
+    },
+    /// An update window larger than the input dimension it updates.
+    #[error(
+        "Bounds of the window dimensions of updates must not exceed the bounds of the corresponding dimensions of operand. For dimension {dimension}, updates bound is {updates_bound}, operand bound is {operand_bound}."
+    )]
+    ScatterWindowBound {
+        /// The updates dimension.
+        dimension: i64,
+        /// Its size.
+        updates_bound: i64,
+        /// The size of the input dimension it updates.
+        operand_bound: i64,
+    },
+    /// An updates scatter dimension that differs from its indices dimension.
+    #[error(
+        "Bounds of the scatter dimensions of updates must be same as the bounds of the corresponding dimensions of scatter indices. For scatter dimension {dimension}, updates bound is {updates_bound}, scatter_indices bound is {indices_bound}."
+    )]
+    ScatterScatterBound {
+        /// The updates dimension.
+        dimension: i64,
+        /// Its size.
+        updates_bound: i64,
+        /// The size of the indices dimension it pairs with.
+        indices_bound: i64,
+    },
+    /// An update (reduction) computation with the wrong parameter count.
+    #[error(
+        "Reduction function must take {expected} parameters, but takes {} parameter(s). Its signature is ({}) -> {result}.",
+        .parameters.len(), list(.parameters)
+    )]
+    ReductionFunctionParameterCount {
+        /// How many it must take.
+        expected: usize,
+        /// Its parameters.
+        parameters: Vec<Shape>,
+        /// Its result.
+        result: Shape,
+    },
+    /// An update (reduction) computation whose result has the wrong arity.
+    #[error(
+        "Reduction function must produce a tuple with {expected} elements, but {}.",
+        match .result.is_tuple() { true => format!("has {} elements", .result.tuple_shapes().len()), false => "produces a scalar".to_string() }
+    )]
+    ReductionFunctionResultArity {
+        /// How many results it must have.
+        expected: usize,
+        /// Its result.
+        result: Shape,
+    },
+    /// An update (reduction) computation with a non-scalar result.
+    #[error(
+        "Reduction function must return a scalar or tuple of scalars but returns shape: {result}"
+    )]
+    ReductionFunctionResultNotScalar {
+        /// Its result.
+        result: Shape,
+    },
+    /// The `index`-th accumulator parameter differs from the `index`-th result.
+    #[error(
+        "Reduction function's {index}-th parameter shape differs from the result shape: {parameter} vs {result}"
+    )]
+    ReductionFunctionParameterResult {
+        /// The parameter number.
+        index: usize,
+        /// The parameter.
+        parameter: Shape,
+        /// The result (element).
+        result: Shape,
+    },
+    /// The `index`-th accumulator is not of the input's element type.
+    #[error(
+        "Reduction function's accumulator shape at index {index} differs from the init_value shape: {accumulator} vs {init}"
+    )]
+    ReductionFunctionAccumulatorInit {
+        /// The input number.
+        index: usize,
+        /// The accumulator (result element).
+        accumulator: Shape,
+        /// A scalar of the input's element type.
+        init: Shape,
+    },
+    /// An update parameter not of the updates' element type.
+    #[error(
+        "Reduction function's {index}-th parameter shape differs from the input type element type: {parameter} vs {input}"
+    )]
+    ReductionFunctionInputType {
+        /// The parameter number.
+        index: usize,
+        /// The parameter.
+        parameter: Shape,
+        /// A scalar of the updates' element type.
+        input: Shape,
+    },
+    /// An update parameter not of its accumulator's type.
+    #[error(
+        "Reduction function's {index}-th parameter shape must match the result shape, but got {parameter} vs {result}."
+    )]
+    ReductionFunctionParameterMatch {
+        /// The parameter number.
+        index: usize,
+        /// The parameter.
+        parameter: Shape,
+        /// The result (element).
+        result: Shape,
+    },
+    /// `dynamic-slice` (`dynamic-update-slice`) without one start index per
+    /// operand dimension.
+    #[error(
+        "{} start number of dimensions {indices} must match rank {} of slice input ({operand}).",
+        dynamic_title(.op), .operand.rank()
+    )]
+    DynamicSliceIndexCount {
+        /// `dynamic-slice` or `dynamic-update-slice`.
+        op: &'static str,
+        /// How many start indices it has.
+        indices: usize,
+        /// The operand.
+        operand: Shape,
+    },
+    /// The old form (one rank-1 index vector) with more than one index operand.
+    #[error("{} should have exactly 1 index operand, has {indices}.", dynamic_title(.op))]
+    DynamicSliceIndexVectorCount {
+        /// `dynamic-slice` or `dynamic-update-slice`.
+        op: &'static str,
+        /// How many index operands it has.
+        indices: usize,
+    },
+    /// The old form's index vector has not one entry per operand dimension.
+    #[error(
+        "{} start number of dimensions {} ({index}) must match rank {} of slice input ({operand}).",
+        dynamic_title(.op), .index.dims()[0], .operand.rank()
+    )]
+    DynamicSliceIndexVectorLength {
+        /// `dynamic-slice` or `dynamic-update-slice`.
+        op: &'static str,
+        /// The index vector.
+        index: Shape,
+        /// The operand.
+        operand: Shape,
+    },
+    /// A start index that is not a scalar.
+    #[error("{} indices must be scalar, not {index}.", dynamic_title(.op))]
+    DynamicSliceIndexNotScalar {
+        /// `dynamic-slice` or `dynamic-update-slice`.
+        op: &'static str,
+        /// The index.
+        index: Shape,
+    },
+    /// A start index that is not an integer.
+    #[error("{} start indices must be of integral type. Got {index}.", dynamic_title(.op))]
+    DynamicSliceIndexType {
+        /// `dynamic-slice` or `dynamic-update-slice`.
+        op: &'static str,
+        /// The index.
+        index: Shape,
+    },
+    /// Start indices of different types.
+    #[error(
+        "{} start indices must all have the same shape, got mismatching indices with shapes {first} and {other}.",
+        dynamic_title(.op)
+    )]
+    DynamicSliceIndexShapes {
+        /// `dynamic-slice` or `dynamic-update-slice`.
+        op: &'static str,
+        /// The first index.
+        first: Shape,
+        /// One that differs.
+        other: Shape,
+    },
+    /// `dynamic_slice_sizes` without one entry per operand dimension.
+    #[error(
+        "Dynamic slice index count does not match argument rank: {} vs {}. The operand is {operand}, dynamic_slice_sizes={}.",
+        .slice_sizes.len(), .operand.rank(), dims_text(.slice_sizes)
+    )]
+    DynamicSliceSizesCount {
+        /// The operand.
+        operand: Shape,
+        /// The slice sizes.
+        slice_sizes: Vec<i64>,
+    },
+    /// A negative `dynamic_slice_sizes` entry.
+    #[error("Negative size index to dynamic slice: {size}. The operand is {operand}.")]
+    DynamicSliceNegativeSize {
+        /// The operand.
+        operand: Shape,
+        /// The size.
+        size: i64,
+    },
+    /// A slice (or update) larger than the operand dimension.
+    #[error(
+        "{} dim size {size} greater than dynamic slice dimension: {}. The operand is {operand}; the dimension is {dimension}.",
+        if *.op == "dynamic-slice" { "Slice" } else { "Update" }, .operand.dims()[*.dimension]
+    )]
+    DynamicSliceSizeTooLarge {
+        /// `dynamic-slice` or `dynamic-update-slice`.
+        op: &'static str,
+        /// The operand.
+        operand: Shape,
+        /// The dimension.
+        dimension: usize,
+        /// The slice's (update's) size there.
+        size: i64,
+    },
+    /// `dynamic-update-slice`'s update has another rank than the operand.
+    #[error(
+        "Dynamic update slice update rank does not match argument rank: {} vs {}. The update is {update}, the operand {operand}.",
+        .update.rank(), .operand.rank()
+    )]
+    DynamicUpdateSliceRank {
+        /// The operand.
+        operand: Shape,
+        /// The update.
+        update: Shape,
+    },
+    /// `dynamic-update-slice`'s update has another element type.
+    #[error(
+        "Dynamic update slice update element type does not match argument. operand.element_type: {} vs update.element_type: {}. The operand is {operand}, the update {update}.",
+        .operand.element_type().name().to_uppercase(), .update.element_type().name().to_uppercase()
+    )]
+    DynamicUpdateSliceType {
+        /// The operand.
+        operand: Shape,
+        /// The update.
+        update: Shape,
+    },
 
     // -- the misc family: bitcasts, reduce-precision, rng, linear algebra,
     //    batch norm (XLA's wording first) ------------------------------------
@@ -1491,11 +2061,141 @@ impl std::fmt::Display for Signature {
     }
 }
 
+/// Why a comparison type does not go with an operand, for
+/// [`OpProblem::ComparisonType`].
+fn comparison_type_help(actual: crate::ComparisonType, operand: &Shape) -> String {
+    use crate::ComparisonType;
+    match actual {
+        ComparisonType::TotalOrder => format!(
+            "TOTALORDER orders floats only; {} compares with its own order (omit `type=`).",
+            operand.element_type()
+        ),
+        ComparisonType::Float | ComparisonType::Signed | ComparisonType::Unsigned => format!(
+            "the type must match the element type {}; omit `type=` for its default.",
+            operand.element_type()
+        ),
+    }
+}
+
+/// `f32[4], s32[4] -> (f32[], f32[], s32[], s32[])`: the parameters a sort
+/// comparator of these operands takes.
+fn interleaved(operands: &[Shape]) -> String {
+    let params: Vec<String> = operands
+        .iter()
+        .flat_map(|o| {
+            let t = format!("{}[]", o.element_type());
+            [t.clone(), t]
+        })
+        .collect();
+    format!("{} -> ({})", list(operands), params.join(", "))
+}
+
+/// The size of the last dimension, or 0 for a scalar.
+fn last_dim(shape: &Shape) -> i64 {
+    shape.dims().last().copied().unwrap_or(0)
+}
+
 /// `: (f32[2], s32[])` after an operand count, or nothing for none.
 fn operand_list(operands: &[Shape]) -> String {
     if operands.is_empty() {
         String::new()
     } else {
         format!(": ({})", list(operands))
+    }
+}
+
+// -- indexing: message helpers ------------------------------------------------
+
+/// `Gather` for `gather`: how XLA's messages start.
+fn title(op: &str) -> String {
+    let mut chars = op.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// `Dynamic slice` for `dynamic-slice`, `Dynamic update slice` for
+/// `dynamic-update-slice`.
+fn dynamic_title(op: &str) -> String {
+    title(&op.replace('-', " "))
+}
+
+/// The name XLA gives the indices operand of `op`.
+fn indices_name(op: &str) -> &'static str {
+    if op == "gather" {
+        "start_indices"
+    } else {
+        "scatter_indices"
+    }
+}
+
+/// The operand's and the indices' batching lists of `op`.
+fn batching_lists(op: &str) -> (&'static str, &'static str) {
+    if op == "gather" {
+        ("operand_batching_dims", "start_indices_batching_dims")
+    } else {
+        ("input_batching_dims", "scatter_indices_batching_dims")
+    }
+}
+
+/// `1, 0`, as XLA joins a list in messages.
+fn joined(dims: &[i64]) -> String {
+    dims.iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// XLA's message for a list that must be ascending.
+fn unsorted_text(op: &str, list: &str, dims: &[i64]) -> String {
+    let got = joined(dims);
+    match (op, list) {
+        ("gather", "offset_dims") => {
+            format!("Output window dimensions in gather op must be ascending; got: {got}.")
+        }
+        // XLA ends these two without a period.
+        ("gather", _) => format!("{list} in gather op must be sorted; got: {got}"),
+        _ => format!("{list} in {op} op must be sorted; got: {got}."),
+    }
+}
+
+/// XLA's message for a list that names a dimension twice.
+fn repeated_text(op: &str, list: &str, dims: &[i64]) -> String {
+    let got = joined(dims);
+    match (op, list) {
+        ("gather", "offset_dims") => {
+            format!("Output window dimensions in gather op must not repeat; got: {got}.")
+        }
+        ("gather", "start_index_map" | "start_indices_batching_dims") => {
+            format!("Repeated dimensions are not allowed in {list}; got: {got}.")
+        }
+        ("gather", _) => {
+            format!("Repeated dimensions not allowed in {list} in gather op; got: {got}.")
+        }
+        (_, "scatter_dims_to_operand_dims") => {
+            format!("Repeated dimensions not allowed in {list}; got: {got}.")
+        }
+        _ => format!("{list} in {op} op must not repeat; got: {got}."),
+    }
+}
+
+/// XLA's message for a list entry out of range.
+fn out_of_range_text(op: &str, list: &str, position: usize, value: i64, bound: i64) -> String {
+    match (op, list) {
+        ("gather", "offset_dims") => format!(
+            "Offset dimension {position} in gather op is out of bounds; got {value}, but should have been in [0,{bound})."
+        ),
+        ("gather", "start_index_map" | "start_indices_batching_dims") => {
+            format!("Invalid {list}; domain is [0, {bound}), got: {position}->{value}.")
+        }
+        (_, "scatter_dims_to_operand_dims") => {
+            format!("Invalid {list} mapping; domain is [0, {bound}), got: {position}->{value}.")
+        }
+        // XLA separates these two parts with a period.
+        (_, "update_window_dims") => {
+            format!("Invalid {list} set in {op} op; valid range is [0, {bound}). got: {value}.")
+        }
+        _ => format!("Invalid {list} set in {op} op; valid range is [0, {bound}), got: {value}."),
     }
 }

@@ -35,7 +35,7 @@
 
 use std::fmt;
 
-use crate::{ComparisonDirection, ElementType};
+use crate::{ComparisonDirection, ComparisonOrder, ElementType};
 
 /// How many operands an op takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,6 +97,8 @@ pub enum OpClass {
     /// Runs called computations as control flow (`while`, `conditional`),
     /// per element (`map`), or fences optimizations (`opt-barrier`).
     Control,
+    /// Reorders elements by comparing them (`sort`, `topk`).
+    Sorting,
     /// Draws random numbers (`rng`) or random bits (`rng-bit-generator`).
     Random,
     /// Factorises matrices or solves with them (`cholesky`,
@@ -125,10 +127,11 @@ impl OpClass {
             | OpClass::Reduction
             | OpClass::Contraction
             | OpClass::Tuple
+            | OpClass::Control
+            | OpClass::Sorting
             | OpClass::Random
             | OpClass::LinearAlgebra
-            | OpClass::Normalization
-            | OpClass::Control => false,
+            | OpClass::Normalization => false,
         }
     }
 }
@@ -295,21 +298,29 @@ macro_rules! op_table {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum BinaryOp {
             $( $(#[$bm])* $b, )*
-            /// A comparison; the result element type is `pred`. Its row is
-            /// [`Opcode::Compare`].
-            Compare(ComparisonDirection),
+            /// A comparison in a direction and an order (XLA's `type=`:
+            /// [`ComparisonOrder::Total`] is `TOTALORDER`, floats only); the
+            /// result element type is `pred`. Its row is [`Opcode::Compare`].
+            Compare(ComparisonDirection, ComparisonOrder),
         }
 
         impl BinaryOp {
-            /// Every binary op, one comparison per direction included.
+            /// Every binary op, one comparison per direction and order
+            /// included.
             pub const ALL: &'static [BinaryOp] = &[
                 $(BinaryOp::$b,)*
-                BinaryOp::Compare(ComparisonDirection::Eq),
-                BinaryOp::Compare(ComparisonDirection::Ne),
-                BinaryOp::Compare(ComparisonDirection::Lt),
-                BinaryOp::Compare(ComparisonDirection::Le),
-                BinaryOp::Compare(ComparisonDirection::Gt),
-                BinaryOp::Compare(ComparisonDirection::Ge),
+                BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Total),
             ];
 
             /// The op's row of the op table ([`Opcode::Compare`]'s for every
@@ -328,7 +339,7 @@ macro_rules! op_table {
                         };
                         &INFO
                     } )*
-                    BinaryOp::Compare(_) => Opcode::Compare.info(),
+                    BinaryOp::Compare(..) => Opcode::Compare.info(),
                 }
             }
         }
@@ -538,6 +549,26 @@ op_table! {
         /// Scatters source values onto the elements their windows select.
         SelectAndScatter => "select-and-scatter", Arity::Fixed(3), Reduction, Any, Materialised,
             Some("stablehlo.select_and_scatter");
+        // -- indexing ---------------------------------------------------------
+        /// Slices of an operand at starts read from an index array (clamped).
+        Gather => "gather", Arity::Fixed(2), IndexMap, Any, Cheap, Some("stablehlo.gather");
+        /// Combines update windows into inputs at starts read from an index
+        /// array (out-of-bounds windows are skipped).
+        Scatter => "scatter", Arity::AtLeast(3), Reduction, Any, Materialised,
+            Some("stablehlo.scatter");
+        /// A slice at starts given as operands (clamped).
+        DynamicSlice => "dynamic-slice", Arity::AtLeast(1), IndexMap, Any, Cheap,
+            Some("stablehlo.dynamic_slice");
+        /// Writes an update into an operand at starts given as operands (clamped).
+        DynamicUpdateSlice => "dynamic-update-slice", Arity::AtLeast(2), IndexMap, Any,
+            Materialised, Some("stablehlo.dynamic_update_slice");
+        // -- sort and top-k (the sort family) --
+        /// Sorts one or more arrays of the same dims together along one
+        /// dimension, ordered by a comparator computation.
+        Sort => "sort", Arity::AtLeast(1), Sorting, Any, Materialised, Some("stablehlo.sort");
+        /// The `k` largest (or smallest) elements along the last dimension,
+        /// with their indices.
+        TopK => "topk", Arity::Fixed(1), Sorting, Any, Materialised, Some("chlo.top_k");
         // -- bitcasts, reduce-precision, rng, linear algebra, batch norm ----
         // (the misc family)
         /// Reinterprets the bits of each element as another type; a width
@@ -650,14 +681,14 @@ impl BinaryOp {
     /// The op's [`Opcode`] ([`Opcode::Compare`] for every comparison).
     pub fn opcode(self) -> Opcode {
         match self {
-            BinaryOp::Compare(_) => Opcode::Compare,
+            BinaryOp::Compare(..) => Opcode::Compare,
             op => Opcode::Binary(op),
         }
     }
 
     /// `true` for comparisons.
     pub fn is_compare(self) -> bool {
-        matches!(self, BinaryOp::Compare(_))
+        matches!(self, BinaryOp::Compare(..))
     }
 
     /// What kind of work the op does.
@@ -665,9 +696,19 @@ impl BinaryOp {
         self.info().class
     }
 
-    /// `true` if the op accepts (left) operands of element type `ty`.
+    /// `true` if the op accepts (left) operands of element type `ty`: its
+    /// row's types, narrowed to floats for a `TOTALORDER` comparison.
+    ///
+    /// ```
+    /// use oxla_ir::{BinaryOp, ComparisonDirection::Lt, ComparisonOrder::Total, ElementType};
+    /// assert!(BinaryOp::Compare(Lt, Total).accepts(ElementType::F64));
+    /// assert!(!BinaryOp::Compare(Lt, Total).accepts(ElementType::S32));
+    /// ```
     pub fn accepts(self, ty: ElementType) -> bool {
-        self.info().types.contains(ty)
+        match self {
+            BinaryOp::Compare(_, ComparisonOrder::Total) => ty.is_float(),
+            _ => self.info().types.contains(ty),
+        }
     }
 
     /// `true` for `add`, `multiply`, `maximum`, `minimum`, `and`, `or` and
@@ -753,10 +794,7 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "cosh",
     "custom-call",
     "dynamic-reshape",
-    "dynamic-slice",
-    "dynamic-update-slice",
     "fft",
-    "gather",
     "imag",
     "mulhi",
     "ragged-dot",
@@ -764,12 +802,9 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "rng-get-and-update-state",
     "scaled-dot",
     "scan",
-    "scatter",
     "shuffle",
     "sinh",
-    "sort",
     "stochastic-convert",
-    "topk",
 ];
 
 /// Opcodes of XLA's HLO that are out of oxla's scope, a single-device
@@ -842,7 +877,7 @@ mod tests {
         assert!(
             !Opcode::ALL
                 .iter()
-                .any(|op| matches!(op, Opcode::Binary(BinaryOp::Compare(_))))
+                .any(|op| matches!(op, Opcode::Binary(BinaryOp::Compare(..))))
         );
     }
 

@@ -24,10 +24,11 @@
 //! ...) are validated by `Attrs::finish`, which refuses any other as
 //! `unexpected attribute`. Module attributes are read by
 //! `Cursor::module_attributes`. What oxla cannot honour is refused with a
-//! message saying why: non-default comparison types, dot algorithms other
-//! than the one computed, `result_accuracy` tolerances tighter than oxla's
-//! stated bound, several replicas or partitions, dynamic shapes, and the
-//! multi-device and asynchronous ops.
+//! message saying why: comparison types that do not fit the operands (as
+//! XLA's verifier refuses them), dot algorithms other than the one
+//! computed, `result_accuracy` tolerances tighter than oxla's stated bound,
+//! several replicas or partitions, dynamic shapes, and the multi-device and
+//! asynchronous ops.
 //!
 //! Two XLA constructs are rewritten into oxla's IR as they are read:
 //! - `fusion(...)`, calls=%f (and `call(...)`, to_apply=%f): the called
@@ -106,12 +107,13 @@ mod windows;
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{
-    BinaryOp, Body, ComparisonDirection, ComputationId, DotDimensionNumbers, InstId, Instruction,
-    OpKind, PadDim, UnaryOp,
+    BinaryOp, Body, ComparisonDirection, ComparisonOrder, ComparisonType, ComputationId,
+    DotDimensionNumbers, GatherDimensionNumbers, InstId, Instruction, OpKind, PadDim,
+    ScatterDimensionNumbers, UnaryOp,
 };
 use crate::opcode::{OUT_OF_SCOPE_OPCODES, XLA_ONLY_OPCODES};
 use crate::shape::MAX_RANK;
-use crate::shape_inference::{infer_instruction_shape, infer_undeclared_shape};
+use crate::shape_inference::{comparison_order, infer_instruction_shape, infer_undeclared_shape};
 use crate::{ArrayData, Computation, ElementType, Error, Literal, Opcode, Result, Shape};
 
 /// The deepest nesting accepted for tuple shapes, tuple literals, nested
@@ -165,12 +167,12 @@ pub fn parse_hlo_module(text: &str) -> Result<Computation> {
 ///
 /// ```
 /// let text = "HloModule m\n\nENTRY e {\n  x = f32[2] parameter(0)\n  \
-///             y = f32[3] negate(x)\n  g = f32[2] gather(x)\n  \
+///             y = f32[3] negate(x)\n  g = f32[2] custom-call(x)\n  \
 ///             ROOT z = s32[2] negate(x)\n}\n";
 /// let errors = oxla_ir::parser::parse_hlo_module_diagnostics(text).unwrap_err();
 /// assert_eq!(errors.len(), 3);
 /// assert!(errors[0].to_string().starts_with("5:7: `y` declares shape f32[3]"));
-/// assert!(errors[1].to_string().starts_with("6:14: unsupported op `gather`"));
+/// assert!(errors[1].to_string().starts_with("6:14: unsupported op `custom-call`"));
 /// ```
 pub fn parse_hlo_module_diagnostics(text: &str) -> std::result::Result<Computation, Vec<Error>> {
     let src = Source::new(text);
@@ -392,8 +394,9 @@ enum ConstantValue {
 enum Check {
     /// `broadcast` without `dimensions`: valid for a scalar operand only.
     ScalarBroadcast,
-    /// `compare`'s `type=`: honoured when it is the operands' default.
-    CompareType { ty: &'static str, pos: usize },
+    /// `compare`'s `type=`: the operands' default or, for floats,
+    /// `TOTALORDER` (XLA's verifier's rule).
+    CompareType { ty: ComparisonType, pos: usize },
     /// `dot`'s `algorithm=`: honoured when it names what oxla computes.
     DotAlgorithm { name: String, pos: usize },
     /// `result_accuracy=` on a unary op.
@@ -2942,6 +2945,12 @@ impl Template {
             | Opcode::Convolution
             | Opcode::ReduceWindow
             | Opcode::SelectAndScatter
+            | Opcode::Gather
+            | Opcode::Scatter
+            | Opcode::DynamicSlice
+            | Opcode::DynamicUpdateSlice
+            | Opcode::Sort
+            | Opcode::TopK
             | Opcode::BitcastConvert
             | Opcode::Bitcast
             | Opcode::ReducePrecision
@@ -3052,6 +3061,25 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
         self.dims(key)?.ok_or_else(|| self.missing(key, "{0}"))
     }
 
+    /// `dimensions={d}` with exactly one entry, for the ops that work along
+    /// one dimension (`concatenate` joins, `sort` sorts along it: `verb`).
+    fn one_dimension(&self, verb: &str) -> Result<i64> {
+        let dims = self.required_dims("dimensions")?;
+        let [dimension] = dims[..] else {
+            let pos = self.attrs.iter().find(|a| a.key.name == "dimensions");
+            return Err(self.cursor.err(
+                pos.map_or(self.opcode_pos, |a| a.start),
+                format!(
+                    "`{}` {verb} along one dimension, but `dimensions` lists {}",
+                    self.opcode,
+                    dims.len()
+                ),
+                "`dimensions={d}` with one dimension",
+            ));
+        };
+        Ok(dimension)
+    }
+
     fn name(&self, key: &'static str) -> Result<NameRef> {
         self.read(key, |c| c.name(&format!("a computation name for `{key}`")))?
             .ok_or_else(|| self.missing(key, "%computation"))
@@ -3120,6 +3148,18 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
             callees,
             fixup: CallsFixup::ConditionalForm { pred },
         })
+    }
+
+    /// A required integer attribute: `index_vector_dim=1`.
+    fn required_int(&self, key: &'static str) -> Result<i64> {
+        self.read(key, |c| c.int(&format!("the value of `{key}`")))?
+            .map(|(value, _)| value)
+            .ok_or_else(|| self.missing(key, "0"))
+    }
+
+    /// An optional `true`/`false` attribute, `false` when absent.
+    fn flag(&self, key: &'static str) -> Result<bool> {
+        Ok(self.read(key, |c| c.boolean(key))?.unwrap_or(false))
     }
 
     /// The op an instruction with these attributes performs, and the checks
@@ -3225,21 +3265,26 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                         "one of EQ, NE, LT, LE, GT, GE",
                     )
                 })?;
+                // What `type=` means is known from its name alone
+                // (TOTALORDER is the total order, any other the element
+                // type's default); whether it fits the operands is checked
+                // once their shapes are known.
+                let mut order = ComparisonOrder::Natural;
                 if let Some((ty, pos)) = self.read("type", |c| c.word("a comparison type"))? {
-                    let ty = ["FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"]
-                        .into_iter()
-                        .find(|t| *t == ty)
-                        .ok_or_else(|| {
-                            self.cursor.err(
-                                pos,
-                                format!("expects comparison type but sees: {ty}"),
-                                "one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
-                            )
-                        })?;
+                    let ty = ComparisonType::from_name(ty).ok_or_else(|| {
+                        self.cursor.err(
+                            pos,
+                            format!("expects comparison type but sees: {ty}"),
+                            "one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
+                        )
+                    })?;
+                    if ty == ComparisonType::TotalOrder {
+                        order = ComparisonOrder::Total;
+                    }
                     checks.push(Check::CompareType { ty, pos });
                 }
                 OpKind::Binary {
-                    op: BinaryOp::Compare(dir),
+                    op: BinaryOp::Compare(dir, order),
                     broadcast_dimensions: self.dims("broadcast_dimensions")?.unwrap_or_default(),
                 }
             }
@@ -3276,21 +3321,9 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                     strides,
                 }
             }
-            Opcode::Concatenate => {
-                let dims = self.required_dims("dimensions")?;
-                let [dimension] = dims[..] else {
-                    let pos = self.attrs.iter().find(|a| a.key.name == "dimensions");
-                    return Err(self.cursor.err(
-                        pos.map_or(self.opcode_pos, |a| a.start),
-                        format!(
-                            "`concatenate` joins along one dimension, but `dimensions` lists {}",
-                            dims.len()
-                        ),
-                        "`dimensions={d}` with one dimension",
-                    ));
-                };
-                OpKind::Concatenate { dimension }
-            }
+            Opcode::Concatenate => OpKind::Concatenate {
+                dimension: self.one_dimension("joins")?,
+            },
             Opcode::Reverse => OpKind::Reverse {
                 dimensions: self.required_dims("dimensions")?,
             },
@@ -3368,6 +3401,32 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                 }
             }
             Opcode::Tuple => OpKind::Tuple,
+            // -- sort and top-k (the sort family) --
+            Opcode::Sort => {
+                let dimension = self.one_dimension("sorts")?;
+                return Ok((
+                    RawOp::Calls {
+                        kind: OpKind::Sort {
+                            dimension,
+                            is_stable: self
+                                .read("is_stable", |c| c.boolean("is_stable"))?
+                                .unwrap_or(false),
+                            to_apply: ComputationId(0),
+                        },
+                        callees: vec![self.name("to_apply")?],
+                        fixup: CallsFixup::None,
+                    },
+                    checks,
+                ));
+            }
+            Opcode::TopK => OpKind::TopK {
+                k: self
+                    .read("k", |c| Ok(c.int("the value of `k`")?.0))?
+                    .ok_or_else(|| self.missing("k", "1"))?,
+                largest: self
+                    .read("largest", |c| c.boolean("largest"))?
+                    .unwrap_or(true),
+            },
             // -- tuples and control flow (the ctrl family) --
             Opcode::GetTupleElement => OpKind::GetTupleElement {
                 index: self
@@ -3411,6 +3470,52 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
             Opcode::Convolution => self.convolution()?,
             Opcode::ReduceWindow => return Ok((self.reduce_window()?, checks)),
             Opcode::SelectAndScatter => return Ok((self.select_and_scatter()?, checks)),
+            // -- indexing --
+            Opcode::Gather => OpKind::Gather {
+                dims: GatherDimensionNumbers {
+                    offset_dims: self.required_dims("offset_dims")?,
+                    collapsed_slice_dims: self.required_dims("collapsed_slice_dims")?,
+                    start_index_map: self.required_dims("start_index_map")?,
+                    operand_batching_dims: self.dims("operand_batching_dims")?.unwrap_or_default(),
+                    start_indices_batching_dims: self
+                        .dims("start_indices_batching_dims")?
+                        .unwrap_or_default(),
+                    index_vector_dim: self.required_int("index_vector_dim")?,
+                },
+                slice_sizes: self.required_dims("slice_sizes")?,
+                indices_are_sorted: self.flag("indices_are_sorted")?,
+            },
+            Opcode::Scatter => {
+                return Ok((
+                    RawOp::Calls {
+                        kind: OpKind::Scatter {
+                            dims: ScatterDimensionNumbers {
+                                update_window_dims: self.required_dims("update_window_dims")?,
+                                inserted_window_dims: self.required_dims("inserted_window_dims")?,
+                                scatter_dims_to_operand_dims: self
+                                    .required_dims("scatter_dims_to_operand_dims")?,
+                                input_batching_dims: self
+                                    .dims("input_batching_dims")?
+                                    .unwrap_or_default(),
+                                scatter_indices_batching_dims: self
+                                    .dims("scatter_indices_batching_dims")?
+                                    .unwrap_or_default(),
+                                index_vector_dim: self.required_int("index_vector_dim")?,
+                            },
+                            indices_are_sorted: self.flag("indices_are_sorted")?,
+                            unique_indices: self.flag("unique_indices")?,
+                            to_apply: ComputationId(0),
+                        },
+                        callees: vec![self.name("to_apply")?],
+                        fixup: CallsFixup::None,
+                    },
+                    checks,
+                ));
+            }
+            Opcode::DynamicSlice => OpKind::DynamicSlice {
+                slice_sizes: self.required_dims("dynamic_slice_sizes")?,
+            },
+            Opcode::DynamicUpdateSlice => OpKind::DynamicUpdateSlice,
             // The misc family (`parser/misc.rs`).
             Opcode::BitcastConvert => OpKind::BitcastConvert,
             Opcode::Bitcast => OpKind::Bitcast,
@@ -4509,32 +4614,22 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     }
                 }
                 Check::CompareType { ty: given, pos } => {
-                    let Some(ty) = ty else { continue };
-                    let default = if ty.is_float() {
-                        "FLOAT"
-                    } else if ty.is_signed_integer() {
-                        "SIGNED"
-                    } else {
-                        "UNSIGNED"
-                    };
-                    if *given == default {
+                    let Some(shape) = &operand else { continue };
+                    // Without array operands, shape inference reports.
+                    if !shape.is_array() {
                         continue;
                     }
-                    let message = if *given == "TOTALORDER" && ty.is_float() {
-                        format!(
-                            "comparison type TOTALORDER is not supported yet: it orders \
-                             -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN, while oxla's \
-                             compare of {ty} is IEEE's (type=FLOAT), which differs on NaN and \
-                             -0; it is refused rather than computed differently"
-                        )
-                    } else {
-                        format!(
-                            "comparison type {given} does not fit {ty} operands, which compare \
-                             as {default}"
-                        )
-                    };
-                    self.error(*pos, message, format!("`type={default}` or no `type`"));
-                    return false;
+                    if let Err(e) = comparison_order(*given, shape) {
+                        self.error(
+                            *pos,
+                            format!("invalid `compare` instruction `{}`: {e}", inst.name.name),
+                            format!(
+                                "`type={}` or no `type=`",
+                                ComparisonType::default_for(shape.element_type())
+                            ),
+                        );
+                        return false;
+                    }
                 }
                 Check::DotAlgorithm { name, pos } => {
                     let Some(ty) = ty else { continue };

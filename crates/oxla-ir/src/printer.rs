@@ -34,7 +34,7 @@ use std::fmt::Write;
 
 use crate::ir::{Body, ComputationId, Instruction, OpKind, PadDim, Precision, Window};
 use crate::shape::dims_text;
-use crate::{Computation, Shape};
+use crate::{ComparisonOrder, ComparisonType, Computation, Shape};
 
 /// A shape with its default (row-major) layout: `f32[2,3]{1,0}`, `f32[]`,
 /// `(f32[2]{0}, s32[])`.
@@ -142,6 +142,12 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
+        | OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. }
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. }
@@ -182,6 +188,7 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
         | OpKind::Reshape
         | OpKind::Tuple
         | OpKind::OptimizationBarrier
+        | OpKind::DynamicUpdateSlice
         | OpKind::BitcastConvert
         | OpKind::Bitcast => vec![],
         OpKind::Iota { dimension } => vec![("iota_dimension", dimension.to_string())],
@@ -190,8 +197,16 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
             broadcast_dimensions,
         } => {
             let mut attrs = vec![];
-            if let crate::ir::BinaryOp::Compare(dir) = op {
+            if let crate::ir::BinaryOp::Compare(dir, order) = op {
                 attrs.push(("direction", dir.name().to_string()));
+                // XLA prints the type only when it is not the element
+                // type's default, which in the IR is `Natural`.
+                match order {
+                    ComparisonOrder::Natural => {}
+                    ComparisonOrder::Total => {
+                        attrs.push(("type", ComparisonType::TotalOrder.to_string()));
+                    }
+                }
             }
             if !broadcast_dimensions.is_empty() {
                 attrs.push(("broadcast_dimensions", dims_text(broadcast_dimensions)));
@@ -259,6 +274,22 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
                 }
             }
         }
+        // -- sort and top-k (the sort family), in XLA's order --
+        OpKind::Sort {
+            dimension,
+            is_stable,
+            to_apply,
+        } => {
+            let mut attrs = vec![("dimensions", dims_text(&[*dimension]))];
+            if *is_stable {
+                attrs.push(("is_stable", "true".to_string()));
+            }
+            attrs.push(("to_apply", computation_name(comp, *to_apply)));
+            attrs
+        }
+        OpKind::TopK { k, largest } => {
+            vec![("k", k.to_string()), ("largest", largest.to_string())]
+        }
         OpKind::DotGeneral { dims } => {
             let mut attrs = vec![];
             if !dims.lhs_batch.is_empty() {
@@ -307,6 +338,79 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
             attrs.push(("select", computation_name(comp, *select)));
             attrs.push(("scatter", computation_name(comp, *scatter)));
             attrs
+        }
+        // -- indexing: XLA's attribute order; batching lists only when
+        // non-empty, the promises only when true.
+        OpKind::Gather {
+            dims,
+            slice_sizes,
+            indices_are_sorted,
+        } => {
+            let mut attrs = vec![
+                ("offset_dims", dims_text(&dims.offset_dims)),
+                (
+                    "collapsed_slice_dims",
+                    dims_text(&dims.collapsed_slice_dims),
+                ),
+                ("start_index_map", dims_text(&dims.start_index_map)),
+            ];
+            if !dims.operand_batching_dims.is_empty() {
+                attrs.push((
+                    "operand_batching_dims",
+                    dims_text(&dims.operand_batching_dims),
+                ));
+            }
+            if !dims.start_indices_batching_dims.is_empty() {
+                attrs.push((
+                    "start_indices_batching_dims",
+                    dims_text(&dims.start_indices_batching_dims),
+                ));
+            }
+            attrs.push(("index_vector_dim", dims.index_vector_dim.to_string()));
+            attrs.push(("slice_sizes", dims_text(slice_sizes)));
+            if *indices_are_sorted {
+                attrs.push(("indices_are_sorted", "true".into()));
+            }
+            attrs
+        }
+        OpKind::Scatter {
+            dims,
+            indices_are_sorted,
+            unique_indices,
+            to_apply,
+        } => {
+            let mut attrs = vec![
+                ("update_window_dims", dims_text(&dims.update_window_dims)),
+                (
+                    "inserted_window_dims",
+                    dims_text(&dims.inserted_window_dims),
+                ),
+                (
+                    "scatter_dims_to_operand_dims",
+                    dims_text(&dims.scatter_dims_to_operand_dims),
+                ),
+            ];
+            if !dims.input_batching_dims.is_empty() {
+                attrs.push(("input_batching_dims", dims_text(&dims.input_batching_dims)));
+            }
+            if !dims.scatter_indices_batching_dims.is_empty() {
+                attrs.push((
+                    "scatter_indices_batching_dims",
+                    dims_text(&dims.scatter_indices_batching_dims),
+                ));
+            }
+            attrs.push(("index_vector_dim", dims.index_vector_dim.to_string()));
+            if *indices_are_sorted {
+                attrs.push(("indices_are_sorted", "true".into()));
+            }
+            if *unique_indices {
+                attrs.push(("unique_indices", "true".into()));
+            }
+            attrs.push(("to_apply", computation_name(comp, *to_apply)));
+            attrs
+        }
+        OpKind::DynamicSlice { slice_sizes } => {
+            vec![("dynamic_slice_sizes", dims_text(slice_sizes))]
         }
         // The misc family, as XLA prints them: options of protos (cholesky,
         // triangular-solve) only where they differ from the default.

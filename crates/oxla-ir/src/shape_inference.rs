@@ -30,13 +30,18 @@ use crate::ir::{BinaryOp, ComputationId, DotDimensionNumbers, OpKind, PadDim, Un
 
 // The windows family: convolution, reduce-window, select-and-scatter.
 mod windows;
+// The indexing family (gather, scatter, dynamic-slice, dynamic-update-slice).
+mod indexing;
 use crate::opcode::{OpClass, Opcode, TypeSet};
 use crate::shape::dims_text;
 use crate::{ElementType, Error, OpProblem, Result, Shape};
+pub use indexing::*;
 pub use windows::*;
 
 mod ctrl;
 pub use ctrl::*;
+mod sort;
+pub use sort::*;
 // The misc family: bitcasts, reduce-precision, rng, linear algebra, batch norm.
 mod misc;
 pub use misc::*;
@@ -333,6 +338,43 @@ pub fn infer_instruction_shape(
                 (&scatter.0, &scatter.1),
             )
         }
+        // -- indexing --
+        OpKind::Gather {
+            dims, slice_sizes, ..
+        } => infer_gather_shape(operands[0], operands[1], dims, slice_sizes),
+        OpKind::Scatter { dims, to_apply, .. } => {
+            let (params, result) = called(*to_apply).ok_or_else(|| {
+                invalid(
+                    "scatter",
+                    OpProblem::MissingComputation {
+                        attribute: "to_apply".into(),
+                        id: to_apply.0,
+                    },
+                )
+            })?;
+            infer_scatter_shape(operands, dims, &params, &result)
+        }
+        OpKind::DynamicSlice { slice_sizes } => {
+            infer_dynamic_slice_shape(operands[0], &operands[1..], slice_sizes)
+        }
+        OpKind::DynamicUpdateSlice => {
+            infer_dynamic_update_slice_shape(operands[0], operands[1], &operands[2..])
+        }
+        // -- sort and top-k (the sort family) --
+        OpKind::Sort {
+            dimension,
+            to_apply,
+            ..
+        } => {
+            let comparator = called_signature(called, *to_apply, "sort", "to_apply")?;
+            infer_sort_shape(
+                operands,
+                *dimension,
+                &comparator.parameters,
+                &comparator.result,
+            )
+        }
+        OpKind::TopK { k, .. } => infer_topk_shape(operands[0], *k),
     }
 }
 
@@ -372,6 +414,8 @@ pub fn infer_undeclared_shape(
         | OpKind::Convert
         | OpKind::Reshape
         | OpKind::Slice { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. }
@@ -405,7 +449,11 @@ pub fn infer_undeclared_shape(
         | OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
-        | OpKind::Cholesky { .. }
+        | OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. } => infer_instruction_shape(kind, operands, &unused, called).map(Some),
+        OpKind::Cholesky { .. }
         | OpKind::TriangularSolve { .. }
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
@@ -504,6 +552,10 @@ pub fn infer_binary_op_shape(
         });
     }
     let dims = infer_broadcast_dims(name, lhs, rhs, broadcast_dimensions)?;
+    // XLA's verifier then checks the comparison type against the operands.
+    if let BinaryOp::Compare(_, order) = op {
+        comparison_order(order.comparison_type(rhs.element_type()), rhs)?;
+    }
     Ok(elementwise_result(
         op.class(),
         &Shape::new(lhs.element_type(), &dims),

@@ -623,6 +623,28 @@ const NASTY: &[(&str, &str)] = &[
         "nasty_reduce_dims_bad.hlo",
         "names dimension 9223372036854775807, but f32[4] has rank 1",
     ),
+    // The indexing ops: dimension numbers at the edges of i64, a result
+    // past the element limit, an update computation that is the entry.
+    (
+        "nasty_gather_index_vector_dim_max.hlo",
+        "gather index leaf dimension is 9223372036854775807",
+    ),
+    (
+        "nasty_gather_result_too_large.hlo",
+        "it has more than the maximum of 1099511627776 elements",
+    ),
+    (
+        "nasty_scatter_dims_huge.hlo",
+        "Invalid update_window_dims set in scatter op; valid range is [0, 2). got: 9223372036854775807.",
+    ),
+    (
+        "nasty_scatter_to_apply_entry.hlo",
+        "the entry computation `m` cannot be called",
+    ),
+    (
+        "nasty_dynamic_slice_sizes_min.hlo",
+        "Negative size index to dynamic slice: -9223372036854775808.",
+    ),
     // The syntax XLA accepts beyond the printer's: bounded or recovered
     // from.
     // 2^40 elements written as one value: a pad, nothing allocated.
@@ -638,7 +660,7 @@ const NASTY: &[(&str, &str)] = &[
     ("nasty_layout_parts.hlo", ""),
     (
         "nasty_many_unsupported_ops.hlo",
-        "5:15: unsupported op `gather`",
+        "5:15: unsupported op `custom-call`",
     ),
     (
         "nasty_unclosed_multiline_attribute.hlo",

@@ -53,7 +53,11 @@ fn binary_type_rules() {
     check("pow_int", bin(BinaryOp::Pow, &i, &i), Ok("s32[2]"));
     check(
         "compare_gives_pred",
-        bin(BinaryOp::Compare(ComparisonDirection::Lt), &f, &f),
+        bin(
+            BinaryOp::Compare(ComparisonDirection::Lt, oxla_ir::ComparisonOrder::Natural),
+            &f,
+            &f,
+        ),
         Ok("pred[2]"),
     );
     let t = Shape::tuple(vec![f.clone()]);
@@ -651,4 +655,160 @@ fn windowed_ops_name_their_missing_computations() {
         text.contains("to_apply refers to computation #7, which does not exist"),
         "{text}"
     );
+}
+
+// ---------------------------------------------------------------------------
+// Indexing: what the builder API adds to the `.hlo` cases of
+// tests/hlo/indexing/ (typed problems, foreign handles, called computations
+// handed in by the caller).
+// ---------------------------------------------------------------------------
+
+mod indexing {
+    use oxla_ir::{
+        Builder, Computation, ElementType::*, Error, GatherDimensionNumbers, OpProblem,
+        ScatterDimensionNumbers, Shape,
+    };
+
+    fn rows() -> GatherDimensionNumbers {
+        GatherDimensionNumbers {
+            offset_dims: vec![1],
+            collapsed_slice_dims: vec![0],
+            start_index_map: vec![0],
+            index_vector_dim: 1,
+            ..Default::default()
+        }
+    }
+
+    fn problem(e: Error) -> OpProblem {
+        match e {
+            Error::InvalidOp { problem, .. } => problem,
+            other => panic!("not an InvalidOp: {other}"),
+        }
+    }
+
+    #[test]
+    fn each_check_is_a_typed_problem_with_the_numbers() -> oxla_ir::Result<()> {
+        let mut b = Builder::new("g");
+        let x = b.parameter(0, Shape::new(F32, &[10, 3]), "x")?;
+        let ids = b.parameter(1, Shape::new(S32, &[5]), "ids")?;
+        let p = problem(b.gather(x, ids, &rows(), &[2, 3], false).unwrap_err());
+        assert_eq!(
+            p,
+            OpProblem::GatherSliceBound {
+                batching: false,
+                dimension: 0,
+                size: 2,
+                position: 0
+            }
+        );
+        let bad = GatherDimensionNumbers {
+            offset_dims: vec![2, 1],
+            ..rows()
+        };
+        let p = problem(b.gather(x, ids, &bad, &[1, 3], false).unwrap_err());
+        assert!(matches!(
+            p,
+            OpProblem::IndexDimsUnsorted {
+                op: "gather",
+                list: "offset_dims",
+                ..
+            }
+        ));
+        let i = b.parameter(2, Shape::scalar(S32), "i")?;
+        let j = b.parameter(3, Shape::scalar(S64), "j")?;
+        let p = problem(b.dynamic_slice(x, &[i, j], &[2, 2]).unwrap_err());
+        assert!(
+            matches!(p, OpProblem::DynamicSliceIndexShapes { .. }),
+            "{p:?}"
+        );
+        let p = problem(b.dynamic_slice(x, &[i, i], &[11, 2]).unwrap_err());
+        assert_eq!(
+            p.to_string(),
+            "Slice dim size 11 greater than dynamic slice dimension: 10. The operand is f32[10,3]; the dimension is 0."
+        );
+        let u = b.parameter(4, Shape::new(F64, &[2, 2]), "u")?;
+        let p = problem(b.dynamic_update_slice(x, u, &[i, i]).unwrap_err());
+        assert!(
+            matches!(p, OpProblem::DynamicUpdateSliceType { .. }),
+            "{p:?}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn foreign_handles_and_broken_computations_are_refused() -> oxla_ir::Result<()> {
+        let mut other = Builder::new("other");
+        let foreign = other.parameter(0, Shape::new(S32, &[5]), "ids")?;
+        let mut b = Builder::new("g");
+        let x = b.parameter(0, Shape::new(F32, &[10, 3]), "x")?;
+        let e = b.gather(x, foreign, &rows(), &[1, 3], false).unwrap_err();
+        assert!(matches!(e, Error::ForeignOp { .. }), "{e}");
+        let e = b
+            .dynamic_slice(x, &[foreign, foreign], &[1, 1])
+            .unwrap_err();
+        assert!(matches!(e, Error::ForeignOp { .. }), "{e}");
+        // An update computation assembled without the verifier (no body at
+        // all) is refused before it is read.
+        let empty = Computation::from_bodies_unverified("empty", vec![]);
+        let ids = b.parameter(1, Shape::new(S32, &[5]), "ids")?;
+        let u = b.parameter(2, Shape::new(F32, &[5, 3]), "u")?;
+        let dims = ScatterDimensionNumbers {
+            update_window_dims: vec![1],
+            inserted_window_dims: vec![0],
+            scatter_dims_to_operand_dims: vec![0],
+            index_vector_dim: 1,
+            ..Default::default()
+        };
+        let e = b
+            .scatter(&[x], ids, &[u], &empty, &dims, false, false)
+            .unwrap_err();
+        assert!(matches!(e, Error::Verification { .. }), "{e}");
+        Ok(())
+    }
+
+    /// A variadic scatter's update computation returns a tuple: the builder
+    /// imports it as a called body, the verifier accepts it for a scatter
+    /// (and only there), and the module prints and parses back.
+    #[test]
+    fn a_variadic_scatter_calls_a_tuple_returning_computation() -> oxla_ir::Result<()> {
+        let mut f = Builder::new("pair");
+        let p: Vec<_> = [(F32, "a"), (S32, "b"), (F32, "c"), (S32, "d")]
+            .iter()
+            .enumerate()
+            .map(|(k, &(t, n))| f.parameter(k as i64, Shape::scalar(t), n))
+            .collect::<oxla_ir::Result<_>>()?;
+        let s0 = f.add(p[0], p[2], &[])?;
+        let s1 = f.max(p[1], p[3], &[])?;
+        let t = f.tuple(&[s0, s1])?;
+        let pair = f.build(t)?;
+
+        let mut b = Builder::new("variadic");
+        let x = b.parameter(0, Shape::new(F32, &[4]), "x")?;
+        let y = b.parameter(1, Shape::new(S32, &[4]), "y")?;
+        let idx = b.parameter(2, Shape::new(S32, &[3]), "idx")?;
+        let u = b.parameter(3, Shape::new(F32, &[3]), "u")?;
+        let v = b.parameter(4, Shape::new(S32, &[3]), "v")?;
+        let dims = ScatterDimensionNumbers {
+            inserted_window_dims: vec![0],
+            scatter_dims_to_operand_dims: vec![0],
+            index_vector_dim: 1,
+            ..Default::default()
+        };
+        let s = b.scatter(&[x, y], idx, &[u, v], &pair, &dims, false, true)?;
+        assert_eq!(b.shape(s)?.to_string(), "(f32[4], s32[4])");
+        let comp = b.build(s)?;
+        let text = comp.to_hlo_text();
+        assert!(
+            text.contains("unique_indices=true, to_apply=pair"),
+            "{text}"
+        );
+        assert_eq!(oxla_ir::parse_hlo_module(&text)?.to_hlo_text(), text);
+        // The same computation as a reducer is refused: only a scatter may
+        // call a tuple-returning body.
+        let mut r = Builder::new("r");
+        let z = r.parameter(0, Shape::new(F32, &[4]), "z")?;
+        let zero = r.constant_scalar(0f32)?;
+        assert!(r.reduce(z, zero, &[0], &pair).is_err());
+        Ok(())
+    }
 }

@@ -161,7 +161,7 @@ impl Node {
                 _ => *ty,
             },
             Node::Binary { op, ty, .. } => match op {
-                BinaryOp::Compare(_) => ElementType::Pred,
+                BinaryOp::Compare(..) => ElementType::Pred,
                 _ => *ty,
             },
             Node::Convert { to, .. } | Node::Bitcast { to, .. } => *to,
@@ -935,6 +935,8 @@ impl Graph {
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
             | OpKind::SelectAndScatter { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
             | OpKind::Rng { .. }
             | OpKind::RngBitGenerator { .. }
             | OpKind::Cholesky { .. }
@@ -944,6 +946,17 @@ impl Graph {
             | OpKind::BatchNormGrad { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
+                    inst.name
+                )));
+            }
+            // Refused by `compile` before planning (not compiled yet).
+            OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice => {
+                return Err(bug(format!(
+                    "the JIT does not compile `{}` (`{}`)",
+                    inst.kind.opcode_name(),
                     inst.name
                 )));
             }
@@ -1254,6 +1267,8 @@ impl Graph {
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
             | OpKind::SelectAndScatter { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
             | OpKind::Rng { .. }
             | OpKind::RngBitGenerator { .. }
             | OpKind::Cholesky { .. }
@@ -1269,6 +1284,17 @@ impl Graph {
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(bug(format!(
                     "`{}` cannot be computed inside a fused kernel",
+                    inst.name
+                )));
+            }
+            // Refused by `compile` before planning (not compiled yet).
+            OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice => {
+                return Err(bug(format!(
+                    "the JIT does not compile `{}` (`{}`)",
+                    inst.kind.opcode_name(),
                     inst.name
                 )));
             }

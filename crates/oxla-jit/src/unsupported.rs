@@ -2,11 +2,12 @@
 //! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
 //! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
 //! of several inputs (or with a tuple-returning reducer), `convolution`,
-//! `reduce-window` and `select-and-scatter`; the misc family's ops that are
-//! not elementwise (`rng`, `rng-bit-generator`, `cholesky`,
-//! `triangular-solve`, the batch-norm ops) and a `bitcast-convert` that
-//! changes the element width. Each is
-//! an [`Error::UnsupportedOp`] naming the op and the instruction; the
+//! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
+//! `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk`; the misc
+//! family's ops that are not elementwise (`rng`, `rng-bit-generator`,
+//! `cholesky`, `triangular-solve`, the batch-norm ops) and a
+//! `bitcast-convert` that changes the element width. Each is an
+//! [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
 //! This is the one place that decides it: [`check`] runs first in
@@ -51,6 +52,15 @@ fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static st
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. } => {
             Some("the JIT does not compile convolutions and windowed reductions yet")
+        }
+        OpKind::Gather { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice => {
+            Some("the JIT does not compile gathers, scatters and dynamic slices yet")
+        }
+        OpKind::Sort { .. } | OpKind::TopK { .. } => {
+            Some("the JIT does not compile sort and topk yet")
         }
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
             Some("the JIT compiles reduces of one input with a scalar reducer only")

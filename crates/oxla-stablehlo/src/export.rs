@@ -26,7 +26,8 @@ use std::fmt::Write as _;
 
 use oxla_ir::ir::{Body, ComputationId, OpKind, PadDim, RngAlgorithm, RngDistribution};
 use oxla_ir::{
-    ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Opcode, Shape,
+    ArrayData, BinaryOp, ComparisonDirection, ComparisonType, Computation, ElementType, Literal,
+    Opcode, Shape,
 };
 
 use crate::ExportError;
@@ -169,6 +170,13 @@ enum Line {
     Unsupported {
         instruction: String,
         reason: String,
+    },
+    /// The comparator `topk` with `largest=false` sorts by: `LT` of the
+    /// first two of four block arguments, of `element_type` and `s32`
+    /// (`TOTALORDER` for floats), at the parent's `indent`.
+    TopKComparator {
+        element_type: ElementType,
+        indent: usize,
     },
 }
 
@@ -344,13 +352,13 @@ fn emit_body(
             OpKind::Binary { op, .. } => {
                 let a = widen(0, false, &mut state, &mut lines);
                 let b = widen(1, false, &mut state, &mut lines);
-                if let BinaryOp::Compare(dir) = op {
+                if let BinaryOp::Compare(dir, order) = op {
                     let (_, ls) = operand(0);
                     let ot = tensor_type(&ls.with_dims_of(shape));
                     format!(
                         "stablehlo.compare  {}, {a}, {b},  {} : ({ot}, {ot}) -> {ty}",
                         direction(*dir),
-                        comparison_type(ls.element_type())
+                        order.comparison_type(ls.element_type())
                     )
                 } else {
                     format!("stablehlo.{} {a}, {b} : {ty}", stablehlo_name(op.opcode()))
@@ -841,6 +849,190 @@ fn emit_body(
                     ts.join(", ")
                 )
             }
+            // -- indexing: JAX's forms (generic for gather and scatter) --
+            OpKind::Gather {
+                dims,
+                slice_sizes,
+                indices_are_sorted,
+            } => {
+                let (x, xs) = operand(0);
+                let (idx, is) = operand(1);
+                let numbers = dimension_numbers(&[
+                    ("offset_dims", &dims.offset_dims),
+                    ("collapsed_slice_dims", &dims.collapsed_slice_dims),
+                    ("operand_batching_dims", &dims.operand_batching_dims),
+                    (
+                        "start_indices_batching_dims",
+                        &dims.start_indices_batching_dims,
+                    ),
+                    ("start_index_map", &dims.start_index_map),
+                ]);
+                format!(
+                    "\"stablehlo.gather\"({x}, {idx}) <{{dimension_numbers = #stablehlo.gather<{numbers}index_vector_dim = {}>, indices_are_sorted = {indices_are_sorted}, slice_sizes = {}}}> : ({}, {}) -> {ty}",
+                    dims.index_vector_dim,
+                    i64_array(slice_sizes),
+                    tensor_type(xs),
+                    tensor_type(is)
+                )
+            }
+            OpKind::Scatter {
+                dims,
+                indices_are_sorted,
+                unique_indices,
+                to_apply,
+            } => {
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                let numbers = dimension_numbers(&[
+                    ("update_window_dims", &dims.update_window_dims),
+                    ("inserted_window_dims", &dims.inserted_window_dims),
+                    ("input_batching_dims", &dims.input_batching_dims),
+                    (
+                        "scatter_indices_batching_dims",
+                        &dims.scatter_indices_batching_dims,
+                    ),
+                    (
+                        "scatter_dims_to_operand_dims",
+                        &dims.scatter_dims_to_operand_dims,
+                    ),
+                ]);
+                let (v, results) = if shape.is_tuple() {
+                    let v = state.value();
+                    let n = shape.tuple_shapes().len();
+                    let types: Vec<String> = shape.tuple_shapes().iter().map(tensor_type).collect();
+                    (format!("{v}:{n}"), format!("({})", types.join(", ")))
+                } else {
+                    (state.value(), ty.clone())
+                };
+                lines.push(Line::Text(format!(
+                    "{pad}{v} = \"stablehlo.scatter\"({}) <{{indices_are_sorted = {indices_are_sorted}, scatter_dimension_numbers = #stablehlo.scatter<{numbers}index_vector_dim = {}>, unique_indices = {unique_indices}}}> ({{",
+                    xs.join(", "),
+                    dims.index_vector_dim
+                )));
+                lines.push(Line::Region {
+                    body: *to_apply,
+                    indent: indent + 2,
+                    args: RegionArgs::Block,
+                });
+                lines.push(Line::Text(format!(
+                    "{pad}}}) : ({}) -> {results}",
+                    ts.join(", ")
+                )));
+                let base = v.split(':').next().unwrap_or(&v).to_string();
+                names[i] = result_leaves(&base, leaf_shapes(shape).len());
+                continue;
+            }
+            OpKind::DynamicSlice { slice_sizes } => {
+                let (x, xs) = operand(0);
+                let (starts, types) =
+                    dynamic_starts(inst, &names, body, 1, &mut state, &mut lines, &pad);
+                let operands: Vec<String> = std::iter::once(x.to_string()).chain(starts).collect();
+                let types: Vec<String> = std::iter::once(tensor_type(xs)).chain(types).collect();
+                format!(
+                    "stablehlo.dynamic_slice {}, sizes = {} : ({}) -> {ty}",
+                    operands.join(", "),
+                    list(slice_sizes),
+                    types.join(", ")
+                )
+            }
+            OpKind::DynamicUpdateSlice => {
+                let (x, xs) = operand(0);
+                let (u, us) = operand(1);
+                let (starts, types) =
+                    dynamic_starts(inst, &names, body, 2, &mut state, &mut lines, &pad);
+                let operands: Vec<String> = [x.to_string(), u.to_string()]
+                    .into_iter()
+                    .chain(starts)
+                    .collect();
+                let types: Vec<String> = [tensor_type(xs), tensor_type(us)]
+                    .into_iter()
+                    .chain(types)
+                    .collect();
+                format!(
+                    "stablehlo.dynamic_update_slice {} : ({}) -> {ty}",
+                    operands.join(", "),
+                    types.join(", ")
+                )
+            }
+            // -- sort and top-k (the sort family) --
+            OpKind::Sort {
+                dimension,
+                is_stable,
+                to_apply,
+            } => {
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                let v = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{} = \"stablehlo.sort\"({}) <{{dimension = {dimension} : i64, \
+                     is_stable = {is_stable}}}> ({{",
+                    result_group(&v, xs.len()),
+                    xs.join(", ")
+                )));
+                let tail = format!(": ({}) -> {}", ts.join(", "), type_group(&ts));
+                push_block_regions(&mut lines, &[*to_apply], indent, &tail);
+                names[i] = result_leaves(&v, xs.len());
+                continue;
+            }
+            OpKind::TopK { k, largest } => {
+                let (x, xs) = operand(0);
+                let (values, indices) = match shape.tuple_shapes() {
+                    [v, i] => (v.clone(), i.clone()),
+                    _ => (shape.clone(), shape.clone()),
+                };
+                let (vt, it) = (tensor_type(&values), tensor_type(&indices));
+                if *largest {
+                    let (v, ix) = (state.named("values"), state.named("indices"));
+                    lines.push(Line::Text(format!(
+                        "{pad}{v}, {ix} = chlo.top_k({x}, k = {k}) : {} -> ({vt}, {it})",
+                        tensor_type(xs)
+                    )));
+                    names[i] = vec![v, ix];
+                    continue;
+                }
+                // CHLO's top_k has no `largest`: the smallest k are a
+                // stable ascending sort of (x, iota) along the last
+                // dimension, sliced to k, as XLA:CPU lowers `topk`.
+                let last = xs.rank().saturating_sub(1);
+                let iota_shape = xs.with_element_type(ElementType::S32);
+                let (xt, iota_t) = (tensor_type(xs), tensor_type(&iota_shape));
+                let iota = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{iota} = stablehlo.iota dim = {last} : {iota_t}"
+                )));
+                let sorted = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{sorted}:2 = \"stablehlo.sort\"({x}, {iota}) <{{dimension = {last} : \
+                     i64, is_stable = true}}> ({{"
+                )));
+                lines.push(Line::TopKComparator {
+                    element_type: xs.element_type(),
+                    indent,
+                });
+                lines.push(Line::Text(format!(
+                    "{pad}}}) : ({xt}, {iota_t}) -> ({xt}, {iota_t})"
+                )));
+                let limits: Vec<String> = values.dims().iter().map(|&d| format!("0:{d}")).collect();
+                let mut slices = Vec::new();
+                for (part, (from, to)) in [(&xt, &vt), (&iota_t, &it)].into_iter().enumerate() {
+                    let v = state.value();
+                    lines.push(Line::Text(format!(
+                        "{pad}{v} = stablehlo.slice {sorted}#{part} [{}] : ({from}) -> {to}",
+                        limits.join(", ")
+                    )));
+                    slices.push(v);
+                }
+                names[i] = slices;
+                continue;
+            }
         };
         let v = state.value();
         lines.push(Line::Text(format!("{pad}{v} = {text}")));
@@ -883,6 +1075,36 @@ fn flush(
                     instruction,
                     reason,
                 });
+            }
+            Line::TopKComparator {
+                element_type,
+                indent,
+            } => {
+                let pad = " ".repeat(indent);
+                let n = parent.next_arg;
+                let t = tensor_type(&Shape::scalar(element_type));
+                let i = tensor_type(&Shape::scalar(ElementType::S32));
+                let _ = writeln!(
+                    out,
+                    "{pad}^bb0(%arg{n}: {t}, %arg{}: {t}, %arg{}: {i}, %arg{}: {i}):",
+                    n + 1,
+                    n + 2,
+                    n + 3
+                );
+                let v = parent.next_value;
+                // XLA:CPU's order for topk: the total order of floats.
+                let ty = if element_type.is_float() {
+                    ComparisonType::TotalOrder
+                } else {
+                    ComparisonType::default_for(element_type)
+                };
+                let pred = tensor_type(&Shape::scalar(ElementType::Pred));
+                let _ = writeln!(
+                    out,
+                    "{pad}  %{v} = stablehlo.compare  LT, %arg{n}, %arg{},  {ty} : ({t}, {t}) -> {pred}",
+                    n + 1
+                );
+                let _ = writeln!(out, "{pad}  stablehlo.return %{v} : {pred}");
             }
             Line::Region { body, indent, args } => {
                 let Some(region) = comp.bodies().get(body.index()) else {
@@ -950,6 +1172,77 @@ fn flush(
         }
     }
     Ok(())
+}
+
+/// MLIR's dense `i64` array attribute: `array<i64: 1, 3>`, `array<i64>`.
+fn i64_array(values: &[i64]) -> String {
+    if values.is_empty() {
+        return "array<i64>".into();
+    }
+    let v: Vec<String> = values.iter().map(i64::to_string).collect();
+    format!("array<i64: {}>", v.join(", "))
+}
+
+/// `offset_dims = [1], collapsed_slice_dims = [0], ` for the non-empty
+/// lists, in the given (StableHLO's) order.
+fn dimension_numbers(lists: &[(&str, &Vec<i64>)]) -> String {
+    lists
+        .iter()
+        .filter(|(_, dims)| !dims.is_empty())
+        .map(|(name, dims)| format!("{name} = {}, ", list(dims)))
+        .collect()
+}
+
+/// The scalar start indices of a `dynamic-slice` (`dynamic-update-slice`),
+/// operands `first..`, with their types. XLA's older form, one rank-1
+/// index vector, is split into scalars (`stablehlo.slice` +
+/// `stablehlo.reshape` per entry), as StableHLO takes only scalars.
+fn dynamic_starts(
+    inst: &oxla_ir::Instruction,
+    names: &[Vec<String>],
+    body: &Body,
+    first: usize,
+    state: &mut NameState,
+    lines: &mut Vec<Line>,
+    pad: &str,
+) -> (Vec<String>, Vec<String>) {
+    let operands = &inst.operands[first.min(inst.operands.len())..];
+    if let [vector] = operands {
+        let vs = &body.inst(*vector).shape;
+        if vs.rank() == 1 {
+            let v = names[vector.index()]
+                .first()
+                .map_or("%<tuple>", String::as_str);
+            let scalar = Shape::scalar(vs.element_type());
+            let one = Shape::new(vs.element_type(), &[1]);
+            let mut starts = Vec::new();
+            for k in 0..vs.dims()[0] {
+                let s = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{s} = stablehlo.slice {v} [{k}:{}] : ({}) -> {}",
+                    k + 1,
+                    tensor_type(vs),
+                    tensor_type(&one)
+                )));
+                let r = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{r} = stablehlo.reshape {s} : ({}) -> {}",
+                    tensor_type(&one),
+                    tensor_type(&scalar)
+                )));
+                starts.push(r);
+            }
+            let types = vec![tensor_type(&scalar); starts.len()];
+            return (starts, types);
+        }
+    }
+    operands
+        .iter()
+        .map(|o| {
+            let name = names[o.index()].first().cloned().unwrap_or_default();
+            (name, tensor_type(&body.inst(*o).shape))
+        })
+        .unzip()
 }
 
 /// The op of a reducer that is one commutative binary op of its two
@@ -1046,17 +1339,6 @@ fn direction(dir: ComparisonDirection) -> &'static str {
         ComparisonDirection::Le => "LE",
         ComparisonDirection::Gt => "GT",
         ComparisonDirection::Ge => "GE",
-    }
-}
-
-/// XLA's default comparison type for an element type.
-fn comparison_type(ty: ElementType) -> &'static str {
-    if ty.is_float() {
-        "FLOAT"
-    } else if ty.is_signed_integer() {
-        "SIGNED"
-    } else {
-        "UNSIGNED"
     }
 }
 

@@ -11,8 +11,10 @@
 use std::fmt;
 
 mod export;
+mod parse;
 
 pub use export::{MAX_REGION_DEPTH, to_stablehlo};
+pub use parse::parse_stablehlo;
 
 /// Why a verified computation cannot be written as StableHLO text.
 #[derive(Debug, Clone, PartialEq, Eq)]

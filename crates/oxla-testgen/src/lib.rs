@@ -26,6 +26,7 @@
 //! ```
 
 mod ctrl;
+mod indexing;
 
 // Steps for the misc family (bitcasts, reduce-precision, rng, linear
 // algebra, batch norm).
@@ -39,6 +40,9 @@ use oxla_ir::{
     ArrayData, Builder, Computation, ElementType, Literal, Op, OpClass, OpKind, Result, Shape,
 };
 pub use windows::{model_convolution, model_window};
+
+// The sort family: sort and topk.
+mod sorts;
 
 /// A small, fast, seedable PRNG (xorshift64*). Not for cryptography.
 #[derive(Debug, Clone)]
@@ -111,6 +115,15 @@ pub struct GenConfig {
     /// ops and width-changing `bitcast-convert` (for interpreter-only
     /// runs; off by default, and off in the differential tests).
     pub jit_unsupported_ops: bool,
+    /// Whether `gather`, `scatter`, `dynamic-slice` and
+    /// `dynamic-update-slice` may appear (see the `indexing` module). Off
+    /// by default: the JIT does not compile them yet, so the differential
+    /// test leaves them out; the interpreter-only property run turns it on.
+    pub indexing: bool,
+    /// Whether `sort` and `topk` may appear (see the `sorts` module). Off
+    /// by default: the JIT does not compile them yet, so the differential
+    /// tests leave them out; the interpreter-only property run turns it on.
+    pub sorts: bool,
 }
 
 impl Default for GenConfig {
@@ -127,6 +140,8 @@ impl Default for GenConfig {
             windows: false,
             misc_ops: true,
             jit_unsupported_ops: false,
+            indexing: false,
+            sorts: false,
         }
     }
 }
@@ -392,12 +407,21 @@ impl Gen<'_> {
     fn step(&mut self) -> Result<()> {
         let ty = self.rng.pick(&self.cfg.element_types);
         let (a, ashape) = self.value_of_type(ty)?;
-        // Control-flow steps (6 choices) and the windows family (3) are
-        // drawn only when enabled, so that programs without them are the
-        // same as before for every seed; the misc family's steps come last.
+        // The sort family, when enabled, takes its own draw (none is made
+        // otherwise, so existing seeds give the same programs).
+        if self.cfg.sorts && self.rng.chance(0.25) {
+            return self.sort_step(a, &ashape);
+        }
+        // Control-flow steps (6 choices), the windows family (3) and the
+        // indexing ops (4) are drawn only when enabled, so that programs
+        // without them are the same as before for every seed; the misc
+        // family's steps come last.
         let control = if self.cfg.control_flow { 6 } else { 0 };
         let windows = if self.cfg.windows { 3 } else { 0 };
-        let choice = self.rng.below(18 + control + windows + self.misc_kinds());
+        let indexing = if self.cfg.indexing { 4 } else { 0 };
+        let choice = self
+            .rng
+            .below(18 + control + windows + indexing + self.misc_kinds());
         let (op, shape, name): (Op, Shape, &'static str) = match choice {
             0..=5 => {
                 let candidates: Vec<BinaryOp> = BinaryOp::ALL
@@ -588,12 +612,16 @@ impl Gen<'_> {
                 }
             }
             // The misc family (`misc.rs`).
-            c if c >= 18 + control + windows => {
-                match self.misc_step(c - 18 - control - windows, a, &ashape)? {
+            c if c >= 18 + control + windows + indexing => {
+                match self.misc_step(c - 18 - control - windows - indexing, a, &ashape)? {
                     Some(made) => made,
                     None => return Ok(()),
                 }
             }
+            c if c >= 18 + control + windows => match self.indexing_step(a, &ashape)? {
+                Some(step) => step,
+                None => return Ok(()),
+            },
             _ => return Ok(()),
         };
         let got = self.b.shape(op)?;

@@ -247,6 +247,101 @@ fn window_programs_print_parse_and_evaluate() {
     }
 }
 
+/// Programs with the indexing ops (`GenConfig::indexing`), interpreter
+/// only until the JIT compiles them: each builds and verifies, prints and
+/// parses back to the same text, and evaluates, before and after the round
+/// trip, to the same result; the JIT refuses it by name.
+#[test]
+fn indexing_programs_print_parse_and_evaluate() {
+    let cfg = GenConfig {
+        indexing: true,
+        ..GenConfig::default()
+    };
+    let mut ops = std::collections::BTreeMap::new();
+    for seed in 0..cases(400) {
+        let mut rng = Rng::new(seed);
+        let p = gen_program(&mut rng, &cfg).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        oxla_ir::verifier::verify(&p.comp).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let text = p.comp.to_hlo_text();
+        let again =
+            oxla_ir::parse_hlo_module(&text).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        assert_eq!(again.to_hlo_text(), text, "seed {seed}");
+        let args: Vec<&oxla_ir::Literal> = p.args.iter().collect();
+        let out = oxla_interp::evaluate(&p.comp, &args)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.reproducer()));
+        let out_again = oxla_interp::evaluate(&again, &args)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.reproducer()));
+        assert_eq!(out.shape(), p.comp.result_shape(), "seed {seed}");
+        assert_eq!(out.to_string(), out_again.to_string(), "seed {seed}");
+        let indexing = p.ops.iter().any(|op| {
+            matches!(
+                *op,
+                "gather" | "scatter" | "dynamic-slice" | "dynamic-update-slice"
+            )
+        });
+        if indexing {
+            let refused = oxla_jit::compile(&p.comp).map(|_| ()).unwrap_err();
+            assert!(
+                matches!(refused, oxla_ir::Error::UnsupportedOp { .. }),
+                "seed {seed}: {refused}"
+            );
+        }
+        for op in p.ops {
+            *ops.entry(op).or_insert(0) += 1;
+        }
+    }
+    for needed in ["gather", "scatter", "dynamic-slice", "dynamic-update-slice"] {
+        assert!(
+            ops.get(needed).is_some_and(|&n| n >= 20),
+            "{needed} generated too rarely: {ops:?}"
+        );
+    }
+}
+
+/// Programs with sorts and top-ks (interpreter only: the JIT refuses them
+/// until it compiles them): each verifies, prints, parses back to the same
+/// text, evaluates to its result shape, and is refused by the JIT with
+/// `UnsupportedOp`.
+#[test]
+fn sort_programs_print_parse_and_evaluate() {
+    let cfg = GenConfig {
+        sorts: true,
+        ..GenConfig::default()
+    };
+    let mut ops = std::collections::BTreeMap::new();
+    for seed in 0..cases(300) {
+        let mut rng = Rng::new(seed);
+        let p = gen_program(&mut rng, &cfg).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let text = p.comp.to_hlo_text();
+        let again = oxla_ir::parse_hlo_module(&text).unwrap_or_else(|e| {
+            panic!("seed {seed}: the printed program does not parse: {e}\n{text}")
+        });
+        assert_eq!(again.to_hlo_text(), text, "seed {seed}");
+        let args: Vec<&oxla_ir::Literal> = p.args.iter().collect();
+        let out = oxla_interp::evaluate(&p.comp, &args)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.reproducer()));
+        assert_eq!(out.shape(), p.comp.result_shape(), "seed {seed}");
+        if p.ops.iter().any(|op| ["sort", "topk"].contains(op)) {
+            match oxla_jit::compile(&p.comp) {
+                Err(oxla_ir::Error::UnsupportedOp { .. }) => {}
+                other => panic!(
+                    "seed {seed}: the JIT gives {:?}",
+                    other.map(|_| "an executable")
+                ),
+            }
+        }
+        for op in p.ops {
+            *ops.entry(op).or_insert(0) += 1;
+        }
+    }
+    for needed in ["sort", "topk"] {
+        assert!(
+            ops.get(needed).is_some_and(|&n| n >= 30),
+            "generated {needed} fewer than 30 times: {ops:?}"
+        );
+    }
+}
+
 /// The misc family's ops the JIT refuses for now (rng, rng-bit-generator,
 /// cholesky, triangular-solve, batch norm, width-changing bitcasts), in
 /// interpreter-only runs: every generated program verifies, prints,

@@ -57,6 +57,7 @@ pub use oxla_ir::{
 // The windows family's attributes (convolution, reduce-window,
 // select-and-scatter), for the builder.
 pub use oxla_ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};
+pub use oxla_ir::{GatherDimensionNumbers, ScatterDimensionNumbers};
 pub use oxla_jit::{Executable, THREADS_VAR, compile, num_threads};
 
 /// The IR's internals: its instruction arena, the parser and printer

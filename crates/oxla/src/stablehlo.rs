@@ -5,8 +5,10 @@
 //! brings the computation to XLA's strict form ([`crate::hlo::to_strict`]),
 //! so the text reads as JAX would print the same function.
 //!
-//! (Reading StableHLO text comes with the StableHLO parser, and will be
-//! re-exported here beside [`print()`].)
+//! [`parse()`] reads StableHLO text (JAX's pretty and generic forms,
+//! `func.call`, `stablehlo.composite`, the `chlo` ops JAX leaves in) into
+//! the same verified [`Computation`] the HLO parser gives; see
+//! `docs/stablehlo.md` for what is read and what is refused.
 //!
 //! ```
 //! use oxla::{Builder, ElementType::F32, Shape};
@@ -28,6 +30,31 @@
 use crate::{Computation, Error, Result};
 
 pub use oxla_stablehlo::{ExportError, MAX_REGION_DEPTH};
+
+/// Parses StableHLO MLIR text into a verified [`Computation`], or an
+/// [`Error::Parse`] at the line and column of the MLIR text, naming the op.
+///
+/// ```
+/// let mlir = r#"
+/// func.func public @main(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>) -> tensor<2x3xf32> {
+///   %0 = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+///   %1 = stablehlo.add %arg0, %0 : tensor<2x3xf32>
+///   return %1 : tensor<2x3xf32>
+/// }
+/// "#;
+/// let comp = oxla::stablehlo::parse(mlir)?;
+/// assert_eq!(comp.result_shape().to_string(), "f32[2,3]");
+/// let x = oxla::Literal::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.])?;
+/// let v = oxla::Literal::from_vec(&[3], vec![10f32, 20., 30.])?;
+/// let y = oxla::compile(&comp)?.run(&[&x, &v])?;
+/// assert_eq!(y.to_vec::<f32>()?, vec![11., 22., 33., 14., 25., 36.]);
+/// let err = oxla::stablehlo::parse("func.func @main() {\n  %0 = stablehlo.frobnicate\n}").unwrap_err();
+/// assert!(err.to_string().contains("stablehlo.frobnicate"), "{err}");
+/// # Ok::<(), oxla::Error>(())
+/// ```
+pub fn parse(text: &str) -> Result<Computation> {
+    oxla_stablehlo::parse_stablehlo(text)
+}
 
 /// The computation as StableHLO MLIR text (`module @name ... { func.func
 /// public @main(...) ... }`, ending with a newline), after

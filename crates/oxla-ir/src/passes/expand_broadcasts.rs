@@ -424,6 +424,12 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
             | OpKind::SelectAndScatter { .. }
+            | OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
             | OpKind::BitcastConvert
             | OpKind::Bitcast
             | OpKind::ReducePrecision { .. }

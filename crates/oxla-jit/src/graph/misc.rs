@@ -4,7 +4,7 @@
 //! them, exactly the interpreter's algorithm (`oxla-interp`'s `misc.rs`),
 //! so the JIT's result is bit-exact.
 
-use oxla_ir::{BinaryOp, ComparisonDirection, ElementType, Result};
+use oxla_ir::{BinaryOp, ComparisonDirection, ComparisonOrder, ElementType, Result};
 
 use super::{Graph, Node, NodeId, Scope, bug};
 
@@ -95,8 +95,18 @@ impl Graph {
             let signed_inf = bin(self, BinaryOp::Or, signed_zero, exp_mask);
             let max = c(self, (bias + reduced_bias) << src_man);
             let min = c(self, (bias - reduced_bias) << src_man);
-            let over = bin(self, BinaryOp::Compare(ComparisonDirection::Gt), x_exp, max);
-            let under = bin(self, BinaryOp::Compare(ComparisonDirection::Le), x_exp, min);
+            let over = bin(
+                self,
+                BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Natural),
+                x_exp,
+                max,
+            );
+            let under = bin(
+                self,
+                BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Natural),
+                x_exp,
+                min,
+            );
             v = self.put(
                 s,
                 Node::Select {
@@ -120,7 +130,7 @@ impl Graph {
         let is_nan = self.put(
             s,
             Node::Binary {
-                op: BinaryOp::Compare(ComparisonDirection::Ne),
+                op: BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Natural),
                 ty,
                 a: x,
                 b: x,

@@ -1,0 +1,8 @@
+module @jit_w4 attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<8xf32>, %arg1: tensor<1x16xf32>) -> (tensor<8x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.broadcast_in_dim %arg0, dims = [0] : (tensor<8xf32>) -> tensor<8x16xf32>
+    %1 = stablehlo.broadcast_in_dim %arg1, dims = [0, 1] : (tensor<1x16xf32>) -> tensor<8x16xf32>
+    %2 = stablehlo.add %0, %1 : tensor<8x16xf32>
+    return %2 : tensor<8x16xf32>
+  }
+}

@@ -1,0 +1,23 @@
+"builtin.module"() <{sym_name = "jit_w9b"}> ({
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<8x16xf32>) -> tensor<8x16xf32>, res_attrs = [{jax.result_info = "result"}], sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8x16xf32>):
+    %0 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %1 = "stablehlo.reduce"(%arg0, %0) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%arg3: tensor<f32>, %arg4: tensor<f32>):
+      %10 = "stablehlo.maximum"(%arg3, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%10) : (tensor<f32>) -> ()
+    }) : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+    %2 = "stablehlo.broadcast_in_dim"(%1) <{broadcast_dimensions = array<i64: 0>}> : (tensor<8xf32>) -> tensor<8x16xf32>
+    %3 = "stablehlo.subtract"(%arg0, %2) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %4 = "stablehlo.exponential"(%3) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    %5 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+    %6 = "stablehlo.reduce"(%4, %5) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %9 = "stablehlo.add"(%arg1, %arg2) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%9) : (tensor<f32>) -> ()
+    }) : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+    %7 = "stablehlo.broadcast_in_dim"(%6) <{broadcast_dimensions = array<i64: 0>}> : (tensor<8xf32>) -> tensor<8x16xf32>
+    %8 = "stablehlo.divide"(%4, %7) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    "func.return"(%8) : (tensor<8x16xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> ()

@@ -1,0 +1,22 @@
+module @jit_gelu_tanh attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4x16xf32> {mhlo.sharding = "{replicated}"}) -> (tensor<4x16xf32> {jax.result_info = ""}) {
+    %0 = stablehlo.multiply %arg0, %arg0 : tensor<4x16xf32>
+    %1 = stablehlo.multiply %arg0, %0 : tensor<4x16xf32>
+    %2 = stablehlo.constant dense<4.471500e-02> : tensor<f32>
+    %3 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<f32>) -> tensor<4x16xf32>
+    %4 = stablehlo.multiply %3, %1 : tensor<4x16xf32>
+    %5 = stablehlo.add %arg0, %4 : tensor<4x16xf32>
+    %6 = stablehlo.constant dense<0.797884583> : tensor<f32>
+    %7 = stablehlo.broadcast_in_dim %6, dims = [] : (tensor<f32>) -> tensor<4x16xf32>
+    %8 = stablehlo.multiply %7, %5 : tensor<4x16xf32>
+    %9 = stablehlo.tanh %8 : tensor<4x16xf32>
+    %10 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %11 = stablehlo.broadcast_in_dim %10, dims = [] : (tensor<f32>) -> tensor<4x16xf32>
+    %12 = stablehlo.add %11, %9 : tensor<4x16xf32>
+    %13 = stablehlo.constant dense<5.000000e-01> : tensor<f32>
+    %14 = stablehlo.broadcast_in_dim %13, dims = [] : (tensor<f32>) -> tensor<4x16xf32>
+    %15 = stablehlo.multiply %14, %12 : tensor<4x16xf32>
+    %16 = stablehlo.multiply %arg0, %15 : tensor<4x16xf32>
+    return %16 : tensor<4x16xf32>
+  }
+}
