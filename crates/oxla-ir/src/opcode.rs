@@ -195,7 +195,7 @@ pub enum Cost {
 impl Cost {
     /// The weight the JIT's fusion model gives one element of this op
     /// (`None` for [`Cost::Materialised`], which is never fused).
-    pub fn weight(self) -> Option<u64> {
+    pub const fn weight(self) -> Option<u64> {
         match self {
             Cost::Cheap => Some(1),
             Cost::Division => Some(3),
