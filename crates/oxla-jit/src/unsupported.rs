@@ -3,9 +3,12 @@
 //! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
 //! of several inputs (or with a tuple-returning reducer), `convolution`,
 //! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
-//! `dynamic-slice`, `dynamic-update-slice`, and `sort` and `topk` outside
-//! the entry computation (in the entry they are compiled, with the
-//! `get-tuple-element`s of their tuples). Each is an
+//! `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk` outside the
+//! entry computation (in the entry they are compiled, with the
+//! `get-tuple-element`s of their tuples); the misc family's ops that are
+//! not elementwise (`rng`, `rng-bit-generator`, `cholesky`,
+//! `triangular-solve`, the batch-norm ops) and a `bitcast-convert` that
+//! changes the element width. Each is an
 //! [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -75,6 +78,25 @@ fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static st
         OpKind::Parameter { .. } if in_entry && inst.shape.is_tuple() => {
             Some("the JIT takes array arguments only, not tuples")
         }
+        // The misc family (issue 14 brings them).
+        OpKind::Rng { .. } | OpKind::RngBitGenerator { .. } => {
+            Some("the JIT does not compile random-number ops yet")
+        }
+        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
+            Some("the JIT does not compile linear-algebra ops yet")
+        }
+        OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => Some("the JIT does not compile batch normalisation yet"),
+        OpKind::BitcastConvert
+            if inst
+                .operands
+                .first()
+                .map(|o| body.inst(*o).shape.element_type().bit_width())
+                != Some(inst.shape.element_type().bit_width()) =>
+        {
+            Some("the JIT compiles a bitcast-convert only between types of one width")
+        }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }
@@ -92,6 +114,9 @@ fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static st
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
-        | OpKind::Tuple => None,
+        | OpKind::Tuple
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. } => None,
     }
 }
