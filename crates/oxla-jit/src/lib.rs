@@ -90,6 +90,7 @@ pub(crate) mod lower;
 pub(crate) mod math;
 pub(crate) mod pool;
 pub(crate) mod program;
+pub(crate) mod sortlib;
 pub(crate) mod unsupported;
 pub(crate) mod verify;
 

@@ -28,6 +28,8 @@ use crate::graph::{Ctx, Graph, Source, delinearise};
 use crate::ix::{Extents, Ix};
 use crate::kernel::{Acc, DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
+mod sort;
+
 /// An internal error of lowering.
 fn bug(message: impl Into<String>) -> Error {
     internal(Stage::Lowering, message)
@@ -811,7 +813,9 @@ fn build_group(
             | StepKind::RowGroup { .. }
             | StepKind::MultiReduce { .. }
             | StepKind::While(_)
-            | StepKind::Conditional(_) => {
+            | StepKind::Conditional(_)
+            | StepKind::Sort(_)
+            | StepKind::SortKey { .. } => {
                 return Err(bug("a row-group pass that is not a loop or a reduce"));
             }
         };
@@ -962,7 +966,9 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
         | StepKind::DotCopy { .. }
         | StepKind::Reduce { .. }
         | StepKind::RowGroup { .. }
-        | StepKind::Dot { .. } => {}
+        | StepKind::Dot { .. }
+        | StepKind::Sort(_)
+        | StepKind::SortKey { .. } => {}
     }
     let out_shape = &plan.buffers[step.out].shape;
     if out_shape.element_count() == 0 {
@@ -996,6 +1002,20 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
             out: step.out,
             sizes: *sizes,
         })],
+        StepKind::Sort(sort) => vec![KernelDesc::Sort(sort::sort_kernel(comp, plan, sort)?)],
+        StepKind::SortKey {
+            comparator,
+            expr,
+            inputs,
+            ..
+        } => vec![KernelDesc::Loop(sort::sort_key_kernel(
+            comp,
+            plan,
+            step.out,
+            *comparator,
+            *expr,
+            inputs,
+        )?)],
         StepKind::While(_) | StepKind::Conditional(_) | StepKind::MultiReduce { .. } => vec![],
     })
 }

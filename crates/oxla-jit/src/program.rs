@@ -300,7 +300,9 @@ impl Builder<'_> {
                 | StepKind::DotCopy { .. }
                 | StepKind::Dot { .. }
                 | StepKind::RowGroup { .. }
-                | StepKind::MultiReduce { .. } => {}
+                | StepKind::MultiReduce { .. }
+                | StepKind::Sort(_)
+                | StepKind::SortKey { .. } => {}
             }
         }
         // A called region's copied result leaves, after its steps.

@@ -1,9 +1,12 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: `convolution`, `reduce-window`, `select-and-scatter`, `gather`,
-//! `scatter`, `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk`;
-//! and, inside a computation called per element (a reducer or a mapped
-//! computation, whose code is inlined into the kernels), `while`,
-//! `conditional` and a `reduce` of several inputs. Each is an
+//! `scatter`, `dynamic-slice`, `dynamic-update-slice`; the misc family's
+//! ops that are not elementwise (`rng`, `rng-bit-generator`, `cholesky`,
+//! `triangular-solve`, the batch-norm ops) and a `bitcast-convert` that
+//! changes the element width; and, inside a computation called per element
+//! (a reducer, a comparator or a mapped computation, whose code is inlined
+//! into the kernels), `while`, `conditional`, `sort`, `topk` and a `reduce`
+//! of several inputs. Each is an
 //! [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -18,7 +21,7 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
     let inline = inline_bodies(comp);
     for (bi, body) in comp.bodies().iter().enumerate() {
         for inst in &body.instructions {
-            if let Some(reason) = reason(inst, inline[bi]) {
+            if let Some(reason) = reason(body, inst, inline[bi]) {
                 return Err(refuse(body, inst, reason));
             }
         }
@@ -62,7 +65,7 @@ fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
 
 /// Why `inst` cannot be compiled, or `None`; `inline` when its body is
 /// called per element.
-fn reason(inst: &Instruction, inline: bool) -> Option<&'static str> {
+fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str> {
     match &inst.kind {
         OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
@@ -75,9 +78,10 @@ fn reason(inst: &Instruction, inline: bool) -> Option<&'static str> {
         | OpKind::DynamicUpdateSlice => {
             Some("the JIT does not compile gathers, scatters and dynamic slices yet")
         }
-        OpKind::Sort { .. } | OpKind::TopK { .. } => {
-            Some("the JIT does not compile sort and topk yet")
-        }
+        OpKind::Sort { .. } | OpKind::TopK { .. } if inline => Some(
+            "the JIT does not compile sort and topk inside a computation called per element \
+             (a reducer, a comparator or a mapped computation)",
+        ),
         OpKind::While { .. } | OpKind::Conditional { .. } if inline => Some(
             "the JIT does not compile control flow inside a computation called per element \
              (a reducer or a mapped computation)",
@@ -86,6 +90,25 @@ fn reason(inst: &Instruction, inline: bool) -> Option<&'static str> {
             "the JIT does not compile a reduce of several inputs inside a computation called \
              per element (a reducer or a mapped computation)",
         ),
+        // The misc family (issue 14 brings them).
+        OpKind::Rng { .. } | OpKind::RngBitGenerator { .. } => {
+            Some("the JIT does not compile random-number ops yet")
+        }
+        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
+            Some("the JIT does not compile linear-algebra ops yet")
+        }
+        OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => Some("the JIT does not compile batch normalisation yet"),
+        OpKind::BitcastConvert
+            if inst
+                .operands
+                .first()
+                .map(|o| body.inst(*o).shape.element_type().bit_width())
+                != Some(inst.shape.element_type().bit_width()) =>
+        {
+            Some("the JIT compiles a bitcast-convert only between types of one width")
+        }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }
@@ -108,6 +131,11 @@ fn reason(inst: &Instruction, inline: bool) -> Option<&'static str> {
         | OpKind::While { .. }
         | OpKind::Conditional { .. }
         | OpKind::OptimizationBarrier
-        | OpKind::Map { .. } => None,
+        | OpKind::Map { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. } => None,
     }
 }

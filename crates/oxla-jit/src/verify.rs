@@ -13,6 +13,7 @@
 //! | every load stays inside its buffer for every value of the loop variables, or is clamped into it; its element count is its buffer's | kernels | kernels load without bounds checks |
 //! | the split loop's variable is written by every pass | kernels | chunks run on different threads must write different elements |
 //! | a dot reads and writes inside its buffers | kernels | `matrixmultiply` and the integer kernel index without checks |
+//! | a sort's rows tile its buffers, of the types it declares; its comparator's loads stay inside them (`verify/sort.rs`) | kernels | the sort routines and the inline merge sort index without checks |
 //!
 //! The checks are linear in the size of the IR (a few microseconds per
 //! kernel, against milliseconds of Cranelift compilation), so they run on
@@ -33,6 +34,8 @@ use crate::fusion::{BufferKind, InitLeaf, Leaf, OutputTree, Plan, Regions, Role,
 use crate::graph::{Graph, Node, reachable};
 use crate::ix::{Atom, Extents, Ix};
 use crate::kernel::{DotKernel, KernelDesc, LoopKernel, Work};
+
+mod sort;
 
 /// Where a kernel-level problem is: step `step` of the plan, kernel
 /// `kernel` of that step.
@@ -117,6 +120,13 @@ pub(crate) enum Problem {
     /// A region, loop or branch whose buffers do not match what it is
     /// bound to (see `check_program`).
     Binding { what: String },
+    /// A sort kernel's rows, buffers or comparator do not fit together
+    /// (see `verify/sort.rs`).
+    SortBounds {
+        at: At,
+        buf: BufferId,
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for At {
@@ -197,6 +207,7 @@ impl fmt::Display for Problem {
                 "step {step} reads the old value of {buf} after it was updated in place"
             ),
             Problem::Binding { what } => write!(f, "{what}"),
+            Problem::SortBounds { at, buf, what } => write!(f, "{at}: the sort {what} {buf}"),
         }
     }
 }
@@ -350,7 +361,9 @@ pub(crate) fn check_program(regions: &Regions) -> Vec<Problem> {
                 | StepKind::DotCopy { .. }
                 | StepKind::Dot { .. }
                 | StepKind::RowGroup { .. }
-                | StepKind::MultiReduce { .. } => {}
+                | StepKind::MultiReduce { .. }
+                | StepKind::Sort(_)
+                | StepKind::SortKey { .. } => {}
             }
         }
     }
@@ -389,10 +402,12 @@ fn step_writes(step: &Step) -> Vec<Vec<BufferId>> {
             }
             vec![all]
         }
+        StepKind::Sort(sort) => vec![sort.writes()],
         StepKind::Loop { .. }
         | StepKind::Reduce { .. }
         | StepKind::DotCopy { .. }
-        | StepKind::Dot { .. } => vec![vec![step.out]],
+        | StepKind::Dot { .. }
+        | StepKind::SortKey { .. } => vec![vec![step.out]],
     }
 }
 
@@ -457,6 +472,8 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<BufferId>
             }
             vec![reads]
         }
+        StepKind::Sort(sort) => vec![sort.reads()],
+        StepKind::SortKey { inputs, .. } => vec![inputs.clone()],
         StepKind::RowGroup { passes, keep, .. } => passes
             .iter()
             .enumerate()
@@ -470,7 +487,9 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<BufferId>
                     | StepKind::RowGroup { .. }
                     | StepKind::MultiReduce { .. }
                     | StepKind::While(_)
-                    | StepKind::Conditional(_) => vec![],
+                    | StepKind::Conditional(_)
+                    | StepKind::Sort(_)
+                    | StepKind::SortKey { .. } => vec![],
                 }
             })
             .collect(),
@@ -609,6 +628,8 @@ fn step_syms(body: &Body, trees: &[Tree], plan: &Plan, step: &Step) -> HashSet<S
             StepKind::DotCopy { source, .. } => insts.push(*source),
             StepKind::While(w) => insts.push(w.inst),
             StepKind::Conditional(c) => insts.push(c.inst),
+            StepKind::Sort(sort) => insts.push(sort.inst),
+            StepKind::SortKey { sort, .. } => insts.push(*sort),
             StepKind::RowGroup { .. } => {}
         }
     };
@@ -668,6 +689,12 @@ fn check_updates(
             }
             (StepKind::While(st), Sym::Part(x, k)) => st.inst == x && st.state.get(k) == Some(&b),
             (StepKind::Conditional(c), Sym::Part(x, k)) => c.inst == x && c.outs.get(k) == Some(&b),
+            (StepKind::Sort(st), Sym::Part(x, k)) => {
+                st.inst == x && st.outputs.get(k) == Some(&Some(b))
+            }
+            (StepKind::Sort(st), Sym::Inst(v)) => {
+                st.inst == v && st.outputs.first() == Some(&Some(b))
+            }
             _ => false,
         };
         if !computes {
@@ -896,6 +923,7 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
             let written: Vec<BufferId> = match desc {
                 KernelDesc::Loop(kernel) => kernel.written().collect(),
                 KernelDesc::Dot(dot) => vec![dot.out],
+                KernelDesc::Sort(sort) => sort.written(),
             };
             for b in written {
                 match writer.get_mut(b) {
@@ -973,6 +1001,9 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
                     &mut problems,
                 ),
                 KernelDesc::Dot(dot) => check_dot(at, dot, &numel, &known, &read_ok, &mut problems),
+                KernelDesc::Sort(sort) => {
+                    sort::check_sort_kernel(at, sort, plan, &numel, &known, &read_ok, &mut problems)
+                }
             }
         }
         let mut bufs: Vec<BufferId> = sets.iter().map(|s| s.0).collect();

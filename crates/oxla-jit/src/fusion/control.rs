@@ -238,6 +238,8 @@ fn same_index(kind: &OpKind, k: usize) -> bool {
         | OpKind::Convert
         | OpKind::Select
         | OpKind::Clamp
+        | OpKind::BitcastConvert
+        | OpKind::ReducePrecision { .. }
         | OpKind::Map { .. } => true,
         // Operand 0 of a dynamic-update-slice is read (or kept) at the
         // element written.
@@ -266,7 +268,15 @@ fn same_index(kind: &OpKind, k: usize) -> bool {
         | OpKind::Scatter { .. }
         | OpKind::DynamicSlice { .. }
         | OpKind::Sort { .. }
-        | OpKind::TopK { .. } => false,
+        | OpKind::TopK { .. }
+        | OpKind::Bitcast
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => false,
     }
 }
 

@@ -47,10 +47,12 @@ use crate::entity::{BufferId, IdVec, ParamId};
 
 mod control;
 mod row_groups;
+mod sort;
 pub(crate) mod tuples;
 
 pub(crate) use control::{CondStep, InitLeaf, Region, Regions, Role, WhileStep};
 pub(crate) use row_groups::{RowSpace, pass_source};
+pub(crate) use sort::{SortHow, SortKey, SortStep};
 use tuples::Sym;
 
 /// Cost of a transcendental op in the recompute heuristic (the op table's
@@ -150,6 +152,18 @@ pub(crate) enum StepKind {
     /// A `conditional`: its selector, its output buffers, and each
     /// branch's region and operand buffers (see `control.rs`).
     Conditional(Box<CondStep>),
+    /// A `sort` or `topk`: every operand in a buffer, one output buffer
+    /// per result array that is read (see `sort.rs`).
+    Sort(Box<SortStep>),
+    /// The key kernel of a sort by keys: `out[i]` is the comparator's key
+    /// expression `expr` (its `a` side) with `a_k` read from `inputs[k]`
+    /// at `i`.
+    SortKey {
+        sort: InstId,
+        comparator: ComputationId,
+        expr: InstId,
+        inputs: Vec<BufferId>,
+    },
 }
 
 /// The value a row group keeps between passes (see [`StepKind::RowGroup`]).
@@ -282,11 +296,16 @@ impl Plan {
                     true
                 }
                 OpKind::Constant { .. } => !inst.shape.is_scalar(),
-                kind => tuples::is_alias(kind) || tuples::produces_parts(kind, &inst.shape),
+                kind => {
+                    tuples::is_alias(kind)
+                        || tuples::produces_parts(kind, &inst.shape)
+                        || sort::is_sort(kind)
+                }
             };
         }
         // Arrays read through an alias, a branch's operands and its
-        // selector get buffers (a branch reads its operands from buffers).
+        // selector, and a sort's operands get buffers (a branch and a sort
+        // read their operands from buffers).
         let force = |mat: &mut [bool], s: Sym| {
             if let Sym::Inst(r) = s {
                 mat[r.index()] = true;
@@ -302,7 +321,7 @@ impl Plan {
                         force(&mut mat, s);
                     }
                 }
-                OpKind::Conditional { .. } => {
+                kind if matches!(kind, OpKind::Conditional { .. }) || sort::is_sort(kind) => {
                     for o in &inst.operands {
                         for s in trees[o.index()].flat() {
                             force(&mut mat, s);
@@ -484,6 +503,19 @@ impl Plan {
                         out: outs[0],
                         fused,
                     });
+                    continue;
+                }
+                kind if sort::is_sort(kind) => {
+                    // The buffers of its arrays (every array of a tuple's,
+                    // as `produces_parts` made them).
+                    let parts: HashMap<(InstId, usize), BufferId> = if inst.shape.is_tuple() {
+                        (0..tuples::leaf_count(&inst.shape))
+                            .filter_map(|k| b.buffer_of(Sym::Part(id, k)).map(|buf| ((id, k), buf)))
+                            .collect()
+                    } else {
+                        HashMap::new()
+                    };
+                    b.plan.sort_steps(comp, id, &parts)?;
                     continue;
                 }
                 _ => {}
@@ -741,6 +773,21 @@ impl Plan {
                         branches.join(", ")
                     )
                 }
+                StepKind::Sort(sort) => sort.head(comp, body, self),
+                StepKind::SortKey {
+                    sort,
+                    comparator,
+                    expr,
+                    ..
+                } => format!(
+                    "sort key of {}: {}",
+                    body.inst(*sort).name,
+                    instruction_text(
+                        comp,
+                        comp.body(*comparator),
+                        comp.body(*comparator).inst(*expr)
+                    )
+                ),
                 StepKind::DotCopy { source, groups } => format!(
                     "dot-operand-copy of {} groups={:?}",
                     body.inst(*source).name,
@@ -782,7 +829,10 @@ impl Plan {
                 | StepKind::MultiReduce { inst, .. } => Some(*inst),
                 StepKind::While(w) => Some(w.inst),
                 StepKind::Conditional(c) => Some(c.inst),
-                StepKind::DotCopy { .. } | StepKind::RowGroup { .. } => None,
+                StepKind::Sort(sort) => Some(sort.inst),
+                StepKind::DotCopy { .. } | StepKind::RowGroup { .. } | StepKind::SortKey { .. } => {
+                    None
+                }
             };
             if let Some(r) = root {
                 let _ = writeln!(s, "  ROOT {}", instruction_text(comp, body, body.inst(r)));

@@ -181,7 +181,9 @@ fn joins(comp: &Computation, plan: &Plan, step: &Step, rs: &RowSpace) -> bool {
         | StepKind::RowGroup { .. }
         | StepKind::MultiReduce { .. }
         | StepKind::While(_)
-        | StepKind::Conditional(_) => false,
+        | StepKind::Conditional(_)
+        | StepKind::Sort(_)
+        | StepKind::SortKey { .. } => false,
     }
 }
 
@@ -309,7 +311,9 @@ fn reads_stay_in_row(
             | StepKind::RowGroup { .. }
             | StepKind::MultiReduce { .. }
             | StepKind::While(_)
-            | StepKind::Conditional(_) => {
+            | StepKind::Conditional(_)
+            | StepKind::Sort(_)
+            | StepKind::SortKey { .. } => {
                 return Ok(false);
             }
         };
@@ -366,7 +370,9 @@ pub(super) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()>
                             | StepKind::RowGroup { .. }
                             | StepKind::MultiReduce { .. }
                             | StepKind::While(_)
-                            | StepKind::Conditional(_) => continue,
+                            | StepKind::Conditional(_)
+                            | StepKind::Sort(_)
+                            | StepKind::SortKey { .. } => continue,
                         };
                         p.fused = plan.fused_under_except(body, &roots, Some(k.inst));
                     }

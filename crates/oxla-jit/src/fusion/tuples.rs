@@ -102,11 +102,15 @@ fn parts(shape: &Shape, of: InstId, next: &mut usize) -> Tree {
 /// Whether `kind` (of an instruction of `shape`) produces its arrays as
 /// parts (see [`Sym::Part`]).
 pub(crate) fn produces_parts(kind: &OpKind, shape: &Shape) -> bool {
-    match kind {
-        OpKind::While { .. } | OpKind::Conditional { .. } => true,
-        OpKind::Parameter { .. } | OpKind::Reduce { .. } => shape.is_tuple(),
-        _ => false,
-    }
+    matches!(kind, OpKind::While { .. } | OpKind::Conditional { .. })
+        || (shape.is_tuple()
+            && matches!(
+                kind,
+                OpKind::Parameter { .. }
+                    | OpKind::Reduce { .. }
+                    | OpKind::Sort { .. }
+                    | OpKind::TopK { .. }
+            ))
 }
 
 /// Whether `kind` only passes values through (a tuple, an element of one,

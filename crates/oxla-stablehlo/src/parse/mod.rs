@@ -27,12 +27,16 @@
 //!   `compare`, `select`, `clamp`, `convert`, `constant`, `iota`,
 //!   `broadcast_in_dim`, `broadcast`, `reshape`, `transpose`, `slice`,
 //!   `concatenate`, `reverse`, `pad`, single-operand `reduce` in its compact
-//!   and region forms, `dot_general`, `dot`, `tuple`, `optimization_barrier`);
+//!   and region forms, `dot_general`, `dot`, `tuple`, `optimization_barrier`;
+//!   the misc family's `popcnt`, `count_leading_zeros`, `cbrt`, `tan`,
+//!   `round_nearest_afz`, `bitcast_convert`, `reduce_precision`, `rng`,
+//!   `rng_bit_generator`, `cholesky`, `triangular_solve`, the batch norms);
 //! - the CHLO ops JAX and TensorFlow leave in, lowered to HLO ops: the
 //!   `chlo.broadcast_*` binary ops and `broadcast_compare` (XLA's implicit
 //!   broadcasting, with NumPy's trailing alignment when
 //!   `broadcast_dimensions` is absent), `broadcast_select`, `constant`,
-//!   `constant_like`, `is_inf`, `is_pos_inf`, `is_neg_inf`, `square`;
+//!   `constant_like`, `is_inf`, `is_pos_inf`, `is_neg_inf`, `square`,
+//!   `erf`, `tan`;
 //! - `tensor<...>` of `i1` (pred), `i8`..`i64` (s8..s64), `ui8`..`ui64`
 //!   (u8..u64), `f32`, `f64`, and `tuple<...>` of those; `dense<...>` as a
 //!   splat, nested lists or a hex blob, and `dense_resource<...>`.
@@ -66,6 +70,7 @@
 mod cursor;
 mod dense;
 mod lower;
+mod misc;
 mod ops;
 mod pretty;
 mod source;
