@@ -51,6 +51,30 @@ pub(crate) trait Element: NativeType + PartialOrd {
     fn zero() -> Self {
         Self::from_conv(Conv::Int(0))
     }
+
+    /// The value's place in the total order of `compare ...,
+    /// type=TOTALORDER`, or `None` for the types without one (every type
+    /// but the floats): XLA's rule, the bits read as a signed integer `i`
+    /// of the same width and mapped to `i < 0 ? i ^ INT_MAX : i`.
+    fn total_order_key(self) -> Option<i64> {
+        None
+    }
+}
+
+/// `a <direction> b` in the total order of floats (`TOTALORDER`): the keys
+/// of [`Element::total_order_key`] compared as integers, `EQ` and `NE`
+/// included (so `-0 != +0`, and a NaN equals a NaN with the same bits).
+/// `None` for a type without a total order.
+pub(crate) fn compare_total<T: Element>(
+    direction: ComparisonDirection,
+    a: T,
+    b: T,
+) -> Option<bool> {
+    Some(compare(
+        direction,
+        a.total_order_key()?,
+        b.total_order_key()?,
+    ))
 }
 
 /// `a <direction> b`: IEEE for floats (every comparison with NaN is false
@@ -141,7 +165,7 @@ impl Element for bool {
             | BinaryOp::ShiftLeft
             | BinaryOp::ShiftRightArithmetic
             | BinaryOp::ShiftRightLogical
-            | BinaryOp::Compare(_) => return None,
+            | BinaryOp::Compare(..) => return None,
         };
         Some(f)
     }
@@ -273,7 +297,7 @@ macro_rules! signed_element {
                     BinaryOp::ShiftRightLogical => {
                         integer_shift!($t, $t, $unsigned, ShiftKind::RightLogical)
                     }
-                    BinaryOp::Atan2 | BinaryOp::Compare(_) => return None,
+                    BinaryOp::Atan2 | BinaryOp::Compare(..) => return None,
                 };
                 Some(f)
             }
@@ -333,7 +357,7 @@ macro_rules! unsigned_element {
                     BinaryOp::ShiftRightLogical => {
                         integer_shift!($t, $signed, $t, ShiftKind::RightLogical)
                     }
-                    BinaryOp::Atan2 | BinaryOp::Compare(_) => return None,
+                    BinaryOp::Atan2 | BinaryOp::Compare(..) => return None,
                 };
                 Some(f)
             }
@@ -351,7 +375,7 @@ unsigned_element!(u32, i32, pow_u32);
 unsigned_element!(u64, i64, pow_u64);
 
 macro_rules! float_element {
-    ($t:ty, $max:ident, $min:ident) => {
+    ($t:ty, $signed:ty, $max:ident, $min:ident) => {
         /// XLA's `maximum`: NaN if either operand is NaN (the left one
         /// first), and `-0 < +0`.
         fn $max(a: $t, b: $t) -> $t {
@@ -389,6 +413,11 @@ macro_rules! float_element {
         impl Element for $t {
             fn to_conv(self) -> Conv {
                 Conv::Float(self as f64)
+            }
+
+            fn total_order_key(self) -> Option<i64> {
+                let i = self.to_bits() as $signed;
+                Some(i64::from(if i < 0 { i ^ <$signed>::MAX } else { i }))
             }
 
             fn from_conv(value: Conv) -> $t {
@@ -455,7 +484,7 @@ macro_rules! float_element {
                     | BinaryOp::ShiftLeft
                     | BinaryOp::ShiftRightArithmetic
                     | BinaryOp::ShiftRightLogical
-                    | BinaryOp::Compare(_) => return None,
+                    | BinaryOp::Compare(..) => return None,
                 };
                 Some(f)
             }
@@ -463,8 +492,8 @@ macro_rules! float_element {
     };
 }
 
-float_element!(f32, max_f32, min_f32);
-float_element!(f64, max_f64, min_f64);
+float_element!(f32, i32, max_f32, min_f32);
+float_element!(f64, i64, max_f64, min_f64);
 
 #[cfg(test)]
 mod tests {

@@ -80,7 +80,9 @@
 //! return NaN if either operand is NaN (the left one if both are), and
 //! order `-0 < +0`. `sign` gives `±1`, keeps `±0` and NaN.
 //! `round-nearest-even` rounds ties to even. Comparisons are IEEE: every
-//! comparison with NaN is false except `NE`.
+//! comparison with NaN is false except `NE`; with `type=TOTALORDER` they
+//! compare XLA's integer keys of the bits instead (`-NaN < -inf < -0 < +0 <
+//! +inf < +NaN`, `-0 != +0`).
 //!
 //! `pred`: `not`, `and`, `or`, `xor` are logical; `add` and `maximum` are
 //! `or`, `multiply` and `minimum` are `and`; comparisons order
@@ -99,7 +101,9 @@
 //! every multiply and every add. `reduce` folds `acc = reducer(acc, x)`
 //! from `init`, over the reduced elements in row-major order. The windowed
 //! ops (`convolution`, `reduce-window`, `select-and-scatter`) follow XLA's
-//! evaluator: see the `windows` module and `docs/ops.md`.
+//! evaluator: see the `windows` module and `docs/ops.md`. `sort` is one
+//! stable merge sort whatever `is_stable` says, and `topk` a stable sort by
+//! the total order (the `sort` module, `docs/ops.md`).
 //!
 //! ## Invariants
 //!
@@ -130,6 +134,7 @@ mod element;
 mod index;
 mod indexing;
 mod ops;
+mod sort;
 mod value;
 mod windows;
 
@@ -465,6 +470,24 @@ impl<'a> Eval<'a> {
                     depth,
                 )?
             }
+            // -- sort and top-k (the sort family) --
+            OpKind::Sort {
+                dimension,
+                to_apply,
+                is_stable: _,
+            } => {
+                called_before(&[*to_apply], body)?;
+                let operands = args
+                    .iter()
+                    .map(Value::array)
+                    .collect::<OpResult<Vec<_>>>()?;
+                let sorted = sort::sort(self, *to_apply, &operands, *dimension, depth)?;
+                return sort::sort_result(sorted, &inst.shape).map(Value::from_literal);
+            }
+            OpKind::TopK { k, largest } => {
+                let x = args.first().ok_or("operand 0 is missing")?.array()?;
+                return sort::topk(x, *k, *largest).map(Value::from_literal);
+            }
         };
         Literal::from_array_data(inst.shape.dims(), data)
             .map(|l| Value::Shared(Rc::new(l)))
@@ -687,7 +710,9 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         | OpKind::Map { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
-        | OpKind::Scatter { .. } => {
+        | OpKind::Scatter { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. } => {
             return Err(format!("`{}` is not an array op", inst.kind.opcode_name()));
         }
     })

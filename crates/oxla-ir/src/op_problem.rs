@@ -818,6 +818,110 @@ pub enum OpProblem {
         /// The accumulator it pairs with.
         accumulator: Shape,
     },
+
+    // -- sort, top-k and the comparison type (the sort family) ---------------
+    /// A `compare` whose type (`type=`) does not go with its operands'
+    /// element type: XLA's verifier accepts only the element type's default
+    /// (`FLOAT`, `SIGNED` or `UNSIGNED`) and, for floats, `TOTALORDER`.
+    #[error(
+        "Expected comparison type {expected}. actual: {actual}, operand: {operand}; {}",
+        comparison_type_help(*.actual, .operand)
+    )]
+    ComparisonType {
+        /// What XLA would accept, in its words (`SIGNED`, `FLOAT or
+        /// TOTALORDER`).
+        expected: String,
+        /// The type given.
+        actual: crate::ComparisonType,
+        /// The operand whose element type decides.
+        operand: Shape,
+    },
+    /// `sort` operands of different dims.
+    #[error(
+        "Sort keys and values dimensions must match. Keys shape is: {keys}, values shape (operand index {index}) is: {values}."
+    )]
+    SortDimensionsMismatch {
+        /// The first operand (the keys).
+        keys: Shape,
+        /// The operand that differs.
+        values: Shape,
+        /// Its position among the operands.
+        index: usize,
+    },
+    /// A `sort` comparator that does not return `pred[]`.
+    #[error(
+        "The Sort compare computation shape does not lead to a scalar predicate shape: {result}; the comparator returns pred[] (true when its first element must come first)."
+    )]
+    SortComparatorResult {
+        /// What the comparator returns.
+        result: Shape,
+    },
+    /// A `sort` comparator without two parameters per operand.
+    #[error(
+        "Expected the compare computation of sort to have {expected} parameters, has {}: two per operand, interleaved ({}).",
+        .parameters.len(), interleaved(.operands)
+    )]
+    SortComparatorParameterCount {
+        /// How many it must have (twice the operand count).
+        expected: usize,
+        /// The comparator's parameters.
+        parameters: Vec<Shape>,
+        /// The sorted operands.
+        operands: Vec<Shape>,
+    },
+    /// A `sort` comparator parameter that is not a scalar of its operand's
+    /// element type.
+    #[error(
+        "Expected the {index}-th parameter of the compare computation of sort to have shape {expected}, but got {actual}; parameters 2k and 2k+1 are scalars of operand k's element type ({})",
+        interleaved(.operands)
+    )]
+    SortComparatorParameter {
+        /// The parameter number.
+        index: usize,
+        /// The scalar it must be.
+        expected: Shape,
+        /// What it is.
+        actual: Shape,
+        /// The sorted operands.
+        operands: Vec<Shape>,
+    },
+    /// A sort dimension the operands do not have.
+    #[error(
+        "Expected the sort_dimension {dimension} of sort to be smaller than the rank {} of the operand(s) ({operand}); valid: 0..{}.",
+        .operand.rank(), .operand.rank()
+    )]
+    SortDimension {
+        /// The dimension.
+        dimension: i64,
+        /// The first operand.
+        operand: Shape,
+    },
+    /// `topk` of a scalar: it works on the last dimension.
+    #[error("topk works on the last dimension, but its operand {operand} is a scalar.")]
+    TopKScalar {
+        /// The operand.
+        operand: Shape,
+    },
+    /// `topk` with a negative `k`.
+    #[error("k={k} is negative; topk takes 0 <= k <= {} for {operand}.", last_dim(.operand))]
+    TopKNegative {
+        /// The operand.
+        operand: Shape,
+        /// The `k` given.
+        k: i64,
+    },
+    /// `topk` with `k` larger than the last dimension.
+    #[error(
+        "k={k} is larger than the last dimension of size={} ({operand}).",
+        last_dim(.operand)
+    )]
+    TopKTooLarge {
+        /// The operand.
+        operand: Shape,
+        /// The `k` given.
+        k: i64,
+    },
+
     // -- windows: convolution, reduce-window, select-and-scatter --------------
     /// A window field with another number of entries than the sizes.
     #[error(
@@ -1643,6 +1747,40 @@ impl std::fmt::Display for Signature {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "({}) -> {}", list(&self.parameters), self.result)
     }
+}
+
+/// Why a comparison type does not go with an operand, for
+/// [`OpProblem::ComparisonType`].
+fn comparison_type_help(actual: crate::ComparisonType, operand: &Shape) -> String {
+    use crate::ComparisonType;
+    match actual {
+        ComparisonType::TotalOrder => format!(
+            "TOTALORDER orders floats only; {} compares with its own order (omit `type=`).",
+            operand.element_type()
+        ),
+        ComparisonType::Float | ComparisonType::Signed | ComparisonType::Unsigned => format!(
+            "the type must match the element type {}; omit `type=` for its default.",
+            operand.element_type()
+        ),
+    }
+}
+
+/// `f32[4], s32[4] -> (f32[], f32[], s32[], s32[])`: the parameters a sort
+/// comparator of these operands takes.
+fn interleaved(operands: &[Shape]) -> String {
+    let params: Vec<String> = operands
+        .iter()
+        .flat_map(|o| {
+            let t = format!("{}[]", o.element_type());
+            [t.clone(), t]
+        })
+        .collect();
+    format!("{} -> ({})", list(operands), params.join(", "))
+}
+
+/// The size of the last dimension, or 0 for a scalar.
+fn last_dim(shape: &Shape) -> i64 {
+    shape.dims().last().copied().unwrap_or(0)
 }
 
 /// `: (f32[2], s32[])` after an operand count, or nothing for none.

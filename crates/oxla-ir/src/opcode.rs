@@ -35,7 +35,7 @@
 
 use std::fmt;
 
-use crate::{ComparisonDirection, ElementType};
+use crate::{ComparisonDirection, ComparisonOrder, ElementType};
 
 /// How many operands an op takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,6 +97,8 @@ pub enum OpClass {
     /// Runs called computations as control flow (`while`, `conditional`),
     /// per element (`map`), or fences optimizations (`opt-barrier`).
     Control,
+    /// Reorders elements by comparing them (`sort`, `topk`).
+    Sorting,
 }
 
 impl OpClass {
@@ -117,7 +119,8 @@ impl OpClass {
             | OpClass::Reduction
             | OpClass::Contraction
             | OpClass::Tuple
-            | OpClass::Control => false,
+            | OpClass::Control
+            | OpClass::Sorting => false,
         }
     }
 }
@@ -181,7 +184,7 @@ pub enum Cost {
 impl Cost {
     /// The weight the JIT's fusion model gives one element of this op
     /// (`None` for [`Cost::Materialised`], which is never fused).
-    pub fn weight(self) -> Option<u64> {
+    pub const fn weight(self) -> Option<u64> {
         match self {
             Cost::Cheap => Some(1),
             Cost::Division => Some(3),
@@ -284,21 +287,29 @@ macro_rules! op_table {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum BinaryOp {
             $( $(#[$bm])* $b, )*
-            /// A comparison; the result element type is `pred`. Its row is
-            /// [`Opcode::Compare`].
-            Compare(ComparisonDirection),
+            /// A comparison in a direction and an order (XLA's `type=`:
+            /// [`ComparisonOrder::Total`] is `TOTALORDER`, floats only); the
+            /// result element type is `pred`. Its row is [`Opcode::Compare`].
+            Compare(ComparisonDirection, ComparisonOrder),
         }
 
         impl BinaryOp {
-            /// Every binary op, one comparison per direction included.
+            /// Every binary op, one comparison per direction and order
+            /// included.
             pub const ALL: &'static [BinaryOp] = &[
                 $(BinaryOp::$b,)*
-                BinaryOp::Compare(ComparisonDirection::Eq),
-                BinaryOp::Compare(ComparisonDirection::Ne),
-                BinaryOp::Compare(ComparisonDirection::Lt),
-                BinaryOp::Compare(ComparisonDirection::Le),
-                BinaryOp::Compare(ComparisonDirection::Gt),
-                BinaryOp::Compare(ComparisonDirection::Ge),
+                BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Total),
             ];
 
             /// The op's row of the op table ([`Opcode::Compare`]'s for every
@@ -317,7 +328,7 @@ macro_rules! op_table {
                         };
                         &INFO
                     } )*
-                    BinaryOp::Compare(_) => Opcode::Compare.info(),
+                    BinaryOp::Compare(..) => Opcode::Compare.info(),
                 }
             }
         }
@@ -525,6 +536,13 @@ op_table! {
         /// Writes an update into an operand at starts given as operands (clamped).
         DynamicUpdateSlice => "dynamic-update-slice", Arity::AtLeast(2), IndexMap, Any,
             Materialised, Some("stablehlo.dynamic_update_slice");
+        // -- sort and top-k (the sort family) --
+        /// Sorts one or more arrays of the same dims together along one
+        /// dimension, ordered by a comparator computation.
+        Sort => "sort", Arity::AtLeast(1), Sorting, Any, Materialised, Some("stablehlo.sort");
+        /// The `k` largest (or smallest) elements along the last dimension,
+        /// with their indices.
+        TopK => "topk", Arity::Fixed(1), Sorting, Any, Materialised, Some("chlo.top_k");
     }
 }
 
@@ -602,14 +620,14 @@ impl BinaryOp {
     /// The op's [`Opcode`] ([`Opcode::Compare`] for every comparison).
     pub fn opcode(self) -> Opcode {
         match self {
-            BinaryOp::Compare(_) => Opcode::Compare,
+            BinaryOp::Compare(..) => Opcode::Compare,
             op => Opcode::Binary(op),
         }
     }
 
     /// `true` for comparisons.
     pub fn is_compare(self) -> bool {
-        matches!(self, BinaryOp::Compare(_))
+        matches!(self, BinaryOp::Compare(..))
     }
 
     /// What kind of work the op does.
@@ -617,9 +635,19 @@ impl BinaryOp {
         self.info().class
     }
 
-    /// `true` if the op accepts (left) operands of element type `ty`.
+    /// `true` if the op accepts (left) operands of element type `ty`: its
+    /// row's types, narrowed to floats for a `TOTALORDER` comparison.
+    ///
+    /// ```
+    /// use oxla_ir::{BinaryOp, ComparisonDirection::Lt, ComparisonOrder::Total, ElementType};
+    /// assert!(BinaryOp::Compare(Lt, Total).accepts(ElementType::F64));
+    /// assert!(!BinaryOp::Compare(Lt, Total).accepts(ElementType::S32));
+    /// ```
     pub fn accepts(self, ty: ElementType) -> bool {
-        self.info().types.contains(ty)
+        match self {
+            BinaryOp::Compare(_, ComparisonOrder::Total) => ty.is_float(),
+            _ => self.info().types.contains(ty),
+        }
     }
 
     /// `true` for `add`, `multiply`, `maximum`, `minimum`, `and`, `or` and
@@ -729,10 +757,8 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "scan",
     "shuffle",
     "sinh",
-    "sort",
     "stochastic-convert",
     "tan",
-    "topk",
     "triangular-solve",
 ];
 
@@ -806,7 +832,7 @@ mod tests {
         assert!(
             !Opcode::ALL
                 .iter()
-                .any(|op| matches!(op, Opcode::Binary(BinaryOp::Compare(_))))
+                .any(|op| matches!(op, Opcode::Binary(BinaryOp::Compare(..))))
         );
     }
 

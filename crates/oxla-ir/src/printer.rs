@@ -34,7 +34,7 @@ use std::fmt::Write;
 
 use crate::ir::{Body, ComputationId, Instruction, OpKind, PadDim, Precision, Window};
 use crate::shape::dims_text;
-use crate::{Computation, Shape};
+use crate::{ComparisonOrder, ComparisonType, Computation, Shape};
 
 /// A shape with its default (row-major) layout: `f32[2,3]{1,0}`, `f32[]`,
 /// `(f32[2]{0}, s32[])`.
@@ -145,7 +145,9 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Gather { .. }
         | OpKind::Scatter { .. }
         | OpKind::DynamicSlice { .. }
-        | OpKind::DynamicUpdateSlice => {
+        | OpKind::DynamicUpdateSlice
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. } => {
             s.push_str(&operands.join(", "));
             s.push(')');
         }
@@ -183,8 +185,16 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
             broadcast_dimensions,
         } => {
             let mut attrs = vec![];
-            if let crate::ir::BinaryOp::Compare(dir) = op {
+            if let crate::ir::BinaryOp::Compare(dir, order) = op {
                 attrs.push(("direction", dir.name().to_string()));
+                // XLA prints the type only when it is not the element
+                // type's default, which in the IR is `Natural`.
+                match order {
+                    ComparisonOrder::Natural => {}
+                    ComparisonOrder::Total => {
+                        attrs.push(("type", ComparisonType::TotalOrder.to_string()));
+                    }
+                }
             }
             if !broadcast_dimensions.is_empty() {
                 attrs.push(("broadcast_dimensions", dims_text(broadcast_dimensions)));
@@ -251,6 +261,22 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
                     vec![("branch_computations", format!("{{{}}}", names.join(", ")))]
                 }
             }
+        }
+        // -- sort and top-k (the sort family), in XLA's order --
+        OpKind::Sort {
+            dimension,
+            is_stable,
+            to_apply,
+        } => {
+            let mut attrs = vec![("dimensions", dims_text(&[*dimension]))];
+            if *is_stable {
+                attrs.push(("is_stable", "true".to_string()));
+            }
+            attrs.push(("to_apply", computation_name(comp, *to_apply)));
+            attrs
+        }
+        OpKind::TopK { k, largest } => {
+            vec![("k", k.to_string()), ("largest", largest.to_string())]
         }
         OpKind::DotGeneral { dims } => {
             let mut attrs = vec![];

@@ -40,6 +40,8 @@ pub use windows::*;
 
 mod ctrl;
 pub use ctrl::*;
+mod sort;
+pub use sort::*;
 
 fn invalid(op: &str, problem: OpProblem) -> Error {
     Error::InvalidOp {
@@ -319,6 +321,21 @@ pub fn infer_instruction_shape(
         OpKind::DynamicUpdateSlice => {
             infer_dynamic_update_slice_shape(operands[0], operands[1], &operands[2..])
         }
+        // -- sort and top-k (the sort family) --
+        OpKind::Sort {
+            dimension,
+            to_apply,
+            ..
+        } => {
+            let comparator = called_signature(called, *to_apply, "sort", "to_apply")?;
+            infer_sort_shape(
+                operands,
+                *dimension,
+                &comparator.parameters,
+                &comparator.result,
+            )
+        }
+        OpKind::TopK { k, .. } => infer_topk_shape(operands[0], *k),
     }
 }
 
@@ -388,9 +405,9 @@ pub fn infer_undeclared_shape(
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
         | OpKind::Gather { .. }
-        | OpKind::Scatter { .. } => {
-            infer_instruction_shape(kind, operands, &unused, called).map(Some)
-        }
+        | OpKind::Scatter { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. } => infer_instruction_shape(kind, operands, &unused, called).map(Some),
     }
 }
 
@@ -483,6 +500,10 @@ pub fn infer_binary_op_shape(
         });
     }
     let dims = infer_broadcast_dims(name, lhs, rhs, broadcast_dimensions)?;
+    // XLA's verifier then checks the comparison type against the operands.
+    if let BinaryOp::Compare(_, order) = op {
+        comparison_order(order.comparison_type(rhs.element_type()), rhs)?;
+    }
     Ok(elementwise_result(
         op.class(),
         &Shape::new(lhs.element_type(), &dims),

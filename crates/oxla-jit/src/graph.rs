@@ -151,7 +151,7 @@ impl Node {
                 _ => *ty,
             },
             Node::Binary { op, ty, .. } => match op {
-                BinaryOp::Compare(_) => ElementType::Pred,
+                BinaryOp::Compare(..) => ElementType::Pred,
                 _ => *ty,
             },
             Node::Convert { to, .. } => *to,
@@ -922,7 +922,9 @@ impl Graph {
             | OpKind::Map { .. }
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
-            | OpKind::SelectAndScatter { .. } => {
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name
@@ -1235,7 +1237,9 @@ impl Graph {
             | OpKind::Map { .. }
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
-            | OpKind::SelectAndScatter { .. } => {
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name

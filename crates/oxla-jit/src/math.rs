@@ -360,7 +360,7 @@ impl MathLib {
             | BinaryOp::ShiftLeft
             | BinaryOp::ShiftRightArithmetic
             | BinaryOp::ShiftRightLogical
-            | BinaryOp::Compare(_) => false,
+            | BinaryOp::Compare(..) => false,
         }
     }
 
@@ -441,7 +441,7 @@ impl MathLib {
             | BinaryOp::ShiftLeft
             | BinaryOp::ShiftRightArithmetic
             | BinaryOp::ShiftRightLogical
-            | BinaryOp::Compare(_) => return Err(no_code(op.name(), ty)),
+            | BinaryOp::Compare(..) => return Err(no_code(op.name(), ty)),
         };
         let helper = if f64 { helper_f64 } else { helper_f32 };
         Ok(self.call_lanes(module, fb, helper, &[x, y]))

@@ -3,8 +3,8 @@
 //! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
 //! of several inputs (or with a tuple-returning reducer), `convolution`,
 //! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
-//! `dynamic-slice` and `dynamic-update-slice`. Each is
-//! an [`Error::UnsupportedOp`] naming the op and the instruction; the
+//! `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk`. Each is an
+//! [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
 //! This is the one place that decides it: [`check`] runs first in
@@ -55,6 +55,9 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::DynamicSlice { .. }
         | OpKind::DynamicUpdateSlice => {
             Some("the JIT does not compile gathers, scatters and dynamic slices yet")
+        }
+        OpKind::Sort { .. } | OpKind::TopK { .. } => {
+            Some("the JIT does not compile sort and topk yet")
         }
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
             Some("the JIT compiles reduces of one input with a scalar reducer only")

@@ -26,7 +26,8 @@ use std::fmt::Write as _;
 
 use oxla_ir::ir::{Body, ComputationId, OpKind, PadDim};
 use oxla_ir::{
-    ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Opcode, Shape,
+    ArrayData, BinaryOp, ComparisonDirection, ComparisonType, Computation, ElementType, Literal,
+    Opcode, Shape,
 };
 
 use crate::ExportError;
@@ -169,6 +170,13 @@ enum Line {
     Unsupported {
         instruction: String,
         reason: String,
+    },
+    /// The comparator `topk` with `largest=false` sorts by: `LT` of the
+    /// first two of four block arguments, of `element_type` and `s32`
+    /// (`TOTALORDER` for floats), at the parent's `indent`.
+    TopKComparator {
+        element_type: ElementType,
+        indent: usize,
     },
 }
 
@@ -340,13 +348,13 @@ fn emit_body(
             OpKind::Binary { op, .. } => {
                 let a = widen(0, false, &mut state, &mut lines);
                 let b = widen(1, false, &mut state, &mut lines);
-                if let BinaryOp::Compare(dir) = op {
+                if let BinaryOp::Compare(dir, order) = op {
                     let (_, ls) = operand(0);
                     let ot = tensor_type(&ls.with_dims_of(shape));
                     format!(
                         "stablehlo.compare  {}, {a}, {b},  {} : ({ot}, {ot}) -> {ty}",
                         direction(*dir),
-                        comparison_type(ls.element_type())
+                        order.comparison_type(ls.element_type())
                     )
                 } else {
                     format!("stablehlo.{} {a}, {b} : {ty}", stablehlo_name(op.opcode()))
@@ -814,6 +822,81 @@ fn emit_body(
                     types.join(", ")
                 )
             }
+            // -- sort and top-k (the sort family) --
+            OpKind::Sort {
+                dimension,
+                is_stable,
+                to_apply,
+            } => {
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                let v = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{} = \"stablehlo.sort\"({}) <{{dimension = {dimension} : i64, \
+                     is_stable = {is_stable}}}> ({{",
+                    result_group(&v, xs.len()),
+                    xs.join(", ")
+                )));
+                let tail = format!(": ({}) -> {}", ts.join(", "), type_group(&ts));
+                push_block_regions(&mut lines, &[*to_apply], indent, &tail);
+                names[i] = result_leaves(&v, xs.len());
+                continue;
+            }
+            OpKind::TopK { k, largest } => {
+                let (x, xs) = operand(0);
+                let (values, indices) = match shape.tuple_shapes() {
+                    [v, i] => (v.clone(), i.clone()),
+                    _ => (shape.clone(), shape.clone()),
+                };
+                let (vt, it) = (tensor_type(&values), tensor_type(&indices));
+                if *largest {
+                    let (v, ix) = (state.named("values"), state.named("indices"));
+                    lines.push(Line::Text(format!(
+                        "{pad}{v}, {ix} = chlo.top_k({x}, k = {k}) : {} -> ({vt}, {it})",
+                        tensor_type(xs)
+                    )));
+                    names[i] = vec![v, ix];
+                    continue;
+                }
+                // CHLO's top_k has no `largest`: the smallest k are a
+                // stable ascending sort of (x, iota) along the last
+                // dimension, sliced to k, as XLA:CPU lowers `topk`.
+                let last = xs.rank().saturating_sub(1);
+                let iota_shape = xs.with_element_type(ElementType::S32);
+                let (xt, iota_t) = (tensor_type(xs), tensor_type(&iota_shape));
+                let iota = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{iota} = stablehlo.iota dim = {last} : {iota_t}"
+                )));
+                let sorted = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{sorted}:2 = \"stablehlo.sort\"({x}, {iota}) <{{dimension = {last} : \
+                     i64, is_stable = true}}> ({{"
+                )));
+                lines.push(Line::TopKComparator {
+                    element_type: xs.element_type(),
+                    indent,
+                });
+                lines.push(Line::Text(format!(
+                    "{pad}}}) : ({xt}, {iota_t}) -> ({xt}, {iota_t})"
+                )));
+                let limits: Vec<String> = values.dims().iter().map(|&d| format!("0:{d}")).collect();
+                let mut slices = Vec::new();
+                for (part, (from, to)) in [(&xt, &vt), (&iota_t, &it)].into_iter().enumerate() {
+                    let v = state.value();
+                    lines.push(Line::Text(format!(
+                        "{pad}{v} = stablehlo.slice {sorted}#{part} [{}] : ({from}) -> {to}",
+                        limits.join(", ")
+                    )));
+                    slices.push(v);
+                }
+                names[i] = slices;
+                continue;
+            }
         };
         let v = state.value();
         lines.push(Line::Text(format!("{pad}{v} = {text}")));
@@ -856,6 +939,36 @@ fn flush(
                     instruction,
                     reason,
                 });
+            }
+            Line::TopKComparator {
+                element_type,
+                indent,
+            } => {
+                let pad = " ".repeat(indent);
+                let n = parent.next_arg;
+                let t = tensor_type(&Shape::scalar(element_type));
+                let i = tensor_type(&Shape::scalar(ElementType::S32));
+                let _ = writeln!(
+                    out,
+                    "{pad}^bb0(%arg{n}: {t}, %arg{}: {t}, %arg{}: {i}, %arg{}: {i}):",
+                    n + 1,
+                    n + 2,
+                    n + 3
+                );
+                let v = parent.next_value;
+                // XLA:CPU's order for topk: the total order of floats.
+                let ty = if element_type.is_float() {
+                    ComparisonType::TotalOrder
+                } else {
+                    ComparisonType::default_for(element_type)
+                };
+                let pred = tensor_type(&Shape::scalar(ElementType::Pred));
+                let _ = writeln!(
+                    out,
+                    "{pad}  %{v} = stablehlo.compare  LT, %arg{n}, %arg{},  {ty} : ({t}, {t}) -> {pred}",
+                    n + 1
+                );
+                let _ = writeln!(out, "{pad}  stablehlo.return %{v} : {pred}");
             }
             Line::Region { body, indent, args } => {
                 let Some(region) = comp.bodies().get(body.index()) else {
@@ -1084,17 +1197,6 @@ fn direction(dir: ComparisonDirection) -> &'static str {
         ComparisonDirection::Le => "LE",
         ComparisonDirection::Gt => "GT",
         ComparisonDirection::Ge => "GE",
-    }
-}
-
-/// XLA's default comparison type for an element type.
-fn comparison_type(ty: ElementType) -> &'static str {
-    if ty.is_float() {
-        "FLOAT"
-    } else if ty.is_signed_integer() {
-        "SIGNED"
-    } else {
-        "UNSIGNED"
     }
 }
 

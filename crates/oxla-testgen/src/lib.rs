@@ -37,6 +37,9 @@ use oxla_ir::{
 };
 pub use windows::{model_convolution, model_window};
 
+// The sort family: sort and topk.
+mod sorts;
+
 /// A small, fast, seedable PRNG (xorshift64*). Not for cryptography.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);
@@ -105,6 +108,10 @@ pub struct GenConfig {
     /// by default: the JIT does not compile them yet, so the differential
     /// test leaves them out; the interpreter-only property run turns it on.
     pub indexing: bool,
+    /// Whether `sort` and `topk` may appear (see the `sorts` module). Off
+    /// by default: the JIT does not compile them yet, so the differential
+    /// tests leave them out; the interpreter-only property run turns it on.
+    pub sorts: bool,
 }
 
 impl Default for GenConfig {
@@ -120,6 +127,7 @@ impl Default for GenConfig {
             control_flow: false,
             windows: false,
             indexing: false,
+            sorts: false,
         }
     }
 }
@@ -385,6 +393,11 @@ impl Gen<'_> {
     fn step(&mut self) -> Result<()> {
         let ty = self.rng.pick(&self.cfg.element_types);
         let (a, ashape) = self.value_of_type(ty)?;
+        // The sort family, when enabled, takes its own draw (none is made
+        // otherwise, so existing seeds give the same programs).
+        if self.cfg.sorts && self.rng.chance(0.25) {
+            return self.sort_step(a, &ashape);
+        }
         // Control-flow steps (6 choices), the windows family (3) and the
         // indexing ops (4) are drawn only when enabled, so that programs
         // without them are the same as before for every seed.

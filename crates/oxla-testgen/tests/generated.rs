@@ -297,3 +297,47 @@ fn indexing_programs_print_parse_and_evaluate() {
         );
     }
 }
+
+/// Programs with sorts and top-ks (interpreter only: the JIT refuses them
+/// until it compiles them): each verifies, prints, parses back to the same
+/// text, evaluates to its result shape, and is refused by the JIT with
+/// `UnsupportedOp`.
+#[test]
+fn sort_programs_print_parse_and_evaluate() {
+    let cfg = GenConfig {
+        sorts: true,
+        ..GenConfig::default()
+    };
+    let mut ops = std::collections::BTreeMap::new();
+    for seed in 0..cases(300) {
+        let mut rng = Rng::new(seed);
+        let p = gen_program(&mut rng, &cfg).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let text = p.comp.to_hlo_text();
+        let again = oxla_ir::parse_hlo_module(&text).unwrap_or_else(|e| {
+            panic!("seed {seed}: the printed program does not parse: {e}\n{text}")
+        });
+        assert_eq!(again.to_hlo_text(), text, "seed {seed}");
+        let args: Vec<&oxla_ir::Literal> = p.args.iter().collect();
+        let out = oxla_interp::evaluate(&p.comp, &args)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.reproducer()));
+        assert_eq!(out.shape(), p.comp.result_shape(), "seed {seed}");
+        if p.ops.iter().any(|op| ["sort", "topk"].contains(op)) {
+            match oxla_jit::compile(&p.comp) {
+                Err(oxla_ir::Error::UnsupportedOp { .. }) => {}
+                other => panic!(
+                    "seed {seed}: the JIT gives {:?}",
+                    other.map(|_| "an executable")
+                ),
+            }
+        }
+        for op in p.ops {
+            *ops.entry(op).or_insert(0) += 1;
+        }
+    }
+    for needed in ["sort", "topk"] {
+        assert!(
+            ops.get(needed).is_some_and(|&n| n >= 30),
+            "generated {needed} fewer than 30 times: {ops:?}"
+        );
+    }
+}

@@ -427,7 +427,9 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Gather { .. }
             | OpKind::Scatter { .. }
             | OpKind::DynamicSlice { .. }
-            | OpKind::DynamicUpdateSlice => w.push(
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,

@@ -9,7 +9,7 @@ use cranelift_codegen::ir::{
     immediates::Ieee32, immediates::Ieee64, types,
 };
 use cranelift_frontend::FunctionBuilder;
-use oxla_ir::{BinaryOp, ComparisonDirection, ElementType, Result, UnaryOp};
+use oxla_ir::{BinaryOp, ComparisonDirection, ComparisonOrder, ElementType, Result, UnaryOp};
 
 use crate::entity::{IdVec, LoopVar, NodeId};
 use crate::graph::Node;
@@ -90,7 +90,7 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
             | BinaryOp::And
             | BinaryOp::Or
             | BinaryOp::Xor
-            | BinaryOp::Compare(_) => Some(plain),
+            | BinaryOp::Compare(..) => Some(plain),
             // Bytes multiply through 16-bit lanes (`imul_bytes`).
             BinaryOp::Mul => Some(plain),
             BinaryOp::Div => yes(ty.is_float(), plain),
@@ -470,14 +470,34 @@ impl KernelEmitter<'_, '_> {
                 };
                 self.shift(mode, op, et, a, amt)
             }
-            BinaryOp::Compare(dir) => {
+            BinaryOp::Compare(dir, ComparisonOrder::Natural) => {
                 if float {
                     self.b.ins().fcmp(Self::float_cc(dir), a, b)
                 } else {
                     self.b.ins().icmp(Self::int_cc(dir, signed), a, b)
                 }
             }
+            BinaryOp::Compare(dir, ComparisonOrder::Total) => {
+                if !float {
+                    return Err(bug(format!("a TOTALORDER compare of {et}")));
+                }
+                let (a, b) = (self.total_order_key(a), self.total_order_key(b));
+                self.b.ins().icmp(Self::int_cc(dir, true), a, b)
+            }
         })
+    }
+
+    /// XLA's key for `TOTALORDER`: the float's bits as a signed integer `i`
+    /// of the same width (lane by lane), mapped to `i < 0 ? i ^ INT_MAX : i`
+    /// branch-free, as `i ^ ((i >> (bits - 1)) >>> 1)`. Signed comparisons
+    /// of the keys order `-NaN < -inf < -0 < +0 < +inf < +NaN`, as the
+    /// interpreter's `compare_total` does.
+    fn total_order_key(&mut self, x: Value) -> Value {
+        let it = self.b.func.dfg.value_type(x).as_int();
+        let i = self.bitcast_to(it, x);
+        let sign = self.b.ins().sshr_imm_u(i, i64::from(it.lane_bits() - 1));
+        let flip = self.b.ins().ushr_imm_u(sign, 1);
+        self.b.ins().bxor(i, flip)
     }
 
     pub(super) fn shift(

@@ -814,7 +814,12 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             ids.push(t.push(name, OpKind::Parameter { number }, vec![], shape.clone()));
         } else {
             let whole = Shape::tuple(shapes.clone());
-            let p = t.push("param".into(), OpKind::Parameter { number: 0 }, vec![], whole);
+            let p = t.push(
+                "param".into(),
+                OpKind::Parameter { number: 0 },
+                vec![],
+                whole,
+            );
             for (k, (name, shape)) in names.into_iter().zip(shapes).enumerate() {
                 self.spend(region.pos, &op.name)?;
                 let index = k as i64;
@@ -1259,7 +1264,10 @@ impl<'m, 'a> OpCx<'_, 'm, '_, 'a> {
             Attr::Unit => Ok(true),
             other => Err(self.err(
                 a.pos,
-                format!("`{key}` must be true or false, not {}", dense::describe(other)),
+                format!(
+                    "`{key}` must be true or false, not {}",
+                    dense::describe(other)
+                ),
                 format!("{key} = false"),
             )),
         }
@@ -1315,7 +1323,11 @@ impl<'m, 'a> OpCx<'_, 'm, '_, 'a> {
     /// `(low, high)` pairs, one per dimension, that may be absent
     /// (`padding`): `dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>` (a splat
     /// too), or the pretty form's `[[0, 1], [1, 0]]`.
-    pub(super) fn opt_pairs(&mut self, key: &str, example: &str) -> Result<Option<Vec<(i64, i64)>>> {
+    pub(super) fn opt_pairs(
+        &mut self,
+        key: &str,
+        example: &str,
+    ) -> Result<Option<Vec<(i64, i64)>>> {
         let Some(a) = self.attr(key) else {
             return Ok(None);
         };
@@ -1327,7 +1339,10 @@ impl<'m, 'a> OpCx<'_, 'm, '_, 'a> {
                     let pair = self.int_list(item, key, example)?;
                     match pair.as_slice() {
                         &[lo, hi] => Ok((lo, hi)),
-                        _ => Err(bad(self, format!("has an entry of {} values, not 2", pair.len()))),
+                        _ => Err(bad(
+                            self,
+                            format!("has an entry of {} values, not 2", pair.len()),
+                        )),
                     }
                 })
                 .collect::<Result<Vec<_>>>()
@@ -1335,7 +1350,10 @@ impl<'m, 'a> OpCx<'_, 'm, '_, 'a> {
             Attr::Dense(_, Some(t)) => {
                 let ty = self.lx.value_shape(t, &self.op.name)?;
                 if ty.rank() != 2 || ty.dims()[1] != 2 || !ty.element_type().is_integer() {
-                    return Err(bad(self, format!("must be an Nx2 integer tensor, not {ty}")));
+                    return Err(bad(
+                        self,
+                        format!("must be an Nx2 integer tensor, not {ty}"),
+                    ));
                 }
                 if ty.element_count() > 1 << 16 {
                     return Err(bad(self, format!("is too large ({ty})")));
@@ -1367,7 +1385,10 @@ impl<'m, 'a> OpCx<'_, 'm, '_, 'a> {
             }
             other => Err(bad(
                 self,
-                format!("must be an Nx2 integer tensor, not {}", dense::describe(other)),
+                format!(
+                    "must be an Nx2 integer tensor, not {}",
+                    dense::describe(other)
+                ),
             )),
         }
     }

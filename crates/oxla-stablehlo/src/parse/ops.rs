@@ -8,7 +8,10 @@
 //! the reason; an op missing from the table is an unknown op.
 
 use oxla_ir::ir::{DotDimensionNumbers, InstId, OpKind, PadDim};
-use oxla_ir::{BinaryOp, ComparisonDirection, ElementType, Literal, Result, Shape, UnaryOp};
+use oxla_ir::{
+    BinaryOp, ComparisonDirection, ComparisonOrder, ComparisonType, ElementType, Literal, Result,
+    Shape, UnaryOp,
+};
 
 use super::lower::OpCx;
 use super::syntax::{Attr, NamedAttr};
@@ -100,6 +103,8 @@ pub(super) enum Syntax {
     Convolution,
     /// `%x, %i, %j, sizes = [..] attr-dict : (types) -> type`.
     DynamicSlice,
+    /// `chlo.top_k(%x, k = 3) attr-dict : type -> (type, type)`.
+    TopK,
     /// No pretty form: the generic form only.
     GenericOnly,
 }
@@ -250,6 +255,9 @@ pub(super) static OPS: &[OpDef] = &[
         Op(dynamic_update_slice),
     ),
     row("stablehlo.return", Return, Terminator),
+    // -- sort and top-k (the sort family) -----------------------------------
+    row("stablehlo.sort", GenericOnly, Op(sort)),
+    row("chlo.top_k", TopK, Op(chlo_top_k)),
     // -- func ------------------------------------------------------------------
     row("func.call", Call, Op(call)),
     row("func.return", Return, Terminator),
@@ -331,10 +339,6 @@ pub(super) static OPS: &[OpDef] = &[
         "it lowers to HLO's `erf-inv`, which oxla's IR has no op for yet",
     ),
     not_yet(
-        "chlo.top_k",
-        "it lowers to HLO's `topk` (a sort), which oxla's IR has no op for yet",
-    ),
-    not_yet(
         "chlo.tan",
         "it lowers to HLO's `tan`, which oxla's IR has no op for yet",
     ),
@@ -379,7 +383,6 @@ pub(super) static OPS: &[OpDef] = &[
         "stablehlo.bitcast_convert",
         "HLO's `bitcast-convert` is not in oxla's IR yet",
     ),
-    not_yet("stablehlo.sort", "HLO's `sort` is not in oxla's IR yet"),
     not_yet(
         "stablehlo.reduce_precision",
         "HLO's `reduce-precision` is not in oxla's IR yet",
@@ -543,9 +546,14 @@ fn convert(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
     Ok(vec![cx.push(OpKind::Convert, cx.operands.clone(), &r)?])
 }
 
-/// The direction and compare type of a comparison, checked against the
-/// operands' element type.
-fn comparison(cx: &mut OpCx<'_, '_, '_, '_>, et: ElementType) -> Result<ComparisonDirection> {
+/// The direction and order of a comparison: its `compare_type` checked
+/// against the operands' element type as XLA's verifier checks it (the
+/// element type's default, or `TOTALORDER` for floats; `NOTYPE` is the
+/// default).
+fn comparison(
+    cx: &mut OpCx<'_, '_, '_, '_>,
+    et: ElementType,
+) -> Result<(ComparisonDirection, ComparisonOrder)> {
     let Some((dir, dpos)) = cx.word("comparison_direction") else {
         return Err(cx.err(
             cx.op.pos,
@@ -560,44 +568,34 @@ fn comparison(cx: &mut OpCx<'_, '_, '_, '_>, et: ElementType) -> Result<Comparis
             "EQ, NE, LT, LE, GT or GE",
         )
     })?;
-    if let Some((ty, tpos)) = cx.word("compare_type") {
-        let default = if et.is_float() {
-            "FLOAT"
-        } else if et.is_signed_integer() {
-            "SIGNED"
-        } else {
-            "UNSIGNED"
-        };
-        match ty.as_str() {
-            "NOTYPE" => {}
-            "TOTALORDER" if et.is_float() => {
-                return Err(cx.err(
-                    tpos,
-                    "compare type TOTALORDER is not supported yet: oxla's comparisons follow IEEE 754 (NaN is unordered, -0 == +0)",
-                    "compare type FLOAT",
-                ));
-            }
-            t if t == default => {}
-            t => {
-                return Err(cx.err(
-                    tpos,
-                    format!("compare type {t} does not fit operands of element type {et}"),
-                    format!("compare type {default}"),
-                ));
-            }
-        }
-    }
-    Ok(direction)
+    let Some((ty, tpos)) = cx.word("compare_type").filter(|(t, _)| t != "NOTYPE") else {
+        return Ok((direction, ComparisonOrder::Natural));
+    };
+    let default = ComparisonType::default_for(et);
+    let order = ComparisonType::from_name(&ty)
+        .and_then(|t| ComparisonOrder::from_type(t, et))
+        .ok_or_else(|| {
+            cx.err(
+                tpos,
+                format!("compare type {ty} does not fit operands of element type {et}"),
+                if et.is_float() {
+                    format!("compare type {default} or TOTALORDER")
+                } else {
+                    format!("compare type {default}")
+                },
+            )
+        })?;
+    Ok((direction, order))
 }
 
 fn compare(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
     cx.arity(2, 1)?;
     same_dims(cx)?;
     let et = cx.shape(cx.operands[0]).element_type();
-    let dir = comparison(cx, et)?;
+    let (dir, order) = comparison(cx, et)?;
     let r = cx.results[0].clone();
     let kind = OpKind::Binary {
-        op: BinaryOp::Compare(dir),
+        op: BinaryOp::Compare(dir, order),
         broadcast_dimensions: Vec::new(),
     };
     Ok(vec![cx.push(kind, cx.operands.clone(), &r)?])
@@ -762,7 +760,7 @@ fn pad(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
 /// variadic reduce, such as argmax, is one IR reduce of a tuple).
 fn reduce(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
     let total = cx.operands.len();
-    if total == 0 || total % 2 != 0 {
+    if total == 0 || !total.is_multiple_of(2) {
         return Err(cx.err(
             cx.op.pos,
             format!("has {total} operand(s), not inputs and as many init values"),
@@ -981,8 +979,8 @@ pub(super) fn chlo_binary(cx: &mut OpCx<'_, '_, '_, '_>, op: BinaryOp) -> Result
 fn chlo_compare(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
     cx.arity(2, 1)?;
     let et = cx.shape(cx.operands[0]).element_type();
-    let dir = comparison(cx, et)?;
-    chlo_binary(cx, BinaryOp::Compare(dir))
+    let (dir, order) = comparison(cx, et)?;
+    chlo_binary(cx, BinaryOp::Compare(dir, order))
 }
 
 /// `chlo.broadcast_select`: each operand broadcast (NumPy style) to the
@@ -1110,7 +1108,7 @@ fn inf_test(cx: &mut OpCx<'_, '_, '_, '_>, negative: bool, abs: bool) -> Result<
     )?;
     let r = cx.results[0].clone();
     let kind = OpKind::Binary {
-        op: BinaryOp::Compare(ComparisonDirection::Eq),
+        op: BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural),
         broadcast_dimensions: Vec::new(),
     };
     Ok(vec![cx.push(kind, vec![lhs, c], &r)?])
@@ -1138,4 +1136,80 @@ fn chlo_square(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
         broadcast_dimensions: Vec::new(),
     };
     Ok(vec![cx.push(kind, vec![x, x], &r)?])
+}
+
+// -- sort and top-k (the sort family) -----------------------------------------
+
+/// The results of a `tuple`-shaped instruction `t` of the ops that have
+/// several results in StableHLO: one `get-tuple-element` per result.
+fn tuple_results(cx: &mut OpCx<'_, '_, '_, '_>, t: InstId) -> Result<Vec<InstId>> {
+    let results = cx.results.clone();
+    results
+        .iter()
+        .enumerate()
+        .map(|(k, r)| cx.push(OpKind::GetTupleElement { index: k as i64 }, vec![t], r))
+        .collect()
+}
+
+/// `stablehlo.sort`: the operands sorted together along `dimension`
+/// (negative counts from the end; -1 when absent, as StableHLO's default)
+/// by the comparator region; `is_stable` false when absent. One result per
+/// operand.
+fn sort(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
+    let n = cx.operands.len();
+    cx.arity(n.max(1), n)?;
+    let rank = cx.shape(cx.operands[0]).rank() as i64;
+    let dimension = match cx.attr("dimension") {
+        Some(_) => cx.int("dimension", "dimension = 0 : i64")?,
+        None => -1,
+    };
+    let dimension = if dimension < 0 {
+        dimension + rank
+    } else {
+        dimension
+    };
+    let is_stable = match cx.attr("is_stable") {
+        None => false,
+        Some(a) => match a.attr {
+            Attr::Bool(b) => b,
+            _ => {
+                return Err(cx.err(
+                    a.pos,
+                    "`is_stable` must be true or false",
+                    "is_stable = true",
+                ));
+            }
+        },
+    };
+    if cx.region_count() != 1 {
+        return Err(cx.err(
+            cx.op.pos,
+            format!("has {} regions, not one comparator", cx.region_count()),
+            "one comparator region",
+        ));
+    }
+    let to_apply = cx.region_body(0, "comparator")?;
+    let kind = OpKind::Sort {
+        dimension,
+        is_stable,
+        to_apply,
+    };
+    if let [r] = &cx.results[..] {
+        let r = r.clone();
+        return Ok(vec![cx.push(kind, cx.operands.clone(), &r)?]);
+    }
+    let shape = Shape::tuple(cx.results.clone());
+    let t = cx.push(kind, cx.operands.clone(), &shape)?;
+    tuple_results(cx, t)
+}
+
+/// `chlo.top_k`: the `k` largest elements of each row of the last
+/// dimension and their indices (CHLO's op has no `largest`).
+fn chlo_top_k(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
+    cx.arity(1, 2)?;
+    let k = cx.int("k", "k = 1")?;
+    let shape = Shape::tuple(cx.results.clone());
+    let kind = OpKind::TopK { k, largest: true };
+    let t = cx.push(kind, cx.operands.clone(), &shape)?;
+    tuple_results(cx, t)
 }

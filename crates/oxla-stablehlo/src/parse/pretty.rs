@@ -42,6 +42,7 @@ pub(super) fn parse(p: &mut Parser<'_, '_>, syntax: Syntax, op: &mut Operation) 
         Syntax::While => while_loop(p, op),
         Syntax::Convolution => convolution(p, op),
         Syntax::DynamicSlice => dynamic_slice(p, op),
+        Syntax::TopK => top_k(p, op),
         Syntax::GenericOnly => Err(p.c.err(
             op.pos,
             format!(
@@ -344,6 +345,26 @@ fn call(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
 fn chlo_typed(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
     op.operands = uses(p)?;
     attr_dict(p, op)?;
+    chlo_signature(p, op)
+}
+
+/// `chlo.top_k(%x, k = 3) attr-dict : type -> (type, type)`.
+fn top_k(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    p.c.expect("(", "opening chlo.top_k's operand")?;
+    op.operands = vec![p.value_use()?];
+    p.c.expect(",", "after the operand")?;
+    let pos = p.c.expect_keyword("k", "after the operand")?;
+    p.c.expect("=", "after `k`")?;
+    let (k, _) = p.c.integer("k")?;
+    set(op, "k", Attr::Int(i128::from(k)), pos);
+    p.c.expect(")", "closing chlo.top_k's operand and `k`")?;
+    attr_dict(p, op)?;
+    chlo_signature(p, op)
+}
+
+/// CHLO's types: `: (types) -> type`, or `: type, type -> type` and
+/// `: type -> (types)`.
+fn chlo_signature(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
     p.c.expect(":", "before the op's types")?;
     let first = p.parse_type()?;
     if let Type::Function(..) = first.ty {
@@ -750,7 +771,10 @@ fn convolution(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
         if p.c.peek() != Some(b'[') {
             return Err(p.c.err(
                 p.c.pos,
-                format!("expected `[` opening dimension labels, found {}", p.c.found()),
+                format!(
+                    "expected `[` opening dimension labels, found {}",
+                    p.c.found()
+                ),
                 "`[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`",
             ));
         }
@@ -764,7 +788,10 @@ fn convolution(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
             if !ok {
                 return Err(p.c.err(
                     p.c.pos,
-                    format!("expected `{sep}` between dimension labels, found {}", p.c.found()),
+                    format!(
+                        "expected `{sep}` between dimension labels, found {}",
+                        p.c.found()
+                    ),
                     "`[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`",
                 ));
             }

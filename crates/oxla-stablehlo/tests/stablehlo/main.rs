@@ -10,7 +10,11 @@
 //!   not show (older JAX, CHLO broadcasting, resources, hex blobs), each
 //!   checked against the HLO it must give;
 //! - `errors`: hand-broken MLIR files give located errors naming the op;
-//! - `fuzz`: mutated corpus files never panic or hang.
+//! - `fuzz`: mutated corpus files never panic or hang;
+//! - `jax_programs`: the realistic JAX programs of `tests/data/jax/`, read
+//!   from their StableHLO, match JAX and their HLO text;
+//! - `sort`: the sort family out (pinned texts) and in (JAX's sorts give
+//!   JAX's values; defaults and comparison types).
 
 #![allow(clippy::result_large_err)]
 
@@ -18,5 +22,7 @@ mod common;
 mod corpus;
 mod errors;
 mod fuzz;
+mod jax_programs;
 mod round_trip;
+mod sort;
 mod syntax;

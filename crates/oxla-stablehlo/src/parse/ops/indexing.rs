@@ -3,8 +3,8 @@
 //! and scatter, with `#stablehlo.gather<...>`/`#stablehlo.scatter<...>`
 //! dimension numbers; pretty for the dynamic slices).
 
-use oxla_ir::ir::{GatherDimensionNumbers, InstId, OpKind, ScatterDimensionNumbers};
 use oxla_ir::Result;
+use oxla_ir::ir::{GatherDimensionNumbers, InstId, OpKind, ScatterDimensionNumbers};
 
 use super::super::lower::OpCx;
 use super::super::syntax::{Attr, NamedAttr};
@@ -25,7 +25,11 @@ fn dimension_fields(
         if p.key == "index_vector_dim" {
             index_vector_dim = match p.value.attr {
                 Attr::Int(v) => i64::try_from(v).map_err(|_| {
-                    cx.err(p.pos, "`index_vector_dim` is too large", "index_vector_dim = 1")
+                    cx.err(
+                        p.pos,
+                        "`index_vector_dim` is too large",
+                        "index_vector_dim = 1",
+                    )
                 })?,
                 _ => {
                     return Err(cx.err(
@@ -92,8 +96,7 @@ pub(in crate::parse) fn scatter(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<Ins
     let n = total / 2;
     cx.arity(total, n)?;
     let example = "scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>";
-    let (fields, index_vector_dim) =
-        dimension_fields(cx, "scatter_dimension_numbers", example)?;
+    let (fields, index_vector_dim) = dimension_fields(cx, "scatter_dimension_numbers", example)?;
     let mut dims = ScatterDimensionNumbers {
         index_vector_dim,
         ..ScatterDimensionNumbers::default()

@@ -60,7 +60,7 @@ fn build_window(
 /// `stablehlo.reduce_window`: `n` inputs and `n` init values, `n` results.
 pub(in crate::parse) fn reduce_window(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
     let total = cx.operands.len();
-    if total == 0 || total % 2 != 0 {
+    if total == 0 || !total.is_multiple_of(2) {
         return Err(cx.err(
             cx.op.pos,
             format!("has {total} operand(s), not inputs and as many init values"),
@@ -108,7 +108,11 @@ fn conv_dims(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<ConvolutionDimensionNumber
     const EXAMPLE: &str = "dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]";
     let a = cx.required("dimension_numbers", EXAMPLE)?;
     let Attr::Dialect(start, end) = a.attr else {
-        return Err(cx.err(a.pos, "`dimension_numbers` must be #stablehlo.conv<...>", EXAMPLE));
+        return Err(cx.err(
+            a.pos,
+            "`dimension_numbers` must be #stablehlo.conv<...>",
+            EXAMPLE,
+        ));
     };
     let text = cx.source_text(start, end);
     if let Some(raw) = text.trim_start().strip_prefix("raw") {
@@ -249,7 +253,10 @@ pub(in crate::parse) fn convolution(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec
     let padding = cx.opt_pairs("padding", "padding = dense<0> : tensor<2x2xi64>")?;
     let lhs = cx.opt_ints("lhs_dilation", "lhs_dilation = array<i64: 1, 1>")?;
     let rhs = cx.opt_ints("rhs_dilation", "rhs_dilation = array<i64: 1, 1>")?;
-    let reversal = cx.opt_bools("window_reversal", "window_reversal = array<i1: false, false>")?;
+    let reversal = cx.opt_bools(
+        "window_reversal",
+        "window_reversal = array<i1: false, false>",
+    )?;
     let mut window = build_window(
         cx,
         &sizes,
