@@ -156,7 +156,17 @@ fn shares_its_operands(kind: &OpKind) -> bool {
         | OpKind::DynamicSlice { .. }
         | OpKind::DynamicUpdateSlice
         | OpKind::Sort { .. }
-        | OpKind::TopK { .. } => false,
+        | OpKind::TopK { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => false,
     }
 }
 
@@ -248,6 +258,22 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
         }
         // A row's order, and the positions and indices picked.
         OpKind::TopK { .. } => position * 2 * operand(0).map_or(0, elements),
+        // The misc family. `bitcast-convert` goes through the operand's
+        // bytes; `rng` draws 64-bit counters per element; the linear algebra
+        // ops copy their operands; a batch norm is evaluated as its
+        // expansion, whose dozen intermediates are the size of its operand.
+        OpKind::BitcastConvert => operand(0).map_or(0, value_bytes),
+        OpKind::Rng { .. } | OpKind::RngBitGenerator { .. } => 16 * value_bytes(&inst.shape),
+        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
+            2 * (0..inst.operands.len())
+                .filter_map(operand)
+                .map(value_bytes)
+                .sum::<u128>()
+        }
+        OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => 16 * operand(0).map_or(0, value_bytes),
+        OpKind::Bitcast | OpKind::ReducePrecision { .. } => 0,
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }

@@ -146,7 +146,13 @@ impl Element for bool {
             | UnaryOp::Floor
             | UnaryOp::Ceil
             | UnaryOp::RoundNearestEven
-            | UnaryOp::IsFinite => None,
+            | UnaryOp::IsFinite
+            | UnaryOp::PopCnt
+            | UnaryOp::Clz
+            | UnaryOp::Erf
+            | UnaryOp::Cbrt
+            | UnaryOp::Tan
+            | UnaryOp::RoundNearestAfz => None,
         }
     }
 
@@ -245,8 +251,15 @@ macro_rules! signed_element {
                     UnaryOp::Abs => <$t>::wrapping_abs,
                     UnaryOp::Sign => <$t>::signum,
                     UnaryOp::Not => |x| !x,
+                    // On the element's own bits: `popcnt(-1i8) = 8`.
+                    UnaryOp::PopCnt => |x| x.count_ones() as $t,
+                    UnaryOp::Clz => |x| x.leading_zeros() as $t,
                     // Defined on floats only (the op table's `Float` rows).
-                    UnaryOp::Exp
+                    UnaryOp::Erf
+                    | UnaryOp::Cbrt
+                    | UnaryOp::Tan
+                    | UnaryOp::RoundNearestAfz
+                    | UnaryOp::Exp
                     | UnaryOp::Expm1
                     | UnaryOp::Log
                     | UnaryOp::Log1p
@@ -316,8 +329,15 @@ macro_rules! unsigned_element {
                     UnaryOp::Abs => |x| x,
                     UnaryOp::Sign => |x| if x == 0 { 0 } else { 1 },
                     UnaryOp::Not => |x| !x,
+                    // On the element's own bits: `popcnt(-1i8) = 8`.
+                    UnaryOp::PopCnt => |x| x.count_ones() as $t,
+                    UnaryOp::Clz => |x| x.leading_zeros() as $t,
                     // Defined on floats only (the op table's `Float` rows).
-                    UnaryOp::Exp
+                    UnaryOp::Erf
+                    | UnaryOp::Cbrt
+                    | UnaryOp::Tan
+                    | UnaryOp::RoundNearestAfz
+                    | UnaryOp::Exp
                     | UnaryOp::Expm1
                     | UnaryOp::Log
                     | UnaryOp::Log1p
@@ -375,7 +395,7 @@ unsigned_element!(u32, i32, pow_u32);
 unsigned_element!(u64, i64, pow_u64);
 
 macro_rules! float_element {
-    ($t:ty, $signed:ty, $max:ident, $min:ident) => {
+    ($t:ty, $signed:ty, $max:ident, $min:ident, $erf:path, $cbrt:path, $tan:path) => {
         /// XLA's `maximum`: NaN if either operand is NaN (the left one
         /// first), and `-0 < +0`.
         fn $max(a: $t, b: $t) -> $t {
@@ -461,7 +481,14 @@ macro_rules! float_element {
                     UnaryOp::Floor => <$t>::floor,
                     UnaryOp::Ceil => <$t>::ceil,
                     UnaryOp::RoundNearestEven => <$t>::round_ties_even,
-                    UnaryOp::Not | UnaryOp::IsFinite => return None,
+                    // Ties away from zero: `round`, not `floor(x + 0.5)`.
+                    UnaryOp::RoundNearestAfz => <$t>::round,
+                    UnaryOp::Erf => $erf,
+                    UnaryOp::Cbrt => $cbrt,
+                    UnaryOp::Tan => $tan,
+                    UnaryOp::Not | UnaryOp::IsFinite | UnaryOp::PopCnt | UnaryOp::Clz => {
+                        return None;
+                    }
                 };
                 Some(f)
             }
@@ -492,8 +519,19 @@ macro_rules! float_element {
     };
 }
 
-float_element!(f32, i32, max_f32, min_f32);
-float_element!(f64, i64, max_f64, min_f64);
+// `erf`, `cbrt` and `tan` come from `libm` (a port of musl's libm) rather
+// than the platform's: the same bits on every host, and the JIT calls the
+// very same functions (docs/jit-accuracy.md gives their measured error).
+float_element!(
+    f32,
+    i32,
+    max_f32,
+    min_f32,
+    libm::erff,
+    libm::cbrtf,
+    libm::tanf
+);
+float_element!(f64, i64, max_f64, min_f64, libm::erf, libm::cbrt, libm::tan);
 
 #[cfg(test)]
 mod tests {

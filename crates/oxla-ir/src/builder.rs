@@ -18,6 +18,9 @@
 //! # Ok::<(), oxla_ir::Error>(())
 //! ```
 
+// The misc family: bit ops, bitcasts, rng, linear algebra, batch norm.
+mod misc;
+
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -231,6 +231,56 @@ pub struct DotDimensionNumbers {
     pub rhs_contracting: Vec<i64>,
 }
 
+// -- attributes of the misc family (rng, linear algebra) ----------------------
+
+op_enum!(
+    /// The distribution an `rng` draws from.
+    RngDistribution {
+        /// Uniform in `[a, b)`.
+        Uniform => "rng_uniform",
+        /// Normal with mean `a` and standard deviation `b`.
+        Normal => "rng_normal",
+    }
+);
+
+op_enum!(
+    /// The generator an `rng-bit-generator` runs.
+    RngAlgorithm {
+        /// The backend's choice: Philox, as XLA:CPU chooses.
+        Default => "rng_default",
+        /// ThreeFry-2x32 with 20 rounds; state `u64[2]` = `[key, counter]`.
+        ThreeFry => "rng_three_fry",
+        /// Philox-4x32 with 10 rounds; state `u64[2]` or `u64[3]`.
+        Philox => "rng_philox",
+    }
+);
+
+op_enum!(
+    /// What `triangular-solve` does to `a` before solving.
+    Transpose {
+        /// `a` as it is.
+        NoTranspose => "NO_TRANSPOSE",
+        /// `a` transposed.
+        Transpose => "TRANSPOSE",
+        /// `a` conjugate-transposed (the transpose, for real types).
+        Adjoint => "ADJOINT",
+    }
+);
+
+/// The options of a `triangular-solve`: solve `op(a) x = b` (`left_side`)
+/// or `x op(a) = b`, reading the `lower` or upper triangle of `a`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TriangularSolveOptions {
+    /// `a` multiplies `x` from the left.
+    pub left_side: bool,
+    /// Read the lower triangle of `a` (else the upper one).
+    pub lower: bool,
+    /// Take `a`'s diagonal as ones without reading it.
+    pub unit_diagonal: bool,
+    /// What is done to `a` first.
+    pub transpose_a: Transpose,
+}
+
 // -- indexing: gather, scatter, dynamic-slice, dynamic-update-slice ----------
 
 /// How a `gather` reads its operand: XLA's `GatherDimensionNumbers`.
@@ -376,6 +426,63 @@ pub enum OpKind {
     },
     /// Operands: the elements.
     Tuple,
+    // -- the misc family ---------------------------------------------------
+    /// Operands: `[x]`; the bits of each element reinterpreted as the result
+    /// shape's element type (a width change adds or removes a minor
+    /// dimension).
+    BitcastConvert,
+    /// Operands: `[x]`; the same elements in the result's dims (row-major:
+    /// oxla takes every layout as the default one).
+    Bitcast,
+    /// Operands: `[x]`; rounds to `exponent_bits` and `mantissa_bits`.
+    ReducePrecision {
+        /// Exponent bits kept (at least 1).
+        exponent_bits: i64,
+        /// Mantissa bits kept (at least 0).
+        mantissa_bits: i64,
+    },
+    /// Operands: `[a, b]`, two scalars: `[low, high)` or `(mean, sigma)`.
+    Rng {
+        /// The distribution.
+        distribution: RngDistribution,
+    },
+    /// Operands: `[state]`; gives `(new_state, bits)`.
+    RngBitGenerator {
+        /// The generator.
+        algorithm: RngAlgorithm,
+    },
+    /// Operands: `[a]`.
+    Cholesky {
+        /// Give `L` with `a = L L^T` (else `U` with `a = U^T U`).
+        lower: bool,
+    },
+    /// Operands: `[a, b]`.
+    TriangularSolve {
+        /// Which system is solved.
+        options: TriangularSolveOptions,
+    },
+    /// Operands: `[x, scale, offset]`; gives `(y, batch_mean, batch_var)`.
+    BatchNormTraining {
+        /// Added to the variance.
+        epsilon: f32,
+        /// The dimension of `x` that holds the features.
+        feature_index: i64,
+    },
+    /// Operands: `[x, scale, offset, mean, variance]`.
+    BatchNormInference {
+        /// Added to the variance.
+        epsilon: f32,
+        /// The dimension of `x` that holds the features.
+        feature_index: i64,
+    },
+    /// Operands: `[x, scale, mean, variance, grad_output]`; gives
+    /// `(grad_x, grad_scale, grad_offset)`.
+    BatchNormGrad {
+        /// Added to the variance.
+        epsilon: f32,
+        /// The dimension of `x` that holds the features.
+        feature_index: i64,
+    },
 
     // -- tuples and control flow (the ctrl family) ---------------------------
     /// Operands: `[t]`, a tuple: its element `index`.
@@ -547,6 +654,16 @@ impl OpKind {
             OpKind::DynamicUpdateSlice => Opcode::DynamicUpdateSlice,
             OpKind::Sort { .. } => Opcode::Sort,
             OpKind::TopK { .. } => Opcode::TopK,
+            OpKind::BitcastConvert => Opcode::BitcastConvert,
+            OpKind::Bitcast => Opcode::Bitcast,
+            OpKind::ReducePrecision { .. } => Opcode::ReducePrecision,
+            OpKind::Rng { .. } => Opcode::Rng,
+            OpKind::RngBitGenerator { .. } => Opcode::RngBitGenerator,
+            OpKind::Cholesky { .. } => Opcode::Cholesky,
+            OpKind::TriangularSolve { .. } => Opcode::TriangularSolve,
+            OpKind::BatchNormTraining { .. } => Opcode::BatchNormTraining,
+            OpKind::BatchNormInference { .. } => Opcode::BatchNormInference,
+            OpKind::BatchNormGrad { .. } => Opcode::BatchNormGrad,
         }
     }
 
@@ -597,7 +714,17 @@ impl OpKind {
             | OpKind::Gather { .. }
             | OpKind::DynamicSlice { .. }
             | OpKind::DynamicUpdateSlice
-            | OpKind::TopK { .. } => vec![],
+            | OpKind::TopK { .. }
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => vec![],
         }
     }
 
@@ -638,7 +765,17 @@ impl OpKind {
             | OpKind::Gather { .. }
             | OpKind::DynamicSlice { .. }
             | OpKind::DynamicUpdateSlice
-            | OpKind::TopK { .. } => vec![],
+            | OpKind::TopK { .. }
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => vec![],
         }
     }
 

@@ -99,6 +99,14 @@ pub enum OpClass {
     Control,
     /// Reorders elements by comparing them (`sort`, `topk`).
     Sorting,
+    /// Draws random numbers (`rng`) or random bits (`rng-bit-generator`).
+    Random,
+    /// Factorises matrices or solves with them (`cholesky`,
+    /// `triangular-solve`), batched over leading dimensions.
+    LinearAlgebra,
+    /// Batch normalisation (`batch-norm-*`): evaluated by expanding it into
+    /// primitives, as XLA does.
+    Normalization,
 }
 
 impl OpClass {
@@ -120,7 +128,10 @@ impl OpClass {
             | OpClass::Contraction
             | OpClass::Tuple
             | OpClass::Control
-            | OpClass::Sorting => false,
+            | OpClass::Sorting
+            | OpClass::Random
+            | OpClass::LinearAlgebra
+            | OpClass::Normalization => false,
         }
     }
 }
@@ -417,6 +428,21 @@ op_table! {
         Not => "not", Bitwise, IntegerOrPred, Cheap, "stablehlo.not";
         /// Neither infinite nor NaN; result `pred`.
         IsFinite => "is-finite", Comparison, Float, Cheap, "stablehlo.is_finite";
+        // -- bit ops, more float functions (the misc family) ----------------
+        /// The number of set bits, at the element's own width.
+        PopCnt => "popcnt", Bitwise, Integer, Cheap, "stablehlo.popcnt";
+        /// The number of leading zero bits, at the element's own width
+        /// (`clz(0)` is the width).
+        Clz => "count-leading-zeros", Bitwise, Integer, Cheap, "stablehlo.count_leading_zeros";
+        /// The error function.
+        Erf => "erf", Transcendental, Float, Transcendental, "chlo.erf";
+        /// The real cube root (`cbrt(-8) = -2`).
+        Cbrt => "cbrt", Transcendental, Float, Transcendental, "stablehlo.cbrt";
+        /// Tangent.
+        Tan => "tan", Transcendental, Float, Transcendental, "stablehlo.tan";
+        /// Round to nearest, ties away from zero.
+        RoundNearestAfz => "round-nearest-afz", Rounding, Float, Cheap,
+            "stablehlo.round_nearest_afz";
     }
     binary {
         /// `+`, wrapping for integers; `or` for `pred`.
@@ -469,7 +495,7 @@ op_table! {
         /// `pred ? on_true : on_false`, elementwise.
         Select => "select", Arity::Fixed(3), Selection, Any, Cheap, Some("stablehlo.select");
         /// `min(max(x, lo), hi)`, elementwise.
-        Clamp => "clamp", Arity::Fixed(3), Selection, Arithmetic, Cheap, Some("stablehlo.clamp");
+        Clamp => "clamp", Arity::Fixed(3), Selection, Any, Cheap, Some("stablehlo.clamp");
         /// Replicates an operand into a larger shape (BroadcastInDim).
         Broadcast => "broadcast", Arity::Fixed(1), IndexMap, Any, Cheap,
             Some("stablehlo.broadcast_in_dim");
@@ -543,6 +569,38 @@ op_table! {
         /// The `k` largest (or smallest) elements along the last dimension,
         /// with their indices.
         TopK => "topk", Arity::Fixed(1), Sorting, Any, Materialised, Some("chlo.top_k");
+        // -- bitcasts, reduce-precision, rng, linear algebra, batch norm ----
+        // (the misc family)
+        /// Reinterprets the bits of each element as another type; a width
+        /// change adds or removes a minor dimension.
+        BitcastConvert => "bitcast-convert", Arity::Fixed(1), Conversion, Any, Cheap,
+            Some("stablehlo.bitcast_convert");
+        /// Reinterprets a buffer as another shape: a reshape under the
+        /// default layouts, which are the only ones oxla accepts.
+        Bitcast => "bitcast", Arity::Fixed(1), IndexMap, Any, Cheap, None;
+        /// Rounds floats to a narrower exponent and mantissa.
+        ReducePrecision => "reduce-precision", Arity::Fixed(1), Rounding, Float, Cheap,
+            Some("stablehlo.reduce_precision");
+        /// Random numbers of a distribution between two scalars.
+        Rng => "rng", Arity::Fixed(2), Random, Any, Materialised, Some("stablehlo.rng");
+        /// Random bits from a counter-based generator state.
+        RngBitGenerator => "rng-bit-generator", Arity::Fixed(1), Random, Integer, Materialised,
+            Some("stablehlo.rng_bit_generator");
+        /// The Cholesky factor of symmetric positive definite matrices.
+        Cholesky => "cholesky", Arity::Fixed(1), LinearAlgebra, Float, Materialised,
+            Some("stablehlo.cholesky");
+        /// Solves triangular systems of equations.
+        TriangularSolve => "triangular-solve", Arity::Fixed(2), LinearAlgebra, Float,
+            Materialised, Some("stablehlo.triangular_solve");
+        /// Normalises with the batch's mean and variance; gives them too.
+        BatchNormTraining => "batch-norm-training", Arity::Fixed(3), Normalization, Float,
+            Materialised, Some("stablehlo.batch_norm_training");
+        /// Normalises with a given mean and variance.
+        BatchNormInference => "batch-norm-inference", Arity::Fixed(5), Normalization, Float,
+            Materialised, Some("stablehlo.batch_norm_inference");
+        /// The gradients of batch normalisation.
+        BatchNormGrad => "batch-norm-grad", Arity::Fixed(5), Normalization, Float,
+            Materialised, Some("stablehlo.batch_norm_grad");
     }
 }
 
@@ -566,6 +624,9 @@ macro_rules! transcendental_unary_ops {
             | $crate::UnaryOp::Logistic
             | $crate::UnaryOp::Sin
             | $crate::UnaryOp::Cos
+            | $crate::UnaryOp::Erf
+            | $crate::UnaryOp::Cbrt
+            | $crate::UnaryOp::Tan
     };
 }
 
@@ -728,38 +789,22 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "asinh",
     "atan",
     "atanh",
-    "batch-norm-grad",
-    "batch-norm-inference",
-    "batch-norm-training",
-    "bitcast",
-    "bitcast-convert",
     "call",
-    "cbrt",
-    "cholesky",
     "complex",
     "cosh",
-    "count-leading-zeros",
     "custom-call",
     "dynamic-reshape",
-    "erf",
     "fft",
     "imag",
     "mulhi",
-    "popcnt",
     "ragged-dot",
     "real",
-    "reduce-precision",
-    "rng",
-    "rng-bit-generator",
     "rng-get-and-update-state",
-    "round-nearest-afz",
     "scaled-dot",
     "scan",
     "shuffle",
     "sinh",
     "stochastic-convert",
-    "tan",
-    "triangular-solve",
 ];
 
 /// Opcodes of XLA's HLO that are out of oxla's scope, a single-device

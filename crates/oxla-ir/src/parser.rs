@@ -97,6 +97,9 @@
 // `Error` is large by design (it carries shapes and source lines as data).
 #![allow(clippy::result_large_err)]
 
+// The attributes of the misc family.
+mod misc;
+
 use std::cell::{Cell, RefCell};
 // The windows family's attributes: window, dim_labels, group counts.
 mod windows;
@@ -575,6 +578,9 @@ pub fn result_accuracy_ulps(op: UnaryOp) -> Option<u32> {
         UnaryOp::Expm1 | UnaryOp::Log1p | UnaryOp::Tanh => Some(2),
         UnaryOp::Logistic => Some(4),
         UnaryOp::Sqrt | UnaryOp::Rsqrt => Some(0),
+        // The misc family: the JIT calls the interpreter's own functions
+        // (musl's libm), so the two agree bit for bit.
+        UnaryOp::Erf | UnaryOp::Cbrt | UnaryOp::Tan => Some(0),
         UnaryOp::Neg
         | UnaryOp::Abs
         | UnaryOp::Sign
@@ -582,7 +588,10 @@ pub fn result_accuracy_ulps(op: UnaryOp) -> Option<u32> {
         | UnaryOp::Ceil
         | UnaryOp::RoundNearestEven
         | UnaryOp::Not
-        | UnaryOp::IsFinite => None,
+        | UnaryOp::IsFinite
+        | UnaryOp::PopCnt
+        | UnaryOp::Clz
+        | UnaryOp::RoundNearestAfz => None,
     }
 }
 
@@ -2941,7 +2950,17 @@ impl Template {
             | Opcode::DynamicSlice
             | Opcode::DynamicUpdateSlice
             | Opcode::Sort
-            | Opcode::TopK => OperandSyntax::Operands,
+            | Opcode::TopK
+            | Opcode::BitcastConvert
+            | Opcode::Bitcast
+            | Opcode::ReducePrecision
+            | Opcode::Rng
+            | Opcode::RngBitGenerator
+            | Opcode::Cholesky
+            | Opcode::TriangularSolve
+            | Opcode::BatchNormTraining
+            | Opcode::BatchNormInference
+            | Opcode::BatchNormGrad => OperandSyntax::Operands,
         }
     }
 }
@@ -3497,6 +3516,17 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                 slice_sizes: self.required_dims("dynamic_slice_sizes")?,
             },
             Opcode::DynamicUpdateSlice => OpKind::DynamicUpdateSlice,
+            // The misc family (`parser/misc.rs`).
+            Opcode::BitcastConvert => OpKind::BitcastConvert,
+            Opcode::Bitcast => OpKind::Bitcast,
+            Opcode::ReducePrecision => self.reduce_precision()?,
+            Opcode::Rng => self.rng()?,
+            Opcode::RngBitGenerator => self.rng_bit_generator()?,
+            Opcode::Cholesky => self.cholesky()?,
+            Opcode::TriangularSolve => self.triangular_solve()?,
+            Opcode::BatchNormTraining => self.batch_norm_training()?,
+            Opcode::BatchNormInference => self.batch_norm_inference()?,
+            Opcode::BatchNormGrad => self.batch_norm_grad()?,
         };
         Ok((RawOp::Kind(kind), checks))
     }
@@ -4354,7 +4384,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     ok = false;
                 }
             }
-            if !ok || !self.check(inst, &ops, t) {
+            if !ok || !self.check(inst, &ops, t) || !self.bitcast_layouts(comp, ci, i) {
                 continue;
             }
             map[i] = match (&inst.op, args) {

@@ -3,7 +3,12 @@
 //! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
 //! of several inputs (or with a tuple-returning reducer), `convolution`,
 //! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
-//! `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk`. Each is an
+//! `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk` outside the
+//! entry computation (in the entry they are compiled, with the
+//! `get-tuple-element`s of their tuples); the misc family's ops that are
+//! not elementwise (`rng`, `rng-bit-generator`, `cholesky`,
+//! `triangular-solve`, the batch-norm ops) and a `bitcast-convert` that
+//! changes the element width. Each is an
 //! [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -18,7 +23,7 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
     let entry = comp.entry_id();
     for (bi, body) in comp.bodies().iter().enumerate() {
         for inst in &body.instructions {
-            if let Some(reason) = reason(inst, bi == entry.index()) {
+            if let Some(reason) = reason(body, inst, bi == entry.index()) {
                 return Err(refuse(body, inst, reason));
             }
         }
@@ -37,8 +42,15 @@ fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
 }
 
 /// Why `inst` cannot be compiled, or `None`.
-fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
+fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static str> {
+    let of_sort = || {
+        inst.operands.first().is_some_and(|&o| {
+            matches!(body.inst(o).kind, OpKind::Sort { .. } | OpKind::TopK { .. })
+        })
+    };
     match &inst.kind {
+        // The arrays of a sort's tuple have buffers of their own.
+        OpKind::GetTupleElement { .. } if in_entry && of_sort() => None,
         OpKind::GetTupleElement { .. } => Some("the JIT does not read tuples as values yet"),
         OpKind::While { .. } | OpKind::Conditional { .. } => {
             Some("the JIT does not compile control flow yet")
@@ -56,14 +68,34 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::DynamicUpdateSlice => {
             Some("the JIT does not compile gathers, scatters and dynamic slices yet")
         }
-        OpKind::Sort { .. } | OpKind::TopK { .. } => {
-            Some("the JIT does not compile sort and topk yet")
+        OpKind::Sort { .. } | OpKind::TopK { .. } if !in_entry => {
+            Some("the JIT compiles sort and topk in the entry computation only")
         }
+        OpKind::Sort { .. } | OpKind::TopK { .. } => None,
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
             Some("the JIT compiles reduces of one input with a scalar reducer only")
         }
         OpKind::Parameter { .. } if in_entry && inst.shape.is_tuple() => {
             Some("the JIT takes array arguments only, not tuples")
+        }
+        // The misc family (issue 14 brings them).
+        OpKind::Rng { .. } | OpKind::RngBitGenerator { .. } => {
+            Some("the JIT does not compile random-number ops yet")
+        }
+        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
+            Some("the JIT does not compile linear-algebra ops yet")
+        }
+        OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => Some("the JIT does not compile batch normalisation yet"),
+        OpKind::BitcastConvert
+            if inst
+                .operands
+                .first()
+                .map(|o| body.inst(*o).shape.element_type().bit_width())
+                != Some(inst.shape.element_type().bit_width()) =>
+        {
+            Some("the JIT compiles a bitcast-convert only between types of one width")
         }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
@@ -82,6 +114,9 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
-        | OpKind::Tuple => None,
+        | OpKind::Tuple
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. } => None,
     }
 }

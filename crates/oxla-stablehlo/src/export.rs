@@ -24,7 +24,7 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use oxla_ir::ir::{Body, ComputationId, OpKind, PadDim};
+use oxla_ir::ir::{Body, ComputationId, OpKind, PadDim, RngAlgorithm, RngDistribution};
 use oxla_ir::{
     ArrayData, BinaryOp, ComparisonDirection, ComparisonType, Computation, ElementType, Literal,
     Opcode, Shape,
@@ -335,8 +335,12 @@ fn emit_body(
             OpKind::Unary(op) => {
                 let x = widen(0, false, &mut state, &mut lines);
                 let (_, xs) = operand(0);
-                if xs.element_type() == shape.element_type() {
-                    format!("stablehlo.{} {x} : {ty}", stablehlo_name(op.opcode()))
+                let name = stablehlo_name(op.opcode());
+                if name.starts_with("chlo.") {
+                    // CHLO ops (`chlo.erf`) print their result type too.
+                    format!("{name} {x} : {ty} -> {ty}")
+                } else if xs.element_type() == shape.element_type() {
+                    format!("stablehlo.{name} {x} : {ty}")
                 } else {
                     format!(
                         "stablehlo.{} {x} : ({}) -> {ty}",
@@ -712,6 +716,138 @@ fn emit_body(
                 )));
                 names[i] = vec![v];
                 continue;
+            }
+            // -- the misc family, in the forms MLIR prints ----------------
+            OpKind::BitcastConvert => {
+                let (x, xs) = operand(0);
+                format!(
+                    "stablehlo.bitcast_convert {x} : ({}) -> {ty}",
+                    tensor_type(xs)
+                )
+            }
+            // Under default layouts (oxla's only ones) a bitcast is a reshape.
+            OpKind::Bitcast => {
+                let (x, xs) = operand(0);
+                format!("stablehlo.reshape {x} : ({}) -> {ty}", tensor_type(xs))
+            }
+            OpKind::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => {
+                let (x, _) = operand(0);
+                format!(
+                    "stablehlo.reduce_precision {x}, format = e{exponent_bits}m{mantissa_bits} : {ty}"
+                )
+            }
+            OpKind::Rng { distribution } => {
+                let (a, at) = operand(0);
+                let (b, bt) = operand(1);
+                let dims = Literal::from_vec(&[shape.rank() as i64], shape.dims().to_vec())
+                    .unwrap_or_else(|_| Literal::scalar(0i64));
+                let c = state.named("c");
+                lines.push(Line::Text(format!(
+                    "{pad}{c} = stablehlo.constant {} : {}",
+                    dense(&dims),
+                    tensor_type(dims.shape())
+                )));
+                let kind = match distribution {
+                    RngDistribution::Uniform => "UNIFORM",
+                    RngDistribution::Normal => "NORMAL",
+                };
+                format!(
+                    "stablehlo.rng {a}, {b}, {c}, distribution = {kind} : ({}, {}, {}) -> {ty}",
+                    tensor_type(at),
+                    tensor_type(bt),
+                    tensor_type(dims.shape())
+                )
+            }
+            OpKind::RngBitGenerator { algorithm } => {
+                let (x, xs) = operand(0);
+                let kind = match algorithm {
+                    RngAlgorithm::Default => "DEFAULT",
+                    RngAlgorithm::ThreeFry => "THREE_FRY",
+                    RngAlgorithm::Philox => "PHILOX",
+                };
+                let results = vec![state.named("output_state"), state.named("output")];
+                lines.push(Line::Text(format!(
+                    "{pad}{} = stablehlo.rng_bit_generator {x}, algorithm = {kind} : ({}) -> ({})",
+                    results.join(", "),
+                    tensor_type(xs),
+                    leaf_types(shape)
+                )));
+                // The pair's leaves are the two results (tuples are flattened).
+                names[i] = results;
+                continue;
+            }
+            OpKind::Cholesky { lower } => {
+                let (x, _) = operand(0);
+                format!("stablehlo.cholesky {x}, lower = {lower} : {ty}")
+            }
+            OpKind::TriangularSolve { options } => {
+                let (a, at) = operand(0);
+                let (b, bt) = operand(1);
+                format!(
+                    "\"stablehlo.triangular_solve\"({a}, {b}) <{{left_side = {}, lower = {}, \
+                     transpose_a = #stablehlo<transpose {}>, unit_diagonal = {}}}> : ({}, {}) -> {ty}",
+                    options.left_side,
+                    options.lower,
+                    options.transpose_a.name(),
+                    options.unit_diagonal,
+                    tensor_type(at),
+                    tensor_type(bt)
+                )
+            }
+            OpKind::BatchNormTraining {
+                epsilon,
+                feature_index,
+            }
+            | OpKind::BatchNormGrad {
+                epsilon,
+                feature_index,
+            } => {
+                let (op, names_of): (&str, [&str; 3]) =
+                    if matches!(inst.kind, OpKind::BatchNormTraining { .. }) {
+                        ("batch_norm_training", ["output", "batch_mean", "batch_var"])
+                    } else {
+                        (
+                            "batch_norm_grad",
+                            ["grad_operand", "grad_scale", "grad_offset"],
+                        )
+                    };
+                let results: Vec<String> = names_of.iter().map(|n| state.named(n)).collect();
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                lines.push(Line::Text(format!(
+                    "{pad}{} = \"stablehlo.{op}\"({}) <{{epsilon = {} : f32, feature_index = {feature_index} : i64}}> : ({}) -> ({})",
+                    results.join(", "),
+                    xs.join(", "),
+                    element_text(&ArrayData::F32(vec![*epsilon]), 0),
+                    ts.join(", "),
+                    leaf_types(shape)
+                )));
+                names[i] = results;
+                continue;
+            }
+            OpKind::BatchNormInference {
+                epsilon,
+                feature_index,
+            } => {
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                format!(
+                    "\"stablehlo.batch_norm_inference\"({}) <{{epsilon = {} : f32, feature_index = {feature_index} : i64}}> : ({}) -> {ty}",
+                    xs.join(", "),
+                    element_text(&ArrayData::F32(vec![*epsilon]), 0),
+                    ts.join(", ")
+                )
             }
             // -- indexing: JAX's forms (generic for gather and scatter) --
             OpKind::Gather {
@@ -1165,6 +1301,12 @@ fn element_type(ty: ElementType) -> &'static str {
         ElementType::F64 => "f64",
         ElementType::Tuple => "tuple",
     }
+}
+
+/// The element types of a tuple shape, joined: `tensor<2xui64>, tensor<4xui32>`.
+fn leaf_types(shape: &Shape) -> String {
+    let parts: Vec<String> = shape.tuple_shapes().iter().map(tensor_type).collect();
+    parts.join(", ")
 }
 
 /// `tensor<2x3xf32>`, `tensor<f32>`, `tuple<tensor<2xf32>, tensor<i32>>`.

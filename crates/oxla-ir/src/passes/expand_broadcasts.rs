@@ -429,7 +429,17 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::DynamicSlice { .. }
             | OpKind::DynamicUpdateSlice
             | OpKind::Sort { .. }
-            | OpKind::TopK { .. } => w.push(
+            | OpKind::TopK { .. }
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,

@@ -74,6 +74,9 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
         Node::Const { .. } | Node::Var { .. } => Some(plain),
         Node::Unary { op, ty, .. } => match op {
             UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Not => Some(plain),
+            // Cranelift lowers these for scalars only on x86-64.
+            UnaryOp::PopCnt | UnaryOp::Clz => None,
+            UnaryOp::RoundNearestAfz => yes(ty.is_float(), plain),
             UnaryOp::Floor
             | UnaryOp::Ceil
             | UnaryOp::RoundNearestEven
@@ -120,6 +123,8 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
             yes(ok, plain)
         }
         Node::Select { .. } | Node::Clamp { .. } => Some(plain),
+        // Same width by construction: a bitcast of lanes.
+        Node::Bitcast { .. } => Some(plain),
         // A fold is a scalar loop of its own.
         Node::InBounds { .. } | Node::Fold { .. } | Node::Capture { .. } => None,
     }
@@ -229,6 +234,7 @@ impl KernelEmitter<'_, '_> {
             Node::Unary { op, ty, .. } => self.unary(mode, *op, *ty, ops[0])?,
             Node::Binary { op, ty, .. } => self.binary(mode, *op, *ty, ops[0], ops[1], amount)?,
             Node::Convert { from, to, .. } => self.convert(mode, *from, *to, ops[0])?,
+            Node::Bitcast { to, .. } => self.bitcast_bits(mode, *to, ops[0]),
             Node::Select { .. } => self.select(mode, ops[0], ops[1], ops[2]),
             Node::Clamp { ty, .. } => {
                 let m = self.binary(mode, BinaryOp::Max, *ty, ops[0], ops[1], None)?;
@@ -375,14 +381,12 @@ impl KernelEmitter<'_, '_> {
                 let i = self.constant(mode, et, inf);
                 self.b.ins().fcmp(FloatCC::LessThan, a, i)
             }
-            UnaryOp::Exp
-            | UnaryOp::Expm1
-            | UnaryOp::Log
-            | UnaryOp::Log1p
-            | UnaryOp::Tanh
-            | UnaryOp::Logistic
-            | UnaryOp::Sin
-            | UnaryOp::Cos => {
+            // The misc family: bit counts at the element's width, and
+            // rounding ties away from zero (`codegen/misc.rs`).
+            UnaryOp::PopCnt => self.b.ins().popcnt(x),
+            UnaryOp::Clz => self.b.ins().clz(x),
+            UnaryOp::RoundNearestAfz => self.round_nearest_afz(mode, et, x),
+            oxla_ir::transcendental_unary_ops!() => {
                 self.math
                     .emit_unary(self.module, self.b, op, x, self.const_pool_base)?
             }

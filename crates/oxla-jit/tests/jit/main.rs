@@ -12,4 +12,5 @@ mod reduce_dot;
 mod reuse;
 mod rowgroup;
 mod shapes;
+mod sort;
 mod threads;

@@ -31,7 +31,10 @@
 //!   forms, `dot_general`, `dot`, `tuple`, `get_tuple_element`,
 //!   `optimization_barrier`, `while`, `if`, `case`, `map`, `gather`,
 //!   `scatter`, `dynamic_slice`, `dynamic_update_slice`, `convolution`,
-//!   `reduce_window`, `select_and_scatter`, `sort`, and `chlo.top_k`).
+//!   `reduce_window`, `select_and_scatter`, `sort`, and `chlo.top_k`;
+//!   the misc family's `popcnt`, `count_leading_zeros`, `cbrt`, `tan`,
+//!   `round_nearest_afz`, `bitcast_convert`, `reduce_precision`, `rng`,
+//!   `rng_bit_generator`, `cholesky`, `triangular_solve`, the batch norms).
 //!   Where StableHLO passes several values and the IR one (a loop's state,
 //!   a variadic result, a barrier's operands), they are packed in a tuple;
 //!   values a `while`, `if` or `case` region uses from outside it become
@@ -40,7 +43,8 @@
 //!   `chlo.broadcast_*` binary ops and `broadcast_compare` (XLA's implicit
 //!   broadcasting, with NumPy's trailing alignment when
 //!   `broadcast_dimensions` is absent), `broadcast_select`, `constant`,
-//!   `constant_like`, `is_inf`, `is_pos_inf`, `is_neg_inf`, `square`;
+//!   `constant_like`, `is_inf`, `is_pos_inf`, `is_neg_inf`, `square`,
+//!   `erf`, `tan`;
 //! - `tensor<...>` of `i1` (pred), `i8`..`i64` (s8..s64), `ui8`..`ui64`
 //!   (u8..u64), `f32`, `f64`, and `tuple<...>` of those; `dense<...>` as a
 //!   splat, nested lists or a hex blob, and `dense_resource<...>`.
@@ -73,6 +77,7 @@
 mod cursor;
 mod dense;
 mod lower;
+mod misc;
 mod ops;
 mod pretty;
 mod source;

@@ -14,6 +14,7 @@ use oxla_ir::{
 };
 
 use super::lower::OpCx;
+use super::misc;
 use super::syntax::{Attr, NamedAttr};
 
 // The op families, one file each, as in the IR.
@@ -105,6 +106,19 @@ pub(super) enum Syntax {
     DynamicSlice,
     /// `chlo.top_k(%x, k = 3) attr-dict : type -> (type, type)`.
     TopK,
+    // -- the misc family --------------------------------------------------
+    /// `%a, %b, keyword = WORD attr-dict : type` (`same_type`) or `: (types)
+    /// -> types`, the word stored as `attr`; `optional` when the
+    /// `, keyword = WORD` may be left out.
+    KeywordAfterOperands {
+        keyword: &'static str,
+        attr: &'static str,
+        optional: bool,
+        same_type: bool,
+    },
+    /// `%x, format = e5m10 attr-dict : type`.
+    ReducePrecision,
+    // -- end of the misc family ---------------------------------------------
     /// No pretty form: the generic form only.
     GenericOnly,
 }
@@ -325,22 +339,90 @@ pub(super) static OPS: &[OpDef] = &[
     row("chlo.is_pos_inf", ChloTyped, Op(chlo_is_pos_inf)),
     row("chlo.is_neg_inf", ChloTyped, Op(chlo_is_neg_inf)),
     row("chlo.square", ChloTyped, Op(chlo_square)),
+    // -- the misc family (`misc.rs`) --------------------------------------------
+    row("stablehlo.popcnt", SameType, Unary(UnaryOp::PopCnt)),
+    row(
+        "stablehlo.count_leading_zeros",
+        SameType,
+        Unary(UnaryOp::Clz),
+    ),
+    row("stablehlo.cbrt", SameType, Unary(UnaryOp::Cbrt)),
+    row("stablehlo.tan", SameType, Unary(UnaryOp::Tan)),
+    row(
+        "stablehlo.round_nearest_afz",
+        SameType,
+        Unary(UnaryOp::RoundNearestAfz),
+    ),
+    row("chlo.erf", ChloTyped, Unary(UnaryOp::Erf)),
+    row("chlo.tan", ChloTyped, Unary(UnaryOp::Tan)),
+    row(
+        "stablehlo.bitcast_convert",
+        Functional,
+        Op(misc::bitcast_convert),
+    ),
+    row(
+        "stablehlo.reduce_precision",
+        ReducePrecision,
+        Op(misc::reduce_precision),
+    ),
+    row(
+        "stablehlo.rng",
+        KeywordAfterOperands {
+            keyword: "distribution",
+            attr: "rng_distribution",
+            optional: false,
+            same_type: false,
+        },
+        Op(misc::rng),
+    ),
+    row(
+        "stablehlo.rng_bit_generator",
+        KeywordAfterOperands {
+            keyword: "algorithm",
+            attr: "rng_algorithm",
+            optional: false,
+            same_type: false,
+        },
+        Op(misc::rng_bit_generator),
+    ),
+    row(
+        "stablehlo.cholesky",
+        KeywordAfterOperands {
+            keyword: "lower",
+            attr: "lower",
+            optional: true,
+            same_type: true,
+        },
+        Op(misc::cholesky),
+    ),
+    row(
+        "stablehlo.triangular_solve",
+        GenericOnly,
+        Op(misc::triangular_solve),
+    ),
+    row(
+        "stablehlo.batch_norm_training",
+        GenericOnly,
+        Op(misc::batch_norm_training),
+    ),
+    row(
+        "stablehlo.batch_norm_inference",
+        GenericOnly,
+        Op(misc::batch_norm_inference),
+    ),
+    row(
+        "stablehlo.batch_norm_grad",
+        GenericOnly,
+        Op(misc::batch_norm_grad),
+    ),
     // -- not in the IR yet -----------------------------------------------------
     not_yet(
-        "chlo.erf",
-        "it lowers to HLO's `erf`, which oxla's IR has no op for yet",
-    ),
-    not_yet(
         "chlo.erfc",
-        "oxla's IR has no `erf` yet; JAX's HLO text (`as_text(dialect=\"hlo\")`) spells erfc out in ops oxla has, and runs",
+        "HLO has no `erfc` (XLA expands it); JAX's HLO text (`as_text(dialect=\"hlo\")`) spells erfc out in ops oxla has, and runs",
     ),
     not_yet(
         "chlo.erf_inv",
         "it lowers to HLO's `erf-inv`, which oxla's IR has no op for yet",
-    ),
-    not_yet(
-        "chlo.tan",
-        "it lowers to HLO's `tan`, which oxla's IR has no op for yet",
     ),
     not_yet("chlo.acos", NO_OP),
     not_yet("chlo.acosh", NO_OP),
@@ -365,43 +447,14 @@ pub(super) static OPS: &[OpDef] = &[
     not_yet("chlo.scan", NO_OP),
     not_yet("chlo.mulhi", NO_OP),
     not_yet("chlo._asin_acos_kernel", NO_OP),
-    not_yet("stablehlo.cbrt", "HLO's `cbrt` is not in oxla's IR yet"),
-    not_yet("stablehlo.tan", "HLO's `tan` is not in oxla's IR yet"),
-    not_yet("stablehlo.popcnt", "HLO's `popcnt` is not in oxla's IR yet"),
-    not_yet(
-        "stablehlo.count_leading_zeros",
-        "HLO's `count-leading-zeros` is not in oxla's IR yet",
-    ),
-    not_yet(
-        "stablehlo.round_nearest_afz",
-        "HLO's `round-nearest-afz` is not in oxla's IR yet",
-    ),
     not_yet("stablehlo.real", "oxla has no complex types"),
     not_yet("stablehlo.imag", "oxla has no complex types"),
     not_yet("stablehlo.complex", "oxla has no complex types"),
-    not_yet(
-        "stablehlo.bitcast_convert",
-        "HLO's `bitcast-convert` is not in oxla's IR yet",
-    ),
-    not_yet(
-        "stablehlo.reduce_precision",
-        "HLO's `reduce-precision` is not in oxla's IR yet",
-    ),
-    not_yet("stablehlo.rng", "HLO's `rng` is not in oxla's IR yet"),
-    not_yet(
-        "stablehlo.rng_bit_generator",
-        "HLO's `rng-bit-generator` is not in oxla's IR yet",
-    ),
     not_yet(
         "stablehlo.custom_call",
         "a custom call runs code outside the module, which oxla cannot run",
     ),
     not_yet("stablehlo.fft", NO_OP),
-    not_yet("stablehlo.cholesky", NO_OP),
-    not_yet("stablehlo.triangular_solve", NO_OP),
-    not_yet("stablehlo.batch_norm_grad", NO_OP),
-    not_yet("stablehlo.batch_norm_inference", NO_OP),
-    not_yet("stablehlo.batch_norm_training", NO_OP),
     not_yet("stablehlo.einsum", NO_OP),
     not_yet("stablehlo.unary_einsum", NO_OP),
     not_yet("stablehlo.torch_index_select", NO_OP),
@@ -1142,7 +1195,7 @@ fn chlo_square(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
 
 /// The results of a `tuple`-shaped instruction `t` of the ops that have
 /// several results in StableHLO: one `get-tuple-element` per result.
-fn tuple_results(cx: &mut OpCx<'_, '_, '_, '_>, t: InstId) -> Result<Vec<InstId>> {
+pub(super) fn tuple_results(cx: &mut OpCx<'_, '_, '_, '_>, t: InstId) -> Result<Vec<InstId>> {
     let results = cx.results.clone();
     results
         .iter()

@@ -19,9 +19,7 @@ use super::common::{data, error_ratio, leaves, read, read_npy, same_bits};
 const NOT_READ: &[(&str, &str)] = &[
     ("bf16_matmul_f32_acc", "bf16"),
     ("bf16_train_step", "bf16"),
-    ("dropout", "stablehlo.bitcast_convert"),
     ("gelu", "chlo.erfc"),
-    ("popcount_hash", "stablehlo.popcnt"),
 ];
 
 struct Program {

@@ -13,6 +13,8 @@
 //! - `fuzz`: mutated corpus files never panic or hang;
 //! - `jax_programs`: the realistic JAX programs of `tests/data/jax/`, read
 //!   from their StableHLO, match JAX and their HLO text;
+//! - `misc`: the misc family in (MLIR's pretty and generic forms) and
+//!   both ways (every module of `tests/hlo/misc/`);
 //! - `sort`: the sort family out (pinned texts) and in (JAX's sorts give
 //!   JAX's values; defaults and comparison types).
 
@@ -23,6 +25,7 @@ mod corpus;
 mod errors;
 mod fuzz;
 mod jax_programs;
+mod misc;
 mod round_trip;
 mod sort;
 mod syntax;
