@@ -50,10 +50,7 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::SelectAndScatter { .. } => {
             Some("the JIT does not compile convolutions and windowed reductions yet")
         }
-        OpKind::Gather { .. }
-        | OpKind::Scatter { .. }
-        | OpKind::DynamicSlice { .. }
-        | OpKind::DynamicUpdateSlice => {
+        OpKind::Scatter { .. } | OpKind::DynamicUpdateSlice => {
             Some("the JIT does not compile gathers, scatters and dynamic slices yet")
         }
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
@@ -79,6 +76,8 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
+        | OpKind::Gather { .. }
+        | OpKind::DynamicSlice { .. }
         | OpKind::Tuple => None,
     }
 }

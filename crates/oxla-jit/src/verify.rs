@@ -98,6 +98,13 @@ pub(crate) enum Problem {
     /// The split loop's variable is not one a pass writes along, so two
     /// chunks could write the same element.
     SplitLoopNotWritten { at: At, pass: usize },
+    /// An index expression reads a data index whose node is not a
+    /// `Node::Index` clamping into the range the expression assumes.
+    DataIndex {
+        at: At,
+        fold: Option<FoldId>,
+        node: NodeId,
+    },
     /// A dot reads or writes outside its buffers.
     DotBounds {
         at: At,
@@ -177,6 +184,16 @@ impl fmt::Display for Problem {
                 "{at}: pass {pass} writes no element along the split loop, so two chunks could \
                  write the same element"
             ),
+            Problem::DataIndex { at, fold, node } => match fold {
+                Some(fold) => write!(
+                    f,
+                    "{at}: an index of {fold} reads {node} as a data index outside its clamp"
+                ),
+                None => write!(
+                    f,
+                    "{at}: an index reads {node} as a data index outside its clamp"
+                ),
+            },
             Problem::DotBounds { at, buf, what } => write!(f, "{at}: the dot {what} {buf}"),
         }
     }
@@ -916,6 +933,31 @@ fn check_loop_kernel(
     }
 }
 
+/// Every data index `ix` (read by node `user` of `nodes`, or by a write
+/// when `user` is past the end) reads is an earlier `Node::Index` of the
+/// same scope that clamps into the range the expression assumes.
+fn check_data(
+    at: At,
+    fold: Option<FoldId>,
+    nodes: &IdVec<NodeId, Node>,
+    user: NodeId,
+    ix: &Ix,
+    problems: &mut Vec<Problem>,
+) {
+    let mut atoms = Vec::new();
+    ix.data_atoms(&mut atoms);
+    for (node, lo, hi) in atoms {
+        let ok = node < user
+            && matches!(
+                nodes.get(node),
+                Some(Node::Index { lo: l, hi: h, .. }) if *l >= lo && *h <= hi && l <= h
+            );
+        if !ok {
+            problems.push(Problem::DataIndex { at, fold, node });
+        }
+    }
+}
+
 /// Every variable of `ix` has an extent among the first `bound`.
 fn check_vars(at: At, ix: &Ix, bound: usize, problems: &mut Vec<Problem>) {
     let mut vars = Vec::new();
@@ -975,6 +1017,7 @@ fn check_scope(
         }
         for ix in node.index_exprs() {
             check_vars(at, ix, bound, problems);
+            check_data(at, fold, nodes, n, ix, problems);
         }
         if let Node::Load {
             buf,

@@ -200,6 +200,7 @@ impl<'a> KernelEmitter<'a, '_> {
             .into_iter()
             .map(|o| vals[o].ok_or_else(|| bug(format!("fold operand {o} of {n} missing"))))
             .collect::<Result<_>>()?;
+        self.bind_data(node, &ops);
         if let Some(v) = self.pure_op(Mode::Scalar, node, &ops, None)? {
             return Ok(v);
         }

@@ -66,6 +66,13 @@ pub(super) struct KernelEmitter<'a, 'f> {
     pub(super) const_pool_base: Option<Value>,
     /// The innermost loop's index while an element is emitted.
     pub(super) inner_index: Option<Value>,
+    /// The values of the data indices (`Node::Index` nodes) the index
+    /// expressions being emitted read, when they are not hoisted values of
+    /// the kernel's own scope (see [`KernelEmitter::index_value`]).
+    pub(super) data_values: Vec<(NodeId, Value)>,
+    /// Set when an index expression read a data index with no value: a bug,
+    /// reported once the kernel is emitted.
+    pub(super) missing_data: bool,
 }
 
 impl<'a, 'f> KernelEmitter<'a, 'f> {
@@ -117,6 +124,8 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             touch_rows: Vec::new(),
             const_pool_base: None,
             inner_index: None,
+            data_values: Vec::new(),
+            missing_data: false,
         }
     }
 
@@ -185,6 +194,9 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             self.finish_reduction(0)?;
         }
         self.b.ins().return_(&[]);
+        if self.missing_data {
+            return Err(bug("an index expression read a data index with no value"));
+        }
         Ok(())
     }
 
@@ -425,6 +437,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                 clamp,
             } = &self.nodes[n]
                 && offset.affine_coefficient(inner).is_some()
+                && self.data_hoisted(offset)
             {
                 let rest = offset.without_var(inner);
                 let mut off = self.index_value(&rest);
@@ -492,7 +505,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             let w = p.width;
             let mut need: Vec<NodeId> = Vec::new();
             for &n in &varying {
-                for o in self.nodes[n].operands() {
+                for o in self.nodes[n].value_operands() {
                     if self.schedule.level[o] < depth {
                         need.push(o);
                     }
@@ -621,10 +634,16 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
         u: u32,
         vals: &IdVec<NodeId, Option<Value>>,
     ) -> Result<Value> {
+        // Data indices are scalars (a vectorised load reads one per row).
+        let values = self.nodes[n].value_operands().len();
         let ops: Vec<Value> = self.nodes[n]
             .operands()
             .into_iter()
-            .map(|o| self.value_of(mode, o, vals))
+            .enumerate()
+            .map(|(k, o)| {
+                let m = if k < values { mode } else { Mode::Scalar };
+                self.value_of(m, o, vals)
+            })
             .collect::<Result<_>>()?;
         self.emit_node(mode, n, u, &ops)
     }
@@ -644,6 +663,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
     /// reducer arguments and folds (`fold.rs`).
     fn emit_node(&mut self, mode: Mode, n: NodeId, u: u32, ops: &[Value]) -> Result<Value> {
         let node = self.nodes[n].clone();
+        self.bind_data(&node, ops);
         let amount = match (mode, &node) {
             (Mode::Vector(_), Node::Binary { b, .. }) => self.scalar[*b],
             _ => None,

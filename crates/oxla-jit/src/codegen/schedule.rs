@@ -219,7 +219,7 @@ impl Schedule {
         let mut math = false;
         for &n in &varying {
             let node = &nodes[n];
-            if !fits(node.ty()) || node.operands().iter().any(|&o| !fits(nodes[o].ty())) {
+            if !fits(node.ty()) || node.value_operands().iter().any(|&o| !fits(nodes[o].ty())) {
                 return None;
             }
             math |= vector_support(node, &lanes_of)?.calls_math;
