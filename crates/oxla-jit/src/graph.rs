@@ -500,22 +500,42 @@ impl Graph {
     /// The node computing `root` at `index` (one [`Ix`] per dimension of
     /// `root`). `root` itself is expanded even if `ctx.source` names it.
     pub(crate) fn build(&mut self, ctx: &Ctx, root: InstId, index: Vec<Ix>) -> Result<NodeId> {
-        self.walk(ctx, root, index, true)
+        self.walk(ctx, root, index, true, false)
     }
 
     /// The node reading `inst` at `index`: a load when `ctx.source` names
     /// it, its expression otherwise.
     pub(crate) fn value(&mut self, ctx: &Ctx, inst: InstId, index: Vec<Ix>) -> Result<NodeId> {
-        self.walk(ctx, inst, index, false)
+        self.walk(ctx, inst, index, false, false)
     }
 
-    fn walk(&mut self, ctx: &Ctx, root: InstId, index: Vec<Ix>, expand: bool) -> Result<NodeId> {
+    /// [`Graph::value`] at an index that may lie outside `inst`'s shape
+    /// (under a window's guard that is then false): every load is clamped
+    /// into its buffer, and the value is only meaningful where the guard
+    /// holds.
+    pub(crate) fn guarded_value(
+        &mut self,
+        ctx: &Ctx,
+        inst: InstId,
+        index: Vec<Ix>,
+    ) -> Result<NodeId> {
+        self.walk(ctx, inst, index, false, true)
+    }
+
+    fn walk(
+        &mut self,
+        ctx: &Ctx,
+        root: InstId,
+        index: Vec<Ix>,
+        expand: bool,
+        guarded: bool,
+    ) -> Result<NodeId> {
         let top = Key {
             scope: None,
             body: ctx.body_id,
             inst: root,
             index,
-            guarded: false,
+            guarded,
         };
         if expand {
             // A root expanded here must not be found as a load in the memo.

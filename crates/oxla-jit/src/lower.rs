@@ -28,6 +28,8 @@ use crate::graph::{Ctx, Graph, Source, delinearise};
 use crate::ix::{Extents, Ix};
 use crate::kernel::{DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
+mod ops;
+
 /// An internal error of lowering.
 fn bug(message: impl Into<String>) -> Error {
     internal(Stage::Lowering, message)
@@ -709,7 +711,10 @@ fn build_group(
                     first_reduced: n_rows,
                 }
             }
-            StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => {
+            StepKind::DotCopy { .. }
+            | StepKind::Dot { .. }
+            | StepKind::RowGroup { .. }
+            | StepKind::Op(_) => {
                 return Err(bug("a row-group pass that is not a loop or a reduce"));
             }
         };
@@ -852,6 +857,7 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
         } => vec![KernelDesc::Loop(row_group_kernel(
             comp, plan, space, passes, *keep,
         )?)],
+        StepKind::Op(op) => ops::lower_op_step(comp, plan, step, op)?,
         StepKind::Dot {
             inst,
             lhs,

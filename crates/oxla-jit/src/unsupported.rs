@@ -1,9 +1,11 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
-//! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
-//! of several inputs (or with a tuple-returning reducer), `convolution`,
-//! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
-//! `dynamic-slice` and `dynamic-update-slice`. Each is
+//! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`,
+//! `reduce-window` or `scatter` of several inputs (or with a
+//! tuple-returning body), and `convolution`, `reduce-window`,
+//! `select-and-scatter`, `scatter` and `dynamic-update-slice` inside a
+//! called body (they get buffers of their own), and windows of more than
+//! 2^24 positions (the kernels walk every position). Each is
 //! an [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -11,7 +13,7 @@
 //! `compile`, so the rest of the JIT may assume none of these occur (its
 //! exhaustive matches give them an internal error, never a result).
 
-use oxla_ir::{Body, Computation, Error, Instruction, OpKind, Result};
+use oxla_ir::{Body, Computation, Error, Instruction, OpKind, Result, Window};
 
 /// Refuses `comp` if any body holds something the JIT cannot compile.
 pub(crate) fn check(comp: &Computation) -> Result<()> {
@@ -36,6 +38,21 @@ fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
     }
 }
 
+/// The most positions a window of a convolution, `reduce-window` or
+/// `select-and-scatter` may have: the JIT's kernels walk every position
+/// (skipping padding by a guard), so a window of 2^40 positions padded
+/// around a few elements would run for hours where the interpreter
+/// computes the few positions that hold elements.
+const MAX_WINDOW_POSITIONS: i64 = 1 << 24;
+
+/// The number of positions of `window` (saturating).
+fn window_positions(window: &Window) -> i64 {
+    window
+        .dimensions
+        .iter()
+        .fold(1i64, |n, d| n.saturating_mul(d.size.max(0)))
+}
+
 /// Why `inst` cannot be compiled, or `None`.
 fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
     match &inst.kind {
@@ -45,13 +62,30 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         }
         OpKind::OptimizationBarrier => Some("the JIT does not compile opt-barrier yet"),
         OpKind::Map { .. } => Some("the JIT does not compile map yet"),
+        OpKind::Scatter { .. } if inst.operands.len() != 3 || inst.shape.is_tuple() => {
+            Some("the JIT compiles scatters of one input only")
+        }
+        OpKind::ReduceWindow { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
+            Some("the JIT compiles reduce-windows of one input only")
+        }
         OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
-        | OpKind::SelectAndScatter { .. } => {
-            Some("the JIT does not compile convolutions and windowed reductions yet")
+        | OpKind::SelectAndScatter { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicUpdateSlice
+            if !in_entry =>
+        {
+            Some("the JIT compiles this op in the entry computation only, not in a called body")
         }
-        OpKind::Scatter { .. } | OpKind::DynamicUpdateSlice => {
-            Some("the JIT does not compile gathers, scatters and dynamic slices yet")
+        OpKind::Convolution { window, .. }
+        | OpKind::ReduceWindow { window, .. }
+        | OpKind::SelectAndScatter { window, .. }
+            if window_positions(window) > MAX_WINDOW_POSITIONS =>
+        {
+            Some(
+                "the JIT walks every position of a window, and this window has more than \
+                 2^24 (the interpreter computes which positions hold elements)",
+            )
         }
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
             Some("the JIT compiles reduces of one input with a scalar reducer only")
@@ -78,6 +112,11 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::DotGeneral { .. }
         | OpKind::Gather { .. }
         | OpKind::DynamicSlice { .. }
+        | OpKind::Convolution { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicUpdateSlice
         | OpKind::Tuple => None,
     }
 }

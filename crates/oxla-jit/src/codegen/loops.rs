@@ -73,6 +73,9 @@ pub(super) struct KernelEmitter<'a, 'f> {
     /// Set when an index expression read a data index with no value: a bug,
     /// reported once the kernel is emitted.
     pub(super) missing_data: bool,
+    /// How many folds are being emitted around the current node (a fold's
+    /// nodes are not the kernel's: their data indices are always bound).
+    pub(super) fold_depth: usize,
 }
 
 impl<'a, 'f> KernelEmitter<'a, 'f> {
@@ -126,6 +129,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             inner_index: None,
             data_values: Vec::new(),
             missing_data: false,
+            fold_depth: 0,
         }
     }
 
@@ -337,6 +341,11 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             root,
             out,
             out_offset,
+        }
+        | Work::Update {
+            root,
+            out,
+            out_offset,
         } = self.work()
         {
             let v = self.scalar[*root].ok_or_else(|| bug("rank-0 root not computed"))?;
@@ -453,8 +462,17 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                 self.row_ptr[n] = Some(p);
             }
         }
-        // Output row pointer.
-        if let Work::Store {
+        // Output row pointer (an update at an offset that varies per
+        // element by data, or that does not step by one element along the
+        // innermost loop, computes its address per element).
+        if let Work::Update { out_offset, .. } = self.work()
+            && (!self.data_hoisted(out_offset) || out_offset.affine_coefficient(inner) != Some(1))
+        {
+            self.out_row = None;
+        } else if let Work::Store {
+            out, out_offset, ..
+        }
+        | Work::Update {
             out, out_offset, ..
         } = self.work()
         {
@@ -512,7 +530,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                 }
             }
             match self.work() {
-                Work::Store { root, .. } => need.push(*root),
+                Work::Store { root, .. } | Work::Update { root, .. } => need.push(*root),
                 Work::RowReduce { element, .. } | Work::ColumnReduce { element, .. } => {
                     need.push(*element)
                 }
@@ -561,6 +579,31 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                 let v = self.value_of(mode, root, &vals)?;
                 let row = self.out_row.ok_or_else(|| bug("output row missing"))?;
                 self.store_at(mode, ty, row, i, u, v);
+            }
+            Work::Update {
+                root,
+                out,
+                out_offset,
+            } => {
+                let v = self.value_of(mode, root, &vals)?;
+                match self.out_row {
+                    Some(row) => self.store_at(mode, ty, row, i, u, v),
+                    None => {
+                        // The offset's data indices are computed per element.
+                        let mut data = Vec::new();
+                        out_offset.data_nodes(&mut data);
+                        self.data_values.clear();
+                        for n in data {
+                            let dv = self.value_of(Mode::Scalar, n, &vals)?;
+                            self.data_values.push((n, dv));
+                        }
+                        let off = self.index_value(&out_offset);
+                        self.data_values.clear();
+                        let base = self.buffer_base(out);
+                        let a = self.address(base, off, size_of(ty));
+                        self.b.ins().store(flags(), v, a, 0);
+                    }
+                }
             }
             Work::RowReduce {
                 element: x,
@@ -664,6 +707,21 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
     fn emit_node(&mut self, mode: Mode, n: NodeId, u: u32, ops: &[Value]) -> Result<Value> {
         let node = self.nodes[n].clone();
         self.bind_data(&node, ops);
+        let v = self.emit_bound_node(mode, n, &node, u, ops);
+        self.data_values.clear();
+        v
+    }
+
+    /// [`KernelEmitter::emit_node`] once its data indices are bound.
+    fn emit_bound_node(
+        &mut self,
+        mode: Mode,
+        n: NodeId,
+        node: &Node,
+        u: u32,
+        ops: &[Value],
+    ) -> Result<Value> {
+        let node = node.clone();
         let amount = match (mode, &node) {
             (Mode::Vector(_), Node::Binary { b, .. }) => self.scalar[*b],
             _ => None,

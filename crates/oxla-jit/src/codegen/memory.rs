@@ -132,7 +132,11 @@ impl KernelEmitter<'_, '_> {
         if let Some(&(_, v)) = self.data_values.iter().find(|(n, _)| *n == node) {
             return v;
         }
-        match self.scalar.get(node).copied().flatten() {
+        let hoisted = match self.fold_depth {
+            0 => self.scalar.get(node).copied().flatten(),
+            _ => None,
+        };
+        match hoisted {
             Some(v) => v,
             None => {
                 self.missing_data = true;
