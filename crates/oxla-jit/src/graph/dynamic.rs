@@ -12,7 +12,9 @@
 //! the row's loop level), the inner loop contiguous and vectorised.
 //!
 //! Starts that cannot move (a slice as large as its dimension: the clamp
-//! gives 0) read no data; a `gather`'s batching dimensions take the batch
+//! gives 0) read no data; in a dimension where the slice is empty, the
+//! start is clamped into `[0, dim - 1]` instead of `[0, dim]` (nothing is
+//! read, so only the verifier's bounds proof sees the difference); a `gather`'s batching dimensions take the batch
 //! position itself (shape inference keeps it in range, as the interpreter
 //! relies on); a `gather` whose slice is empty in some dimension gives
 //! zeros, as XLA's CPU backend does (and the interpreter).
@@ -96,7 +98,11 @@ impl Graph {
                 let mut requests = Vec::new();
                 for (k, &d) in dims.start_index_map.iter().enumerate() {
                     let d = d as usize;
-                    let hi = (operand_dims[d] - slice_sizes[d]).max(0);
+                    // An empty slice reads nothing, wherever it starts: its start
+                    // is kept inside the dimension (the value is unobservable).
+                    let hi = (operand_dims[d] - slice_sizes[d])
+                        .min(operand_dims[d] - 1)
+                        .max(0);
                     if hi == 0 {
                         continue;
                     }
@@ -147,7 +153,9 @@ impl Graph {
                 let mut dims = Vec::with_capacity(operand_dims.len());
                 let mut requests = Vec::new();
                 for (d, &n) in operand_dims.iter().enumerate() {
-                    let hi = (n - slice_sizes[d]).max(0);
+                    // An empty slice reads nothing: its start is kept inside
+                    // the dimension (the value is unobservable).
+                    let hi = (n - slice_sizes[d]).min(n - 1).max(0);
                     let start = if hi == 0 {
                         Start::Fixed(Ix::constant(0))
                     } else {
