@@ -894,7 +894,11 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
     problems
 }
 
-/// The checks of one loop kernel; its coverage writes go into `sets`.
+/// An update's write: the buffer and the kernel (of its step) writing it.
+type Written = (BufferId, usize);
+
+/// The checks of one loop kernel; its coverage writes go into `sets`
+/// (its updates into `updates`).
 #[allow(
     clippy::too_many_arguments,
     reason = "the kernel and the plan-wide tables"
@@ -905,7 +909,7 @@ fn check_loop_kernel(
     numel: &IdVec<BufferId, i64>,
     known: &dyn Fn(BufferId) -> bool,
     read_ok: &dyn Fn(BufferId, usize) -> bool,
-    (sets, updates): (&mut Vec<(BufferId, WriteSet)>, &mut Vec<(BufferId, usize)>),
+    (sets, updates): (&mut Vec<(BufferId, WriteSet)>, &mut Vec<Written>),
     problems: &mut Vec<Problem>,
 ) {
     let graph = &kernel.graph;

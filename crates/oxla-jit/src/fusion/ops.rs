@@ -258,8 +258,7 @@ pub(crate) fn in_place_updates(
         }
     }
     let mut alias = HashMap::new();
-    for d in 0..n {
-        let inst = &body.instructions[d];
+    for (d, inst) in body.instructions.iter().enumerate() {
         let updates = match op_family(&inst.kind) {
             Some(OpFamily::UpdateSlice) => true,
             Some(OpFamily::Scatter) => inst.operands.len() == 3,
@@ -279,7 +278,7 @@ pub(crate) fn in_place_updates(
             && !xi.shape.is_tuple()
             && !leaves.contains(&x)
             && !alias.contains_key(&x);
-        let others_first = readers[x.index()].iter().all(|&r| r == d || r < d);
+        let others_first = readers[x.index()].iter().all(|&r| r <= d);
         let only_through_buffer = !reads_of(&inst.operands[1..]).contains(&x);
         if owned && others_first && only_through_buffer {
             alias.insert(x, InstId(d as u32));
