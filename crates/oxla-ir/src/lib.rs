@@ -39,8 +39,9 @@ pub use builder::{Builder, Op};
 pub use element_type::{ElementType, NativeType};
 pub use error::{Error, Result, VerifierProblem};
 pub use ir::{
-    BinaryReducer, Body, ComparisonDirection, Computation, ComputationId, DotDimensionNumbers,
-    InstId, Instruction, OpKind, PadDim,
+    BinaryReducer, Body, ComparisonDirection, ComparisonOrder, ComparisonType, Computation,
+    ComputationId, DotDimensionNumbers, InstId, Instruction, OpKind, PadDim, RngAlgorithm,
+    RngDistribution, Transpose, TriangularSolveOptions,
 };
 // The windows family's attribute types.
 pub use ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};

@@ -42,6 +42,9 @@
 //! a dot from zero over the contracting dimensions in the order the
 //! dimension numbers list them, so float results agree bit for bit.
 
+// Node builders of the misc family (bitcast-convert, reduce-precision).
+mod misc;
+
 use std::collections::HashMap;
 
 use oxla_ir::{
@@ -144,6 +147,13 @@ pub(crate) enum Node {
         lo: i64,
         hi: i64,
     },
+    /// The bits of `x` (of type `from`) read as `to`, of the same width
+    /// (`bitcast-convert`; `reduce-precision` works through it).
+    Bitcast {
+        from: ElementType,
+        to: ElementType,
+        x: NodeId,
+    },
 }
 
 impl Node {
@@ -163,10 +173,10 @@ impl Node {
                 _ => *ty,
             },
             Node::Binary { op, ty, .. } => match op {
-                BinaryOp::Compare(_) => ElementType::Pred,
+                BinaryOp::Compare(..) => ElementType::Pred,
                 _ => *ty,
             },
-            Node::Convert { to, .. } => *to,
+            Node::Convert { to, .. } | Node::Bitcast { to, .. } => *to,
             Node::InBounds { .. } => ElementType::Pred,
             Node::Index { .. } => ElementType::S64,
         }
@@ -192,7 +202,10 @@ impl Node {
             | Node::Var { .. }
             | Node::Capture { .. }
             | Node::InBounds { .. } => vec![],
-            Node::Unary { x, .. } | Node::Convert { x, .. } | Node::Index { x, .. } => vec![*x],
+            Node::Unary { x, .. }
+            | Node::Convert { x, .. }
+            | Node::Index { x, .. }
+            | Node::Bitcast { x, .. } => vec![*x],
             Node::Fold { init, captures, .. } => {
                 let mut ops = Vec::with_capacity(1 + captures.len());
                 ops.push(*init);
@@ -1003,7 +1016,16 @@ impl Graph {
             | OpKind::While { .. }
             | OpKind::Conditional { .. }
             | OpKind::OptimizationBarrier
-            | OpKind::Map { .. } => {
+            | OpKind::Map { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name
@@ -1033,7 +1055,10 @@ impl Graph {
                 )));
             }
             OpKind::Constant { .. } | OpKind::Iota { .. } => plain(vec![]),
-            OpKind::Unary(_) | OpKind::Convert => plain(vec![req(0, idx.clone(), g)]),
+            OpKind::Unary(_)
+            | OpKind::Convert
+            | OpKind::BitcastConvert
+            | OpKind::ReducePrecision { .. } => plain(vec![req(0, idx.clone(), g)]),
             OpKind::Select | OpKind::Clamp => plain(
                 (0..3)
                     .map(|k| {
@@ -1069,7 +1094,7 @@ impl Graph {
             OpKind::Broadcast { dimensions } => {
                 plain(vec![req(0, elementwise(0, &|i| dimensions[i] as usize), g)])
             }
-            OpKind::Reshape => {
+            OpKind::Reshape | OpKind::Bitcast => {
                 let out_strides = row_major_strides(inst.shape.dims());
                 let mut linear = Ix::constant(0);
                 for (ix, s) in idx.iter().zip(&out_strides) {
@@ -1269,9 +1294,16 @@ impl Graph {
             ),
             OpKind::Broadcast { .. }
             | OpKind::Reshape
+            | OpKind::Bitcast
             | OpKind::Transpose { .. }
             | OpKind::Slice { .. }
             | OpKind::Reverse { .. } => ops[0],
+            // The misc family's elementwise ops (`graph/misc.rs`).
+            OpKind::BitcastConvert => self.bitcast(s, operand_ty(0), ty, ops[0])?,
+            OpKind::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => self.reduce_precision(s, ty, *exponent_bits, *mantissa_bits, ops[0])?,
             OpKind::Concatenate { .. } => {
                 let Shaped::Concat(guards) = shaped else {
                     return Err(bug("concatenate planned without guards"));
@@ -1318,7 +1350,16 @@ impl Graph {
             | OpKind::While { .. }
             | OpKind::Conditional { .. }
             | OpKind::OptimizationBarrier
-            | OpKind::Map { .. } => {
+            | OpKind::Map { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name

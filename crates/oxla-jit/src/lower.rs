@@ -29,6 +29,7 @@ use crate::ix::{Extents, Ix};
 use crate::kernel::{DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
 mod ops;
+mod sort;
 
 /// An internal error of lowering.
 fn bug(message: impl Into<String>) -> Error {
@@ -433,37 +434,9 @@ fn dot_copy_kernel(
 /// Recognises a reducer that is one commutative, associative op of its
 /// two parameters.
 fn reducer_op(body: &Body) -> Option<BinaryOp> {
-    let root = body.root_inst();
-    let OpKind::Binary {
-        op,
-        broadcast_dimensions,
-    } = &root.kind
-    else {
-        return None;
-    };
-    if !broadcast_dimensions.is_empty()
-        || !matches!(
-            op,
-            BinaryOp::Add
-                | BinaryOp::Mul
-                | BinaryOp::Max
-                | BinaryOp::Min
-                | BinaryOp::And
-                | BinaryOp::Or
-                | BinaryOp::Xor
-        )
-    {
-        return None;
-    }
-    let nums: Vec<i64> = root
-        .operands
-        .iter()
-        .filter_map(|&o| match body.inst(o).kind {
-            OpKind::Parameter { number } => Some(number),
-            _ => None,
-        })
-        .collect();
-    (nums == [0, 1] || nums == [1, 0]).then_some(*op)
+    body.binary_reducer()
+        .map(|r| r.op)
+        .filter(|op| op.is_commutative_associative())
 }
 
 /// How a reducer body's parameters and constants are found: parameter `k`
@@ -714,7 +687,9 @@ fn build_group(
             StepKind::DotCopy { .. }
             | StepKind::Dot { .. }
             | StepKind::RowGroup { .. }
-            | StepKind::Op(_) => {
+            | StepKind::Op(_)
+            | StepKind::Sort(_)
+            | StepKind::SortKey { .. } => {
                 return Err(bug("a row-group pass that is not a loop or a reduce"));
             }
         };
@@ -870,5 +845,19 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
             out: step.out,
             sizes: *sizes,
         })],
+        StepKind::Sort(sort) => vec![KernelDesc::Sort(sort::sort_kernel(comp, plan, sort)?)],
+        StepKind::SortKey {
+            comparator,
+            expr,
+            inputs,
+            ..
+        } => vec![KernelDesc::Loop(sort::sort_key_kernel(
+            comp,
+            plan,
+            step.out,
+            *comparator,
+            *expr,
+            inputs,
+        )?)],
     })
 }

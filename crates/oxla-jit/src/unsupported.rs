@@ -2,11 +2,15 @@
 //! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
 //! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`,
 //! `reduce-window` or `scatter` of several inputs (or with a
-//! tuple-returning body), and `convolution`, `reduce-window`,
-//! `select-and-scatter`, `scatter` and `dynamic-update-slice` inside a
-//! called body (they get buffers of their own), and windows of more than
-//! 2^24 positions (the kernels walk every position). Each is
-//! an [`Error::UnsupportedOp`] naming the op and the instruction; the
+//! tuple-returning body); `convolution`, `reduce-window`,
+//! `select-and-scatter`, `scatter`, `dynamic-update-slice`, `sort` and
+//! `topk` outside the entry computation (in the entry they are compiled,
+//! with the `get-tuple-element`s of a sort's tuple), and windows of more
+//! than 2^24 positions (the kernels walk every position); the misc
+//! family's ops that are not elementwise (`rng`, `rng-bit-generator`,
+//! `cholesky`, `triangular-solve`, the batch-norm ops) and a
+//! `bitcast-convert` that changes the element width. Each is an
+//! [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
 //! This is the one place that decides it: [`check`] runs first in
@@ -20,7 +24,7 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
     let entry = comp.entry_id();
     for (bi, body) in comp.bodies().iter().enumerate() {
         for inst in &body.instructions {
-            if let Some(reason) = reason(inst, bi == entry.index()) {
+            if let Some(reason) = reason(body, inst, bi == entry.index()) {
                 return Err(refuse(body, inst, reason));
             }
         }
@@ -54,8 +58,15 @@ fn window_positions(window: &Window) -> i64 {
 }
 
 /// Why `inst` cannot be compiled, or `None`.
-fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
+fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static str> {
+    let of_sort = || {
+        inst.operands.first().is_some_and(|&o| {
+            matches!(body.inst(o).kind, OpKind::Sort { .. } | OpKind::TopK { .. })
+        })
+    };
     match &inst.kind {
+        // The arrays of a sort's tuple have buffers of their own.
+        OpKind::GetTupleElement { .. } if in_entry && of_sort() => None,
         OpKind::GetTupleElement { .. } => Some("the JIT does not read tuples as values yet"),
         OpKind::While { .. } | OpKind::Conditional { .. } => {
             Some("the JIT does not compile control flow yet")
@@ -87,11 +98,34 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
                  2^24 (the interpreter computes which positions hold elements)",
             )
         }
+        OpKind::Sort { .. } | OpKind::TopK { .. } if !in_entry => {
+            Some("the JIT compiles sort and topk in the entry computation only")
+        }
+        OpKind::Sort { .. } | OpKind::TopK { .. } => None,
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
             Some("the JIT compiles reduces of one input with a scalar reducer only")
         }
         OpKind::Parameter { .. } if in_entry && inst.shape.is_tuple() => {
             Some("the JIT takes array arguments only, not tuples")
+        }
+        // The misc family (issue 14 brings them).
+        OpKind::Rng { .. } | OpKind::RngBitGenerator { .. } => {
+            Some("the JIT does not compile random-number ops yet")
+        }
+        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
+            Some("the JIT does not compile linear-algebra ops yet")
+        }
+        OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => Some("the JIT does not compile batch normalisation yet"),
+        OpKind::BitcastConvert
+            if inst
+                .operands
+                .first()
+                .map(|o| body.inst(*o).shape.element_type().bit_width())
+                != Some(inst.shape.element_type().bit_width()) =>
+        {
+            Some("the JIT compiles a bitcast-convert only between types of one width")
         }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
@@ -117,6 +151,9 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::SelectAndScatter { .. }
         | OpKind::Scatter { .. }
         | OpKind::DynamicUpdateSlice
-        | OpKind::Tuple => None,
+        | OpKind::Tuple
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. } => None,
     }
 }

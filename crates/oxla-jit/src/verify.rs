@@ -13,6 +13,7 @@
 //! | every load stays inside its buffer for every value of the loop variables, or is clamped into it; its element count is its buffer's | kernels | kernels load without bounds checks |
 //! | the split loop's variable is written by every pass | kernels | chunks run on different threads must write different elements |
 //! | a dot reads and writes inside its buffers | kernels | `matrixmultiply` and the integer kernel index without checks |
+//! | a sort's rows tile its buffers, of the types it declares; its comparator's loads stay inside them (`verify/sort.rs`) | kernels | the sort routines and the inline merge sort index without checks |
 //!
 //! The checks are linear in the size of the IR (a few microseconds per
 //! kernel, against milliseconds of Cranelift compilation), so they run on
@@ -31,6 +32,8 @@ use crate::fusion::{BufferKind, Leaf, OutputTree, Plan, Step, StepKind};
 use crate::graph::{Graph, Node, reachable};
 use crate::ix::{Atom, Extents, Ix};
 use crate::kernel::{DotKernel, KernelDesc, LoopKernel, Work};
+
+mod sort;
 
 /// Where a kernel-level problem is: step `step` of the plan, kernel
 /// `kernel` of that step.
@@ -126,6 +129,13 @@ pub(crate) enum Problem {
         buf: BufferId,
         what: &'static str,
     },
+    /// A sort kernel's rows, buffers or comparator do not fit together
+    /// (see `verify/sort.rs`).
+    SortBounds {
+        at: At,
+        buf: BufferId,
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for At {
@@ -215,6 +225,7 @@ impl fmt::Display for Problem {
                 "step {step} reads `{inst}` from {buf}, which holds another value at that point"
             ),
             Problem::DotBounds { at, buf, what } => write!(f, "{at}: the dot {what} {buf}"),
+            Problem::SortBounds { at, buf, what } => write!(f, "{at}: the sort {what} {buf}"),
         }
     }
 }
@@ -255,11 +266,13 @@ fn step_writes(step: &Step) -> Vec<Vec<BufferId>> {
                 w
             })
             .collect(),
+        StepKind::Sort(sort) => vec![sort.writes()],
         StepKind::Loop { .. }
         | StepKind::Reduce { .. }
         | StepKind::DotCopy { .. }
         | StepKind::Dot { .. }
-        | StepKind::Op(_) => vec![vec![step.out]],
+        | StepKind::Op(_)
+        | StepKind::SortKey { .. } => vec![vec![step.out]],
     }
 }
 
@@ -274,7 +287,9 @@ fn updated_in_place(comp: &Computation, step: &Step) -> Option<(BufferId, InstId
         | StepKind::Reduce { .. }
         | StepKind::DotCopy { .. }
         | StepKind::Dot { .. }
-        | StepKind::RowGroup { .. } => None,
+        | StepKind::RowGroup { .. }
+        | StepKind::Sort(_)
+        | StepKind::SortKey { .. } => None,
     }
 }
 
@@ -298,11 +313,18 @@ fn producers(plan: &Plan) -> HashMap<InstId, (usize, BufferId)> {
                         StepKind::DotCopy { .. }
                         | StepKind::Dot { .. }
                         | StepKind::RowGroup { .. }
-                        | StepKind::Op(_) => {}
+                        | StepKind::Op(_)
+                        | StepKind::Sort(_)
+                        | StepKind::SortKey { .. } => {}
                     }
                 }
             }
-            StepKind::Op(_) | StepKind::DotCopy { .. } => {}
+            // A sort's arrays are never updated in place (`fusion/ops.rs`),
+            // so their reads need no producer.
+            StepKind::Op(_)
+            | StepKind::DotCopy { .. }
+            | StepKind::Sort(_)
+            | StepKind::SortKey { .. } => {}
         }
     }
     producers
@@ -365,6 +387,8 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<Read>> {
             reads.extend(op.extra_reads().into_iter().map(|b| (b, None)));
             vec![reads]
         }
+        StepKind::Sort(sort) => vec![sort.reads().into_iter().map(|b| (b, None)).collect()],
+        StepKind::SortKey { inputs, .. } => vec![inputs.iter().map(|&b| (b, None)).collect()],
         StepKind::RowGroup { passes, keep, .. } => passes
             .iter()
             .enumerate()
@@ -376,7 +400,9 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<Read>> {
                     StepKind::DotCopy { .. }
                     | StepKind::Dot { .. }
                     | StepKind::RowGroup { .. }
-                    | StepKind::Op(_) => vec![],
+                    | StepKind::Op(_)
+                    | StepKind::Sort(_)
+                    | StepKind::SortKey { .. } => vec![],
                 }
             })
             .collect(),
@@ -767,6 +793,7 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
             let written: Vec<BufferId> = match desc {
                 KernelDesc::Loop(kernel) => kernel.written().collect(),
                 KernelDesc::Dot(dot) => vec![dot.out],
+                KernelDesc::Sort(sort) => sort.written(),
             };
             for b in written {
                 if in_place.get(k).copied().flatten() == Some(b) {
@@ -835,6 +862,9 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
                     &mut problems,
                 ),
                 KernelDesc::Dot(dot) => check_dot(at, dot, &numel, &known, &read_ok, &mut problems),
+                KernelDesc::Sort(sort) => {
+                    sort::check_sort_kernel(at, sort, plan, &numel, &known, &read_ok, &mut problems)
+                }
             }
             last_set.extend(sets[before..].iter().map(|s| (s.0, j)));
         }

@@ -427,7 +427,19 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Gather { .. }
             | OpKind::Scatter { .. }
             | OpKind::DynamicSlice { .. }
-            | OpKind::DynamicUpdateSlice => w.push(
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,

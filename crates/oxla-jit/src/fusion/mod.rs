@@ -39,20 +39,26 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use oxla_ir::{
-    BinaryOp, Body, Computation, ComputationId, DotDimensionNumbers, ElementType, InstId, Literal,
-    OpKind, Result, Shape, printer::instruction_text, shape::row_major_strides,
+    Body, Computation, ComputationId, DotDimensionNumbers, ElementType, InstId, Literal, OpKind,
+    Result, Shape, printer::instruction_text, shape::row_major_strides,
 };
 
 use crate::entity::{BufferId, IdVec, ParamId};
 
 mod ops;
 mod row_groups;
+mod sort;
 
 pub(crate) use ops::OpStep;
 pub(crate) use row_groups::{RowSpace, pass_source};
+pub(crate) use sort::{SortHow, SortKey, SortStep};
 
-/// Cost of a transcendental op in the recompute heuristic.
-pub(crate) const EXPENSIVE: u64 = 10;
+/// Cost of a transcendental op in the recompute heuristic (the op table's
+/// weight for [`oxla_ir::Cost::Transcendental`]).
+pub(crate) const EXPENSIVE: u64 = match oxla_ir::Cost::Transcendental.weight() {
+    Some(w) => w,
+    None => panic!("transcendental ops are fused"),
+};
 /// A value used more than once is materialised above this cost.
 pub(crate) const SHARED_COST: u64 = 2 * EXPENSIVE;
 /// Any value is materialised above this cost (keeps kernels small).
@@ -136,6 +142,18 @@ pub(crate) enum StepKind {
     },
     /// A step of an indexing or windowed op (`ops.rs`).
     Op(OpStep),
+    /// A `sort` or `topk`: every operand in a buffer, one output buffer
+    /// per result array that is read (see `sort.rs`).
+    Sort(Box<SortStep>),
+    /// The key kernel of a sort by keys: `out[i]` is the comparator's key
+    /// expression `expr` (its `a` side) with `a_k` read from `inputs[k]`
+    /// at `i`.
+    SortKey {
+        sort: InstId,
+        comparator: ComputationId,
+        expr: InstId,
+        inputs: Vec<BufferId>,
+    },
 }
 
 /// The value a row group keeps between passes (see [`StepKind::RowGroup`]).
@@ -194,18 +212,9 @@ pub(crate) struct Plan {
 }
 
 pub(crate) fn op_cost(kind: &OpKind) -> u64 {
-    match kind {
-        OpKind::Unary(oxla_ir::transcendental_unary_ops!()) => EXPENSIVE,
-        OpKind::Binary {
-            op: BinaryOp::Pow | BinaryOp::Atan2,
-            ..
-        } => EXPENSIVE,
-        OpKind::Binary {
-            op: BinaryOp::Div | BinaryOp::Rem,
-            ..
-        } => 3,
-        _ => 1,
-    }
+    // The op table's cost class; an op that is never fused (its own kernel,
+    // or a leaf in memory) costs 1 where a consumer reads it.
+    kind.opcode().cost().weight().unwrap_or(1)
 }
 
 /// `true` if reading `operand` (operand slot `k`) of `user` repeats its
@@ -264,14 +273,24 @@ impl Plan {
                 }
                 k if ops::op_family(k).is_some() => true,
                 OpKind::Constant { .. } => !inst.shape.is_scalar(),
-                _ => false,
+                kind => sort::is_sort(kind) || sort_part(body, InstId(i as u32)).is_some(),
             };
+        }
+        // A sort reads its operands from buffers.
+        for (i, inst) in body.instructions.iter().enumerate() {
+            if live[i] && sort::is_sort(&inst.kind) {
+                for o in &inst.operands {
+                    mat[o.index()] = true;
+                }
+            }
         }
         // Result leaves.
         let mut leaves = Vec::new();
         collect_leaves(body, body.root, &mut leaves);
         for &l in &leaves {
-            mat[l.index()] = true;
+            if let LeafSource::Inst(l) = l {
+                mat[l.index()] = true;
+            }
         }
         // Cost-based cuts, in definition order.
         let mut cost = vec![0u64; n];
@@ -312,7 +331,14 @@ impl Plan {
         }
 
         // Updates that write into their operand's buffer (`ops.rs`).
-        let alias = ops::in_place_updates(body, &live, &mat, &leaves);
+        let leaf_insts: Vec<InstId> = leaves
+            .iter()
+            .filter_map(|l| match l {
+                LeafSource::Inst(i) => Some(*i),
+                LeafSource::Part(..) => None,
+            })
+            .collect();
+        let alias = ops::in_place_updates(body, &live, &mat, &leaf_insts);
         let mut plan = Plan {
             buffers: IdVec::new(),
             steps: Vec::new(),
@@ -320,9 +346,27 @@ impl Plan {
             materialised: HashMap::new(),
             called_constants: HashMap::new(),
         };
+        // The buffers of the arrays of tuple-shaped sorts, by (sort, index).
+        let mut parts: HashMap<(InstId, usize), BufferId> = HashMap::new();
         // Output buffers, in leaf order (duplicates and inputs are copies).
         let mut leaf_kinds = Vec::new();
         for (li, &l) in leaves.iter().enumerate() {
+            let l = match l {
+                LeafSource::Inst(l) => l,
+                LeafSource::Part(s, k) => {
+                    let leaf = match parts.get(&(s, k)) {
+                        Some(&b) => Leaf::Duplicate(b),
+                        None => {
+                            let (shape, name) = part_shape(body, s, k);
+                            let b = plan.push(BufferKind::Output(li), &shape, &name);
+                            parts.insert((s, k), b);
+                            Leaf::Buffer(b)
+                        }
+                    };
+                    leaf_kinds.push(leaf);
+                    continue;
+                }
+            };
             let inst = body.inst(l);
             let leaf = match &inst.kind {
                 OpKind::Parameter { number } => Leaf::Param(ParamId::new(*number as usize)),
@@ -348,6 +392,22 @@ impl Plan {
             let id = InstId(i as u32);
             let inst = body.inst(id);
             if plan.materialised.contains_key(&id) || alias.contains_key(&id) {
+                continue;
+            }
+            // An array of a sort's tuple: the buffer the sort writes it to.
+            if let Some(part) = sort_part(body, id) {
+                let b = match parts.get(&part) {
+                    Some(&b) => b,
+                    None => {
+                        let b = plan.push(BufferKind::Temp, &inst.shape, &inst.name);
+                        parts.insert(part, b);
+                        b
+                    }
+                };
+                plan.materialised.insert(id, b);
+                continue;
+            }
+            if sort::is_sort(&inst.kind) && inst.shape.is_tuple() {
                 continue;
             }
             let kind = match &inst.kind {
@@ -386,9 +446,16 @@ impl Plan {
                 }
             }
         }
-        for i in 0..n {
+        for (i, &alive) in live.iter().enumerate() {
             let id = InstId(i as u32);
             let inst = body.inst(id);
+            if alive && sort::is_sort(&inst.kind) {
+                plan.sort_steps(comp, id, &parts)?;
+                continue;
+            }
+            if sort_part(body, id).is_some() {
+                continue;
+            }
             let Some(&out) = plan.materialised.get(&id) else {
                 continue;
             };
@@ -599,6 +666,21 @@ impl Plan {
                 StepKind::Reduce { inst } => format!("reduce root={}", body.inst(*inst).name),
                 StepKind::RowGroup { .. } => String::new(),
                 StepKind::Op(op) => op.head(body),
+                StepKind::Sort(sort) => sort.head(comp, body, self),
+                StepKind::SortKey {
+                    sort,
+                    comparator,
+                    expr,
+                    ..
+                } => format!(
+                    "sort key of {}: {}",
+                    body.inst(*sort).name,
+                    instruction_text(
+                        comp,
+                        comp.body(*comparator),
+                        comp.body(*comparator).inst(*expr)
+                    )
+                ),
                 StepKind::DotCopy { source, groups } => format!(
                     "dot-operand-copy of {} groups={:?}",
                     body.inst(*source).name,
@@ -637,7 +719,10 @@ impl Plan {
                 StepKind::Loop { root } => Some(*root),
                 StepKind::Reduce { inst } | StepKind::Dot { inst, .. } => Some(*inst),
                 StepKind::Op(op) => Some(op.inst()),
-                StepKind::DotCopy { .. } | StepKind::RowGroup { .. } => None,
+                StepKind::Sort(sort) => Some(sort.inst),
+                StepKind::DotCopy { .. } | StepKind::RowGroup { .. } | StepKind::SortKey { .. } => {
+                    None
+                }
             };
             if let Some(r) = root {
                 let _ = writeln!(s, "  ROOT {}", instruction_text(comp, body, body.inst(r)));
@@ -647,8 +732,41 @@ impl Plan {
     }
 }
 
+/// Where a result leaf comes from: an array instruction, or array `k` of
+/// a tuple-shaped `sort` or `topk`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LeafSource {
+    Inst(InstId),
+    Part(InstId, usize),
+}
+
+/// `(sort, k)` when `id` is `get-tuple-element(sort), index=k` of a
+/// `sort` or `topk`.
+fn sort_part(body: &Body, id: InstId) -> Option<(InstId, usize)> {
+    let inst = body.inst(id);
+    let OpKind::GetTupleElement { index } = inst.kind else {
+        return None;
+    };
+    let of = *inst.operands.first()?;
+    sort::is_sort(&body.inst(of).kind).then_some((of, index as usize))
+}
+
+/// The shape and name of array `k` of the sort `s`.
+fn part_shape(body: &Body, s: InstId, k: usize) -> (Shape, String) {
+    let inst = body.inst(s);
+    let shape = if inst.shape.is_tuple() {
+        inst.shape.tuple_shapes().get(k).cloned()
+    } else {
+        None
+    };
+    (
+        shape.unwrap_or_else(|| inst.shape.clone()),
+        format!("{}.{k}", inst.name),
+    )
+}
+
 /// The result leaves (arrays) under `id`, in tuple order.
-fn collect_leaves(body: &Body, id: InstId, out: &mut Vec<InstId>) {
+fn collect_leaves(body: &Body, id: InstId, out: &mut Vec<LeafSource>) {
     let inst = body.inst(id);
     match inst.kind {
         OpKind::Tuple => {
@@ -656,12 +774,19 @@ fn collect_leaves(body: &Body, id: InstId, out: &mut Vec<InstId>) {
                 collect_leaves(body, o, out);
             }
         }
-        _ => out.push(id),
+        _ if sort::is_sort(&inst.kind) && inst.shape.is_tuple() => {
+            out.extend((0..inst.shape.tuple_shapes().len()).map(|k| LeafSource::Part(id, k)));
+        }
+        _ => out.push(match sort_part(body, id) {
+            Some((s, k)) => LeafSource::Part(s, k),
+            None => LeafSource::Inst(id),
+        }),
     }
 }
 
 fn build_tree(body: &Body, id: InstId, leaves: &mut impl Iterator<Item = Leaf>) -> OutputTree {
     let inst = body.inst(id);
+    let mut next = || OutputTree::Leaf(leaves.next().unwrap_or(Leaf::Duplicate(BufferId::new(0))));
     match inst.kind {
         OpKind::Tuple => OutputTree::Tuple(
             inst.operands
@@ -669,7 +794,12 @@ fn build_tree(body: &Body, id: InstId, leaves: &mut impl Iterator<Item = Leaf>) 
                 .map(|&o| build_tree(body, o, leaves))
                 .collect(),
         ),
-        _ => OutputTree::Leaf(leaves.next().unwrap_or(Leaf::Duplicate(BufferId::new(0)))),
+        _ if sort::is_sort(&inst.kind) && inst.shape.is_tuple() => OutputTree::Tuple(
+            (0..inst.shape.tuple_shapes().len())
+                .map(|_| next())
+                .collect(),
+        ),
+        _ => next(),
     }
 }
 

@@ -17,7 +17,8 @@
 //! update step only writes the update, *in place*. That is allowed when
 //!
 //! - the operand is computed by a step of this plan (not an argument or
-//!   constant, which the executable does not own), is not a leaf of the
+//!   constant, which the executable does not own, nor an array of a sort's
+//!   tuple, whose buffer its tuple's readers share), is not a leaf of the
 //!   result, and is a value of one buffer (not a tuple);
 //! - every other step that reads the operand comes before the update
 //!   step (a later one would see the updated values);
@@ -209,7 +210,19 @@ pub(crate) fn op_family(kind: &OpKind) -> Option<OpFamily> {
         | OpKind::OptimizationBarrier
         | OpKind::Map { .. }
         | OpKind::Gather { .. }
-        | OpKind::DynamicSlice { .. } => None,
+        | OpKind::DynamicSlice { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => None,
     }
 }
 
@@ -273,7 +286,10 @@ pub(crate) fn in_place_updates(
         let owned = mat[x.index()]
             && !matches!(
                 xi.kind,
-                OpKind::Parameter { .. } | OpKind::Constant { .. } | OpKind::Tuple
+                OpKind::Parameter { .. }
+                    | OpKind::Constant { .. }
+                    | OpKind::Tuple
+                    | OpKind::GetTupleElement { .. }
             )
             && !xi.shape.is_tuple()
             && !leaves.contains(&x)

@@ -179,7 +179,9 @@ fn joins(comp: &Computation, plan: &Plan, step: &Step, rs: &RowSpace) -> bool {
         StepKind::DotCopy { .. }
         | StepKind::Dot { .. }
         | StepKind::RowGroup { .. }
-        | StepKind::Op(_) => false,
+        | StepKind::Op(_)
+        | StepKind::Sort(_)
+        | StepKind::SortKey { .. } => false,
     }
 }
 
@@ -300,7 +302,9 @@ fn reads_stay_in_row(
             StepKind::DotCopy { .. }
             | StepKind::Dot { .. }
             | StepKind::RowGroup { .. }
-            | StepKind::Op(_) => {
+            | StepKind::Op(_)
+            | StepKind::Sort(_)
+            | StepKind::SortKey { .. } => {
                 return Ok(false);
             }
         };
@@ -355,7 +359,9 @@ pub(super) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()>
                             StepKind::DotCopy { .. }
                             | StepKind::Dot { .. }
                             | StepKind::RowGroup { .. }
-                            | StepKind::Op(_) => continue,
+                            | StepKind::Op(_)
+                            | StepKind::Sort(_)
+                            | StepKind::SortKey { .. } => continue,
                         };
                         p.fused = plan.fused_under_except(body, &roots, Some(k.inst));
                     }

@@ -38,8 +38,8 @@
 //!   source order (`scatter(source, current)`), on one thread.
 
 use oxla_ir::{
-    BinaryOp, ComparisonDirection, ElementType, InstId, OpKind, Result, UnaryOp, WindowDim,
-    shape::row_major_strides,
+    BinaryOp, ComparisonDirection, ComparisonOrder, ElementType, InstId, OpKind, Result, UnaryOp,
+    WindowDim, shape::row_major_strides,
 };
 
 use super::{
@@ -325,14 +325,14 @@ fn scatter_kernel(
             let top = const_s64(&mut g, hi);
             let ge = binary(
                 &mut g,
-                BinaryOp::Compare(ComparisonDirection::Ge),
+                BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Natural),
                 ElementType::S64,
                 raw,
                 zero,
             );
             let le = binary(
                 &mut g,
-                BinaryOp::Compare(ComparisonDirection::Le),
+                BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Natural),
                 ElementType::S64,
                 raw,
                 top,
@@ -879,14 +879,14 @@ fn positions_kernel(
         let zero = const_s64(&mut g, 0);
         let is_el = binary(
             &mut g,
-            BinaryOp::Compare(ComparisonDirection::Ge),
+            BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Natural),
             s64,
             el,
             zero,
         );
         let empty = binary(
             &mut g,
-            BinaryOp::Compare(ComparisonDirection::Lt),
+            BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Natural),
             s64,
             acc,
             zero,
@@ -963,7 +963,7 @@ fn select_scatter_kernels(
         let zero = const_s64(&mut g, 0);
         let valid = binary(
             &mut g,
-            BinaryOp::Compare(ComparisonDirection::Ge),
+            BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Natural),
             s64,
             p,
             zero,
