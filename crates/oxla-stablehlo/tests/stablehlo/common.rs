@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use oxla_ir::ir::{Body, ComputationId, InstId, OpKind};
+use oxla_ir::ir::{Body, ComputationId, InstId};
 use oxla_ir::{ArrayData, Computation, ElementType, Literal};
 
 /// `tests/data/...` of the repository.
@@ -83,8 +83,8 @@ pub fn read_npy(path: &Path) -> Literal {
 }
 
 /// The module printed with every name replaced by its position (`v3`,
-/// `b1`), parameters first, identical reducers merged and bodies ordered
-/// by first use, so that modules that differ only in names, in where the
+/// `b1`), parameters first, identical called bodies merged and bodies
+/// ordered by first use, so that modules that differ only in names, in where the
 /// parameters stand (MLIR has them all up front) and in how reducers are
 /// shared print the same.
 pub fn canonical(comp: &Computation) -> String {
@@ -97,8 +97,8 @@ pub fn canonical(comp: &Computation) -> String {
         b.name = String::new();
         for (i, inst) in b.instructions.iter_mut().enumerate() {
             inst.name = format!("v{i}");
-            if let OpKind::Reduce { to_apply, .. } = &mut inst.kind {
-                *to_apply = rep[to_apply.index()];
+            for called in inst.kind.called_computations_mut() {
+                *called = rep[called.index()];
             }
         }
         let same = (k + 1 < bodies.len())
@@ -113,8 +113,8 @@ pub fn canonical(comp: &Computation) -> String {
             return;
         }
         for inst in &renamed[id].instructions {
-            if let OpKind::Reduce { to_apply, .. } = inst.kind {
-                visit(to_apply.index(), renamed, order);
+            for called in inst.kind.called_computations() {
+                visit(called.index(), renamed, order);
             }
         }
         order.push(id);
@@ -137,8 +137,8 @@ pub fn canonical(comp: &Computation) -> String {
                 format!("b{n}")
             };
             for inst in &mut b.instructions {
-                if let OpKind::Reduce { to_apply, .. } = &mut inst.kind {
-                    *to_apply = ComputationId(new_id[&to_apply.index()]);
+                for called in inst.kind.called_computations_mut() {
+                    *called = ComputationId(new_id[&called.index()]);
                 }
             }
             b
