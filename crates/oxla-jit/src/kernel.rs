@@ -80,6 +80,20 @@ pub(crate) enum Work {
         /// same offset of their own buffers).
         more: Vec<Acc>,
     },
+    /// `out[out_offset] = root` over a buffer that already holds a value
+    /// in full (written by an earlier kernel of the same step, or, in
+    /// place, by an earlier step): a `dynamic-update-slice` window or a
+    /// `scatter`'s updates. The offset may read data indices; `root` may
+    /// read `out` at `out_offset` (the element's value before this write).
+    /// Unless the kernel has a split loop (then every iteration writes its
+    /// own element), iterations run in loop order on one thread, so an
+    /// element written twice ends with the later value, and a read sees
+    /// every earlier write.
+    Update {
+        root: NodeId,
+        out: BufferId,
+        out_offset: Ix,
+    },
     /// A reduction whose innermost loop walks the output's last dimension
     /// and whose reduced loops run from depth `first_reduced` to just
     /// above it: the output row is filled with `init`, then every reduced
@@ -101,6 +115,7 @@ impl Work {
     pub(crate) fn out(&self) -> BufferId {
         match self {
             Work::Store { out, .. }
+            | Work::Update { out, .. }
             | Work::RowReduce { out, .. }
             | Work::ColumnReduce { out, .. } => *out,
         }
@@ -117,7 +132,7 @@ impl Work {
     /// A variadic reduce's other accumulators (none otherwise).
     pub(crate) fn more(&self) -> &[Acc] {
         match self {
-            Work::Store { .. } => &[],
+            Work::Store { .. } | Work::Update { .. } => &[],
             Work::RowReduce { more, .. } | Work::ColumnReduce { more, .. } => more,
         }
     }
@@ -126,6 +141,7 @@ impl Work {
     pub(crate) fn out_offset(&self) -> &Ix {
         match self {
             Work::Store { out_offset, .. }
+            | Work::Update { out_offset, .. }
             | Work::RowReduce { out_offset, .. }
             | Work::ColumnReduce { out_offset, .. } => out_offset,
         }
@@ -135,7 +151,7 @@ impl Work {
     /// the roots of the reducer body, if the reducer is one.
     pub(crate) fn roots(&self) -> (Vec<NodeId>, Vec<NodeId>) {
         match self {
-            Work::Store { root, .. } => (vec![*root], vec![]),
+            Work::Store { root, .. } | Work::Update { root, .. } => (vec![*root], vec![]),
             Work::RowReduce {
                 element,
                 reducer,

@@ -28,6 +28,7 @@ use crate::graph::{Ctx, Graph, Source, delinearise};
 use crate::ix::{Extents, Ix};
 use crate::kernel::{Acc, DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
+mod ops;
 mod sort;
 
 /// An internal error of lowering.
@@ -814,6 +815,7 @@ fn build_group(
             | StepKind::MultiReduce { .. }
             | StepKind::While(_)
             | StepKind::Conditional(_)
+            | StepKind::Op(_)
             | StepKind::Sort(_)
             | StepKind::SortKey { .. } => {
                 return Err(bug("a row-group pass that is not a loop or a reduce"));
@@ -968,7 +970,8 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
         | StepKind::RowGroup { .. }
         | StepKind::Dot { .. }
         | StepKind::Sort(_)
-        | StepKind::SortKey { .. } => {}
+        | StepKind::SortKey { .. }
+        | StepKind::Op(_) => {}
     }
     let out_shape = &plan.buffers[step.out].shape;
     if out_shape.element_count() == 0 {
@@ -990,6 +993,7 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
         } => vec![KernelDesc::Loop(row_group_kernel(
             comp, plan, space, passes, *keep,
         )?)],
+        StepKind::Op(op) => ops::lower_op_step(comp, plan, step, op)?,
         StepKind::Dot {
             inst,
             lhs,

@@ -302,7 +302,8 @@ impl Builder<'_> {
                 | StepKind::RowGroup { .. }
                 | StepKind::MultiReduce { .. }
                 | StepKind::Sort(_)
-                | StepKind::SortKey { .. } => {}
+                | StepKind::SortKey { .. }
+                | StepKind::Op(_) => {}
             }
         }
         // A called region's copied result leaves, after its steps.

@@ -1,12 +1,15 @@
 //! What the JIT does not compile yet, refused before any native code is
-//! built: `convolution`, `reduce-window`, `select-and-scatter`, `gather`,
-//! `scatter`, `dynamic-slice`, `dynamic-update-slice`; the misc family's
-//! ops that are not elementwise (`rng`, `rng-bit-generator`, `cholesky`,
-//! `triangular-solve`, the batch-norm ops) and a `bitcast-convert` that
-//! changes the element width; and, inside a computation called per element
-//! (a reducer, a comparator or a mapped computation, whose code is inlined
-//! into the kernels), `while`, `conditional`, `sort`, `topk` and a `reduce`
-//! of several inputs. Each is an
+//! built: a `reduce-window` or `scatter` of several inputs (or with a
+//! tuple-returning body); `convolution`, `reduce-window`,
+//! `select-and-scatter`, `scatter` and `dynamic-update-slice` outside the
+//! entry computation (in a loop's or branch's body, or a called body), and
+//! windows of more than 2^24 positions (the kernels walk every position);
+//! the misc family's ops that are not elementwise (`rng`,
+//! `rng-bit-generator`, `cholesky`, `triangular-solve`, the batch-norm
+//! ops) and a `bitcast-convert` that changes the element width; and,
+//! inside a computation called per element (a reducer, a comparator or a
+//! mapped computation, whose code is inlined into the kernels), `while`,
+//! `conditional`, `sort`, `topk` and a `reduce` of several inputs. Each is an
 //! [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -14,7 +17,7 @@
 //! `compile`, so the rest of the JIT may assume none of these occur (its
 //! exhaustive matches give them an internal error, never a result).
 
-use oxla_ir::{Body, Computation, Error, Instruction, OpKind, Result};
+use oxla_ir::{Body, Computation, Error, Instruction, OpKind, Result, Window};
 
 /// Refuses `comp` if any body holds something the JIT cannot compile.
 pub(crate) fn check(comp: &Computation) -> Result<()> {
@@ -63,20 +66,52 @@ fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
     }
 }
 
+/// The most positions a window of a convolution, `reduce-window` or
+/// `select-and-scatter` may have: the JIT's kernels walk every position
+/// (skipping padding by a guard), so a window of 2^40 positions padded
+/// around a few elements would run for hours where the interpreter
+/// computes the few positions that hold elements.
+const MAX_WINDOW_POSITIONS: i64 = 1 << 24;
+
+/// The number of positions of `window` (saturating).
+fn window_positions(window: &Window) -> i64 {
+    window
+        .dimensions
+        .iter()
+        .fold(1i64, |n, d| n.saturating_mul(d.size.max(0)))
+}
+
 /// Why `inst` cannot be compiled, or `None`; `inline` when its body is
 /// called per element.
 fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str> {
     match &inst.kind {
+        OpKind::Scatter { .. } if inst.operands.len() != 3 || inst.shape.is_tuple() => {
+            Some("the JIT compiles scatters of one input only")
+        }
+        OpKind::ReduceWindow { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
+            Some("the JIT compiles reduce-windows of one input only")
+        }
         OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
-        | OpKind::SelectAndScatter { .. } => {
-            Some("the JIT does not compile convolutions and windowed reductions yet")
-        }
-        OpKind::Gather { .. }
+        | OpKind::SelectAndScatter { .. }
         | OpKind::Scatter { .. }
-        | OpKind::DynamicSlice { .. }
-        | OpKind::DynamicUpdateSlice => {
-            Some("the JIT does not compile gathers, scatters and dynamic slices yet")
+        | OpKind::DynamicUpdateSlice
+            if inline =>
+        {
+            Some(
+                "the JIT does not compile this op inside a computation called per element \
+                 (a reducer, a comparator or a mapped computation)",
+            )
+        }
+        OpKind::Convolution { window, .. }
+        | OpKind::ReduceWindow { window, .. }
+        | OpKind::SelectAndScatter { window, .. }
+            if window_positions(window) > MAX_WINDOW_POSITIONS =>
+        {
+            Some(
+                "the JIT walks every position of a window, and this window has more than \
+                 2^24 (the interpreter computes which positions hold elements)",
+            )
         }
         OpKind::Sort { .. } | OpKind::TopK { .. } if inline => Some(
             "the JIT does not compile sort and topk inside a computation called per element \
@@ -126,6 +161,13 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
+        | OpKind::Gather { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::Convolution { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicUpdateSlice
         | OpKind::Tuple
         | OpKind::GetTupleElement { .. }
         | OpKind::While { .. }

@@ -338,6 +338,11 @@ pub(super) fn in_place_ok(
     if !is_step(body, mat, w.index()) {
         return false;
     }
+    // An indexing or windowed op's steps (`ops.rs`) have in-place rules of
+    // their own: its value is copied into the state.
+    if super::ops::op_family(&body.inst(w).kind).is_some() {
+        return false;
+    }
     // No other result leaf is the old value.
     if leaves.iter().enumerate().any(|(m, &t)| m != li && t == p) {
         return false;

@@ -46,11 +46,13 @@ use oxla_ir::{
 use crate::entity::{BufferId, IdVec, ParamId};
 
 mod control;
+mod ops;
 mod row_groups;
 mod sort;
 pub(crate) mod tuples;
 
 pub(crate) use control::{CondStep, InitLeaf, Region, Regions, Role, WhileStep};
+pub(crate) use ops::OpStep;
 pub(crate) use row_groups::{RowSpace, pass_source};
 pub(crate) use sort::{SortHow, SortKey, SortStep};
 use tuples::Sym;
@@ -152,6 +154,8 @@ pub(crate) enum StepKind {
     /// A `conditional`: its selector, its output buffers, and each
     /// branch's region and operand buffers (see `control.rs`).
     Conditional(Box<CondStep>),
+    /// A step of an indexing or windowed op (`ops.rs`).
+    Op(OpStep),
     /// A `sort` or `topk`: every operand in a buffer, one output buffer
     /// per result array that is read (see `sort.rs`).
     Sort(Box<SortStep>),
@@ -248,6 +252,14 @@ fn repeats(body: &Body, user: InstId, k: usize) -> bool {
         | OpKind::Select
         | OpKind::Clamp
         | OpKind::Pad { .. } => u.shape.element_count() > o.shape.element_count(),
+        OpKind::Gather { .. } | OpKind::DynamicSlice { .. } => {
+            k == 0 && u.shape.element_count() > o.shape.element_count()
+        }
+        OpKind::Convolution { window, .. }
+        | OpKind::ReduceWindow { window, .. }
+        | OpKind::SelectAndScatter { window, .. } => {
+            window.dimensions.iter().map(|d| d.size).product::<i64>() > 1
+        }
         _ => false,
     }
 }
@@ -295,6 +307,7 @@ impl Plan {
                 OpKind::Parameter { .. } | OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                     true
                 }
+                k if ops::op_family(k).is_some() => true,
                 OpKind::Constant { .. } => !inst.shape.is_scalar(),
                 kind => {
                     tuples::is_alias(kind)
@@ -374,6 +387,32 @@ impl Plan {
             }
         }
 
+        // Updates that write into their operand's buffer (`ops.rs`): never
+        // an operand read through a tuple, an element of one, a barrier, a
+        // loop or a branch (those reads are not steps' operands, so the
+        // analysis would not see them).
+        let leaf_insts: Vec<InstId> = leaves
+            .iter()
+            .filter_map(|s| match s {
+                Sym::Inst(i) => Some(*i),
+                Sym::Part(..) => None,
+            })
+            .collect();
+        let mut alias = ops::in_place_updates(body, &live, &mat, &leaf_insts);
+        alias.retain(|x, _| {
+            let xi = body.inst(*x);
+            !tuples::produces_parts(&xi.kind, &xi.shape)
+                && !tuples::is_alias(&xi.kind)
+                && body.instructions.iter().enumerate().all(|(u, inst)| {
+                    !live[u]
+                        || !inst.operands.contains(x)
+                        || !(tuples::is_alias(&inst.kind)
+                            || matches!(
+                                inst.kind,
+                                OpKind::While { .. } | OpKind::Conditional { .. }
+                            ))
+                })
+        });
         let mut b = control::Buffers::new(
             body,
             Plan {
@@ -455,7 +494,10 @@ impl Plan {
                         b.plan.materialised.insert(id, buf);
                     }
                 }
-                kind if mat[i] && b.buffer_of(Sym::Inst(id)).is_none() => {
+                kind if mat[i]
+                    && b.buffer_of(Sym::Inst(id)).is_none()
+                    && !alias.contains_key(&id) =>
+                {
                     let k = match kind {
                         OpKind::Constant { literal } => BufferKind::Constant(literal.clone()),
                         _ => BufferKind::Temp,
@@ -464,6 +506,16 @@ impl Plan {
                     b.assign(Sym::Inst(id), buf);
                 }
                 _ => {}
+            }
+        }
+        // An operand updated in place lives in its (last) updater's buffer.
+        for &x in alias.keys() {
+            let mut d = x;
+            while let Some(&next) = alias.get(&d) {
+                d = next;
+            }
+            if let Some(&buf) = b.plan.materialised.get(&d) {
+                b.plan.materialised.insert(x, buf);
             }
         }
         for bi in control::inline_bodies(comp) {
@@ -537,6 +589,13 @@ impl Plan {
                         out,
                         fused,
                     });
+                }
+                k if let Some(family) = ops::op_family(k) => {
+                    let in_place = inst
+                        .operands
+                        .first()
+                        .is_some_and(|x| alias.get(x) == Some(&id));
+                    plan.push_op_steps(body, family, id, out, in_place);
                 }
                 OpKind::DotGeneral { dims } => {
                     let lhs = plan.dot_input(body, inst.operands[0], dims, true);
@@ -773,6 +832,7 @@ impl Plan {
                         branches.join(", ")
                     )
                 }
+                StepKind::Op(op) => op.head(body),
                 StepKind::Sort(sort) => sort.head(comp, body, self),
                 StepKind::SortKey {
                     sort,
@@ -829,6 +889,7 @@ impl Plan {
                 | StepKind::MultiReduce { inst, .. } => Some(*inst),
                 StepKind::While(w) => Some(w.inst),
                 StepKind::Conditional(c) => Some(c.inst),
+                StepKind::Op(op) => Some(op.inst()),
                 StepKind::Sort(sort) => Some(sort.inst),
                 StepKind::DotCopy { .. } | StepKind::RowGroup { .. } | StepKind::SortKey { .. } => {
                     None

@@ -182,6 +182,7 @@ fn joins(comp: &Computation, plan: &Plan, step: &Step, rs: &RowSpace) -> bool {
         | StepKind::MultiReduce { .. }
         | StepKind::While(_)
         | StepKind::Conditional(_)
+        | StepKind::Op(_)
         | StepKind::Sort(_)
         | StepKind::SortKey { .. } => false,
     }
@@ -312,6 +313,7 @@ fn reads_stay_in_row(
             | StepKind::MultiReduce { .. }
             | StepKind::While(_)
             | StepKind::Conditional(_)
+            | StepKind::Op(_)
             | StepKind::Sort(_)
             | StepKind::SortKey { .. } => {
                 return Ok(false);
@@ -371,6 +373,7 @@ pub(super) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()>
                             | StepKind::MultiReduce { .. }
                             | StepKind::While(_)
                             | StepKind::Conditional(_)
+                            | StepKind::Op(_)
                             | StepKind::Sort(_)
                             | StepKind::SortKey { .. } => continue,
                         };

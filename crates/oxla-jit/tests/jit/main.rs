@@ -15,3 +15,4 @@ mod rowgroup;
 mod shapes;
 mod sort;
 mod threads;
+mod windows;
