@@ -125,10 +125,12 @@
 #![allow(clippy::result_large_err)]
 
 mod budget;
+mod complex;
 mod ctrl;
 mod element;
 mod index;
 mod indexing;
+mod narrow;
 mod ops;
 mod value;
 mod windows;

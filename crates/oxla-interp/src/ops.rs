@@ -28,53 +28,7 @@ pub(crate) type OpResult<T> = std::result::Result<T, String>;
 /// `$ty`; `$tuple` is the value for `ElementType::Tuple`.
 macro_rules! with_element_type {
     ($ty:expr, $T:ident => $body:expr, tuple => $tuple:expr) => {
-        match $ty {
-            ElementType::Pred => {
-                type $T = bool;
-                $body
-            }
-            ElementType::S8 => {
-                type $T = i8;
-                $body
-            }
-            ElementType::S16 => {
-                type $T = i16;
-                $body
-            }
-            ElementType::S32 => {
-                type $T = i32;
-                $body
-            }
-            ElementType::S64 => {
-                type $T = i64;
-                $body
-            }
-            ElementType::U8 => {
-                type $T = u8;
-                $body
-            }
-            ElementType::U16 => {
-                type $T = u16;
-                $body
-            }
-            ElementType::U32 => {
-                type $T = u32;
-                $body
-            }
-            ElementType::U64 => {
-                type $T = u64;
-                $body
-            }
-            ElementType::F32 => {
-                type $T = f32;
-                $body
-            }
-            ElementType::F64 => {
-                type $T = f64;
-                $body
-            }
-            ElementType::Tuple => $tuple,
-        }
+        oxla_ir::with_native_type!($ty, $T => $body, tuple => $tuple)
     };
 }
 
@@ -182,12 +136,29 @@ pub(crate) fn unary(op: UnaryOp, x: &Literal) -> OpResult<ArrayData> {
         Ok(T::into_data(x.iter().map(|&v| f(v)).collect()))
     }
     let data = array(x)?;
+    let ty = data.element_type();
     if op == UnaryOp::IsFinite {
-        return match data {
-            ArrayData::F32(v) => Ok(ArrayData::Pred(v.iter().map(|x| x.is_finite()).collect())),
-            ArrayData::F64(v) => Ok(ArrayData::Pred(v.iter().map(|x| x.is_finite()).collect())),
-            other => Err(undefined(op, other.element_type())),
-        };
+        // A float is finite when its exact value is.
+        fn finite<T: Element>(v: &[T]) -> ArrayData {
+            ArrayData::Pred(
+                v.iter()
+                    .map(|x| matches!(x.to_conv(), Conv::Float(f) if f.is_finite()))
+                    .collect(),
+            )
+        }
+        if !ty.is_float() {
+            return Err(undefined(op, ty));
+        }
+        return Ok(dispatch_array!(data, v => finite(v)));
+    }
+    // `abs` of a complex number is its magnitude, of the part type.
+    if op == UnaryOp::Abs {
+        if let ArrayData::C64(v) = data {
+            return Ok(ArrayData::F32(v.iter().map(|z| z.re.hypot(z.im)).collect()));
+        }
+        if let ArrayData::C128(v) = data {
+            return Ok(ArrayData::F64(v.iter().map(|z| z.re.hypot(z.im)).collect()));
+        }
     }
     dispatch_array!(data, v => typed(op, v))
 }

@@ -3,7 +3,10 @@
 //! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
 //! of several inputs (or with a tuple-returning reducer), `convolution`,
 //! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
-//! `dynamic-slice` and `dynamic-update-slice`. Each is
+//! `dynamic-slice` and `dynamic-update-slice`; the element types of issue
+//! 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte integers, `c64`,
+//! `c128`: see [`supports_element_type`]) anywhere in the computation, and a
+//! `dot` whose result type differs from its operands'. Each is
 //! an [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -11,13 +14,90 @@
 //! `compile`, so the rest of the JIT may assume none of these occur (its
 //! exhaustive matches give them an internal error, never a result).
 
-use oxla_ir::{Body, Computation, Error, Instruction, OpKind, Result};
+use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result, Shape};
+
+/// `true` for the element types the JIT compiles: `pred`, the 8- to
+/// 64-bit integers, `f32` and `f64`. The others run in the interpreter.
+///
+/// ```
+/// use oxla_ir::ElementType;
+/// assert!(oxla_jit::supports_element_type(ElementType::F32));
+/// assert!(!oxla_jit::supports_element_type(ElementType::Bf16));
+/// ```
+pub fn supports_element_type(ty: ElementType) -> bool {
+    match ty {
+        ElementType::Pred
+        | ElementType::S8
+        | ElementType::S16
+        | ElementType::S32
+        | ElementType::S64
+        | ElementType::U8
+        | ElementType::U16
+        | ElementType::U32
+        | ElementType::U64
+        | ElementType::F32
+        | ElementType::F64
+        | ElementType::Tuple => true,
+        ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4
+        | ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16
+        | ElementType::C64
+        | ElementType::C128 => false,
+    }
+}
+
+/// The first element type of `shape` (a tuple's, depth first) the JIT
+/// does not compile.
+fn unsupported_type(shape: &Shape) -> Option<ElementType> {
+    if shape.is_tuple() {
+        return shape.tuple_shapes().iter().find_map(unsupported_type);
+    }
+    Some(shape.element_type()).filter(|&t| !supports_element_type(t))
+}
 
 /// Refuses `comp` if any body holds something the JIT cannot compile.
 pub(crate) fn check(comp: &Computation) -> Result<()> {
     let entry = comp.entry_id();
     for (bi, body) in comp.bodies().iter().enumerate() {
         for inst in &body.instructions {
+            if let Some(ty) = unsupported_type(&inst.shape) {
+                let reason = format!(
+                    "the JIT does not compile element type {ty} yet (its value has shape {})",
+                    inst.shape
+                );
+                return Err(refuse(body, inst, &reason));
+            }
+            if let OpKind::DotGeneral { .. } = inst.kind {
+                let operand = inst
+                    .operands
+                    .first()
+                    .and_then(|&o| body.instructions.get(o.index()));
+                if let Some(lhs) =
+                    operand.filter(|l| l.shape.element_type() != inst.shape.element_type())
+                {
+                    let reason = format!(
+                        "the JIT does not compile a dot whose result type differs from its \
+                         operands' yet ({} operands, {} result)",
+                        lhs.shape.element_type(),
+                        inst.shape.element_type()
+                    );
+                    return Err(refuse(body, inst, &reason));
+                }
+            }
             if let Some(reason) = reason(inst, bi == entry.index()) {
                 return Err(refuse(body, inst, reason));
             }

@@ -8,7 +8,10 @@
 //! the reason; an op missing from the table is an unknown op.
 
 use oxla_ir::ir::{DotDimensionNumbers, InstId, OpKind, PadDim};
-use oxla_ir::{BinaryOp, ComparisonDirection, ElementType, Literal, Result, Shape, UnaryOp};
+use oxla_ir::{
+    BinaryOp, ComparisonDirection, ElementType, Int1, Int2, Int4, Literal, NativeType, Result,
+    Shape, SubByteInt, Uint1, Uint2, Uint4, UnaryOp,
+};
 
 use super::lower::OpCx;
 use super::syntax::{Attr, NamedAttr};
@@ -1054,12 +1057,24 @@ fn chlo_constant_like(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
 
 /// An integer as a scalar literal of `et`, if it fits.
 fn int_literal(v: i128, et: ElementType) -> Option<Literal> {
+    fn sub_byte<T: SubByteInt + NativeType>(v: i128) -> Option<Literal> {
+        T::new(i64::try_from(v).ok()?).map(Literal::scalar)
+    }
+    if et.is_float() {
+        return Literal::float_scalar(et, v as f64);
+    }
     Some(match et {
         ElementType::Pred => Literal::scalar(match v {
             0 => false,
             1 => true,
             _ => return None,
         }),
+        ElementType::S1 => sub_byte::<Int1>(v)?,
+        ElementType::S2 => sub_byte::<Int2>(v)?,
+        ElementType::S4 => sub_byte::<Int4>(v)?,
+        ElementType::U1 => sub_byte::<Uint1>(v)?,
+        ElementType::U2 => sub_byte::<Uint2>(v)?,
+        ElementType::U4 => sub_byte::<Uint4>(v)?,
         ElementType::S8 => Literal::scalar(i8::try_from(v).ok()?),
         ElementType::S16 => Literal::scalar(i16::try_from(v).ok()?),
         ElementType::S32 => Literal::scalar(i32::try_from(v).ok()?),
@@ -1068,9 +1083,22 @@ fn int_literal(v: i128, et: ElementType) -> Option<Literal> {
         ElementType::U16 => Literal::scalar(u16::try_from(v).ok()?),
         ElementType::U32 => Literal::scalar(u32::try_from(v).ok()?),
         ElementType::U64 => Literal::scalar(u64::try_from(v).ok()?),
-        ElementType::F32 => Literal::scalar(v as f32),
-        ElementType::F64 => Literal::scalar(v as f64),
-        ElementType::Tuple => return None,
+        ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16
+        | ElementType::F32
+        | ElementType::F64
+        | ElementType::C64
+        | ElementType::C128
+        | ElementType::Tuple => return None,
     })
 }
 

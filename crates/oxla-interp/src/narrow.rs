@@ -1,0 +1,283 @@
+//! The element types whose arithmetic is another type's, rounded back:
+//! the narrow floats (`bf16`, `f16`, the float8 kinds, `f4e2m1fn`) compute
+//! every op in `f32` and round the result to their type after each op, as
+//! XLA's evaluator does and XLA:CPU's float normalization gives; the
+//! sub-byte integers (`s1`..`s4`, `u1`..`u4`) compute in `i8`/`u8` and
+//! wrap to their width, except for the shifts, which see the type's own
+//! width.
+//!
+//! The ops are taken from the wider type's [`Element`] impl, so every op
+//! that type has flows here without a line per op: a table of `fn`
+//! pointers, one per op of the op table, each a generic function that
+//! looks its op up by index ([`TABLE_SIZE`] bounds the table; a test
+//! checks that it covers every op).
+
+use oxla_ir::{
+    BinaryOp, ComparisonDirection, Float4E2M1FN, Float8E3M4, Float8E4M3, Float8E4M3B11FNUZ,
+    Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0FNU, Int1, Int2, Int4,
+    RealFloat, SubByteInt, Uint1, Uint2, Uint4, UnaryOp, bf16, f16,
+};
+
+use crate::element::{Conv, Element, ordered};
+
+/// How many ops the lifted tables hold (at least `UnaryOp::ALL.len()` and
+/// `BinaryOp::ALL.len()`).
+pub(crate) const TABLE_SIZE: usize = 48;
+
+/// A type computed as another ([`Lift::Wide`]) and converted back.
+pub(crate) trait Lift: Copy + 'static {
+    /// The type the ops run in.
+    type Wide: Element;
+    /// The value in the wide type (exact).
+    fn widen(self) -> Self::Wide;
+    /// The wide result rounded (floats) or wrapped (integers) back.
+    fn narrow(wide: Self::Wide) -> Self;
+}
+
+fn lifted_unary<T: Lift, const K: usize>(x: T) -> T {
+    match UnaryOp::ALL
+        .get(K)
+        .and_then(|&op| <T::Wide as Element>::unary_fn(op))
+    {
+        Some(f) => T::narrow(f(x.widen())),
+        None => x,
+    }
+}
+
+fn lifted_binary<T: Lift, const K: usize>(a: T, b: T) -> T {
+    match BinaryOp::ALL
+        .get(K)
+        .and_then(|&op| <T::Wide as Element>::binary_fn(op))
+    {
+        Some(f) => T::narrow(f(a.widen(), b.widen())),
+        None => a,
+    }
+}
+
+macro_rules! tables {
+    ($($k:literal)*) => {
+        fn unary_table<T: Lift>() -> [fn(T) -> T; TABLE_SIZE] {
+            [$(lifted_unary::<T, $k>),*]
+        }
+        fn binary_table<T: Lift>() -> [fn(T, T) -> T; TABLE_SIZE] {
+            [$(lifted_binary::<T, $k>),*]
+        }
+    };
+}
+tables!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23
+    24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47
+);
+
+/// `op` on `T` through its wide type, if the wide type has it.
+pub(crate) fn unary_via_wide<T: Lift>(op: UnaryOp) -> Option<fn(T) -> T> {
+    <T::Wide as Element>::unary_fn(op)?;
+    let k = UnaryOp::ALL.iter().position(|&o| o == op)?;
+    unary_table::<T>().get(k).copied()
+}
+
+/// `op` on `T` through its wide type, if the wide type has it.
+pub(crate) fn binary_via_wide<T: Lift>(op: BinaryOp) -> Option<fn(T, T) -> T> {
+    <T::Wide as Element>::binary_fn(op)?;
+    let k = BinaryOp::ALL.iter().position(|&o| o == op)?;
+    binary_table::<T>().get(k).copied()
+}
+
+macro_rules! narrow_float {
+    ($($t:ty),*) => {$(
+        impl Lift for $t {
+            type Wide = f32;
+            fn widen(self) -> f32 {
+                RealFloat::to_f32(self)
+            }
+            fn narrow(wide: f32) -> $t {
+                RealFloat::from_f32(wide)
+            }
+        }
+
+        impl Element for $t {
+            fn compare(direction: ComparisonDirection, a: $t, b: $t) -> bool {
+                ordered(direction, RealFloat::to_f64(a), RealFloat::to_f64(b))
+            }
+
+            fn to_conv(self) -> Conv {
+                Conv::Float(RealFloat::to_f64(self))
+            }
+
+            /// Rounded once to the type, from the exact value.
+            fn from_conv(value: Conv) -> $t {
+                let x = match value {
+                    Conv::Pred(b) => f64::from(u8::from(b)),
+                    Conv::Int(i) => i as f64,
+                    Conv::Float(f) | Conv::Complex(f, _) => f,
+                };
+                RealFloat::from_f64(x)
+            }
+
+            fn unary_fn(op: UnaryOp) -> Option<fn($t) -> $t> {
+                unary_via_wide::<$t>(op)
+            }
+
+            fn binary_fn(op: BinaryOp) -> Option<fn($t, $t) -> $t> {
+                binary_via_wide::<$t>(op)
+            }
+        }
+    )*};
+}
+narrow_float!(
+    bf16,
+    f16,
+    Float8E4M3FN,
+    Float8E5M2,
+    Float8E4M3,
+    Float8E3M4,
+    Float8E4M3FNUZ,
+    Float8E5M2FNUZ,
+    Float8E4M3B11FNUZ,
+    Float8E8M0FNU,
+    Float4E2M1FN
+);
+
+/// The shifts at a sub-byte width: the amount is read as the unsigned bit
+/// pattern; amounts of the width or more give 0 (left, logical) or the
+/// sign fill (arithmetic), which looks at the type's own top bit.
+fn shift_left<T: SubByteInt>(a: T, b: T) -> T {
+    let s = u32::from(b.to_bits());
+    if s >= T::BITS {
+        T::wrapping_from(0)
+    } else {
+        T::wrapping_from(a.get() << s)
+    }
+}
+
+fn shift_right_arithmetic<T: SubByteInt>(a: T, b: T) -> T {
+    let s = u32::from(b.to_bits());
+    let bits = i64::from(a.to_bits());
+    let signed = if (bits >> (T::BITS - 1)) & 1 == 1 {
+        bits - (1 << T::BITS)
+    } else {
+        bits
+    };
+    T::wrapping_from(signed >> s.min(T::BITS))
+}
+
+fn shift_right_logical<T: SubByteInt>(a: T, b: T) -> T {
+    let s = u32::from(b.to_bits());
+    if s >= T::BITS {
+        T::wrapping_from(0)
+    } else {
+        T::wrapping_from(i64::from(a.to_bits()) >> s)
+    }
+}
+
+macro_rules! sub_byte {
+    ($($t:ty => $wide:ty),*) => {$(
+        impl Lift for $t {
+            type Wide = $wide;
+            fn widen(self) -> $wide {
+                self.get() as $wide
+            }
+            fn narrow(wide: $wide) -> $t {
+                <$t>::wrapping_from(i64::from(wide))
+            }
+        }
+
+        impl Element for $t {
+            fn compare(direction: ComparisonDirection, a: $t, b: $t) -> bool {
+                ordered(direction, a.get(), b.get())
+            }
+
+            fn to_conv(self) -> Conv {
+                Conv::Int(i128::from(self.get()))
+            }
+
+            /// Integers wrap to the width; floats truncate toward zero and
+            /// saturate (NaN gives 0), as for the wider integers.
+            fn from_conv(value: Conv) -> $t {
+                match value {
+                    Conv::Pred(b) => <$t>::wrapping_from(i64::from(b)),
+                    Conv::Int(i) => <$t>::wrapping_from(i as i64),
+                    Conv::Float(f) | Conv::Complex(f, _) => {
+                        let t = if f.is_nan() { 0.0 } else { f.trunc() };
+                        <$t>::wrapping_from(t.clamp(<$t>::MIN as f64, <$t>::MAX as f64) as i64)
+                    }
+                }
+            }
+
+            fn unary_fn(op: UnaryOp) -> Option<fn($t) -> $t> {
+                unary_via_wide::<$t>(op)
+            }
+
+            fn binary_fn(op: BinaryOp) -> Option<fn($t, $t) -> $t> {
+                // The shifts see the type's own width; every other op is
+                // the wide type's, wrapped.
+                if op == BinaryOp::ShiftLeft {
+                    Some(shift_left::<$t>)
+                } else if op == BinaryOp::ShiftRightArithmetic {
+                    Some(shift_right_arithmetic::<$t>)
+                } else if op == BinaryOp::ShiftRightLogical {
+                    Some(shift_right_logical::<$t>)
+                } else {
+                    binary_via_wide::<$t>(op)
+                }
+            }
+        }
+    )*};
+}
+sub_byte!(Int1 => i8, Int2 => i8, Int4 => i8, Uint1 => u8, Uint2 => u8, Uint4 => u8);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tables_cover_every_op() {
+        assert!(UnaryOp::ALL.len() <= TABLE_SIZE);
+        assert!(BinaryOp::ALL.len() <= TABLE_SIZE);
+        for &op in UnaryOp::ALL {
+            assert_eq!(
+                <bf16 as Element>::unary_fn(op).is_some(),
+                <f32 as Element>::unary_fn(op).is_some(),
+                "{op}"
+            );
+        }
+    }
+
+    #[test]
+    fn narrow_arithmetic_rounds_after_each_op() {
+        let add = <bf16 as Element>::binary_fn(BinaryOp::Add).expect("add");
+        // 256 + 1 is 257, which bf16 rounds to 256 (ties to even).
+        assert_eq!(
+            add(bf16::from_f32(256.0), bf16::from_f32(1.0)).to_f32(),
+            256.0
+        );
+        let mul = <Float8E4M3FN as Element>::binary_fn(BinaryOp::Mul).expect("mul");
+        let big = <Float8E4M3FN as RealFloat>::from_f32(448.0);
+        assert!(RealFloat::to_f32(mul(big, big)).is_nan());
+    }
+
+    #[test]
+    fn sub_byte_integers_wrap_at_their_width() {
+        let s4 = |v: i64| Int4::wrapping_from(v);
+        let add = <Int4 as Element>::binary_fn(BinaryOp::Add).expect("add");
+        assert_eq!(add(s4(7), s4(1)).get(), -8);
+        let div = <Int4 as Element>::binary_fn(BinaryOp::Div).expect("div");
+        assert_eq!(div(s4(-8), s4(-1)).get(), -8);
+        assert_eq!(div(s4(3), s4(0)).get(), -1);
+        let srl = <Int4 as Element>::binary_fn(BinaryOp::ShiftRightLogical).expect("srl");
+        assert_eq!(srl(s4(-1), s4(1)).get(), 7);
+        let sra = <Uint4 as Element>::binary_fn(BinaryOp::ShiftRightArithmetic).expect("sra");
+        assert_eq!(
+            sra(Uint4::wrapping_from(8), Uint4::wrapping_from(1)).get(),
+            12
+        );
+        let shl = <Uint2 as Element>::binary_fn(BinaryOp::ShiftLeft).expect("shl");
+        assert_eq!(
+            shl(Uint2::wrapping_from(3), Uint2::wrapping_from(1)).get(),
+            2
+        );
+        assert_eq!(Int4::from_conv(Conv::Float(100.0)).get(), 7);
+        assert_eq!(Int4::from_conv(Conv::Float(f64::NAN)).get(), 0);
+        assert_eq!(Uint4::from_conv(Conv::Int(17)).get(), 1);
+    }
+}
