@@ -60,7 +60,11 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::Gather { .. }
         | OpKind::Scatter { .. }
         | OpKind::DynamicSlice { .. }
-        | OpKind::DynamicUpdateSlice => None,
+        | OpKind::DynamicUpdateSlice
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. } => None,
         // The work of a loop's or a branch's body depends on values known
         // only at run time (the trip count, the branch taken).
         OpKind::While { .. } | OpKind::Conditional { .. } => None,

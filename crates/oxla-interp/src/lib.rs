@@ -368,7 +368,11 @@ impl<'a> Eval<'a> {
             | OpKind::Convolution { .. }
             | OpKind::Gather { .. }
             | OpKind::DynamicSlice { .. }
-            | OpKind::DynamicUpdateSlice => array_op(inst, &args)?,
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. } => array_op(inst, &args)?,
             OpKind::Scatter {
                 dims: numbers,
                 indices_are_sorted: _,
@@ -654,7 +658,7 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         OpKind::Reverse { dimensions } => ops::reverse(operand(0)?, dimensions)?,
         OpKind::Pad { config } => ops::pad(operand(0)?, operand(1)?, config, dims)?,
         OpKind::DotGeneral { dims: numbers } => {
-            ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
+            ops::dot_general(operand(0)?, operand(1)?, numbers, &inst.shape)?
         }
         // -- indexing (see the `indexing` module) --
         OpKind::Gather {
@@ -678,6 +682,14 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         OpKind::Convolution { .. } => {
             windows::convolution(operand(0)?, operand(1)?, &inst.kind, &inst.shape)?
         }
+        // -- complex numbers (complex.rs) --
+        OpKind::Complex => complex::compose(operand(0)?, operand(1)?)?,
+        OpKind::Real => complex::part(operand(0)?, false)?,
+        OpKind::Imag => complex::part(operand(0)?, true)?,
+        OpKind::Fft {
+            fft_type,
+            fft_length,
+        } => complex::fft(operand(0)?, *fft_type, fft_length, &inst.shape)?,
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Tuple

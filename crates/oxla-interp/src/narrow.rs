@@ -1,7 +1,15 @@
 //! The element types whose arithmetic is another type's, rounded back:
-//! the narrow floats (`bf16`, `f16`, the float8 kinds, `f4e2m1fn`) compute
-//! every op in `f32` and round the result to their type after each op, as
-//! XLA's evaluator does and XLA:CPU's float normalization gives; the
+//! the narrow floats compute every op in `f32` and round the result after
+//! each op, as XLA:CPU does (checked against JAX over every value of each
+//! float8 kind and every pair for `+ - × ÷`): `bf16` and `f16` round once;
+//! the float8 kinds and `f4e2m1fn` round to `f16` first, then to their type
+//! (XLA:CPU computes them in `f16`, so a result halfway in the narrow type
+//! after the first rounding goes to even: `exp(-0.375)` in `f8e5m2` is
+//! 0.75, not 0.625); `f8e8m0fnu`, whose range `f16` lacks, rounds once.
+//! `logistic` is XLA's expansion `1 / (1 + exp(-x))` with every step
+//! rounded to the type, as XLA:CPU expands it before widening. XLA:CPU
+//! also flushes `f32` subnormals to zero, which the interpreter does not:
+//! results below `2^-126` can differ there. The
 //! sub-byte integers (`s1`..`s4`, `u1`..`u4`) compute in `i8`/`u8` and
 //! wrap to their width, except for the shifts, which see the type's own
 //! width.
@@ -83,15 +91,56 @@ pub(crate) fn binary_via_wide<T: Lift>(op: BinaryOp) -> Option<fn(T, T) -> T> {
     binary_table::<T>().get(k).copied()
 }
 
+/// XLA's `logistic` expansion, `1 / (1 + exp(-x))`, each step in `T`.
+fn logistic<T: Element>(x: T) -> T {
+    let op = |u: UnaryOp| T::unary_fn(u);
+    let bin = |b: BinaryOp| T::binary_fn(b);
+    match (
+        op(UnaryOp::Neg),
+        op(UnaryOp::Exp),
+        bin(BinaryOp::Add),
+        bin(BinaryOp::Div),
+    ) {
+        (Some(neg), Some(exp), Some(add), Some(div)) => {
+            let one = T::from_conv(Conv::Int(1));
+            div(one, add(one, exp(neg(x))))
+        }
+        _ => x,
+    }
+}
+
+/// `op` on a narrow float: [`unary_via_wide`], but `logistic` expanded.
+fn narrow_float_unary<T: Lift + Element>(op: UnaryOp) -> Option<fn(T) -> T> {
+    if op == UnaryOp::Logistic {
+        Some(logistic::<T>)
+    } else {
+        unary_via_wide::<T>(op)
+    }
+}
+
+/// The rounding of a result computed in `f32`: once for `bf16`, `f16` and
+/// `f8e8m0fnu`, through `f16` for the other float8 kinds and `f4e2m1fn`.
+trait Rounding {
+    const THROUGH_F16: bool;
+}
+
 macro_rules! narrow_float {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $through_f16:literal),*) => {$(
+        impl Rounding for $t {
+            const THROUGH_F16: bool = $through_f16;
+        }
+
         impl Lift for $t {
             type Wide = f32;
             fn widen(self) -> f32 {
                 RealFloat::to_f32(self)
             }
             fn narrow(wide: f32) -> $t {
-                RealFloat::from_f32(wide)
+                if <$t as Rounding>::THROUGH_F16 {
+                    RealFloat::from_f32(f16::from_f32(wide).to_f32())
+                } else {
+                    RealFloat::from_f32(wide)
+                }
             }
         }
 
@@ -115,7 +164,7 @@ macro_rules! narrow_float {
             }
 
             fn unary_fn(op: UnaryOp) -> Option<fn($t) -> $t> {
-                unary_via_wide::<$t>(op)
+                narrow_float_unary::<$t>(op)
             }
 
             fn binary_fn(op: BinaryOp) -> Option<fn($t, $t) -> $t> {
@@ -125,17 +174,17 @@ macro_rules! narrow_float {
     )*};
 }
 narrow_float!(
-    bf16,
-    f16,
-    Float8E4M3FN,
-    Float8E5M2,
-    Float8E4M3,
-    Float8E3M4,
-    Float8E4M3FNUZ,
-    Float8E5M2FNUZ,
-    Float8E4M3B11FNUZ,
-    Float8E8M0FNU,
-    Float4E2M1FN
+    bf16 => false,
+    f16 => false,
+    Float8E4M3FN => true,
+    Float8E5M2 => true,
+    Float8E4M3 => true,
+    Float8E3M4 => true,
+    Float8E4M3FNUZ => true,
+    Float8E5M2FNUZ => true,
+    Float8E4M3B11FNUZ => true,
+    Float8E8M0FNU => false,
+    Float4E2M1FN => true
 );
 
 /// The shifts at a sub-byte width: the amount is read as the unsigned bit
@@ -254,6 +303,18 @@ mod tests {
         let mul = <Float8E4M3FN as Element>::binary_fn(BinaryOp::Mul).expect("mul");
         let big = <Float8E4M3FN as RealFloat>::from_f32(448.0);
         assert!(RealFloat::to_f32(mul(big, big)).is_nan());
+        // Through f16: exp(-0.375) = 0.68728 is 0.6875 in f16, a tie in
+        // f8e5m2 that goes to the even 0.75 (JAX gives 0.75).
+        let exp = <Float8E5M2 as Element>::unary_fn(UnaryOp::Exp).expect("exp");
+        let x = <Float8E5M2 as RealFloat>::from_f32(-0.375);
+        assert_eq!(RealFloat::to_f32(exp(x)), 0.75);
+        // logistic rounds each step: 1 / (1 + 0.9921875) = 0.50390625 in
+        // bf16 (JAX's value), not logistic(0.00589) = 0.50147 -> 0.5.
+        let logistic = <bf16 as Element>::unary_fn(UnaryOp::Logistic).expect("logistic");
+        assert_eq!(
+            logistic(bf16::from_f64(0.005889892578125)).to_f32(),
+            0.50390625
+        );
     }
 
     #[test]

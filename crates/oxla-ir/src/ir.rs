@@ -30,6 +30,8 @@ use crate::{Literal, Opcode, Shape};
 // and select-and-scatter.
 mod window;
 pub use window::{ConvolutionDimensionNumbers, Window, WindowDim, WindowTextError};
+mod fft;
+pub use fft::FftType;
 
 /// The index of an instruction within its [`Body`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -383,6 +385,23 @@ pub enum OpKind {
     /// Operands: `[operand, update, start_0, .., start_{r-1}]` (or one rank-1
     /// index vector): the operand with `update` written at the clamped starts.
     DynamicUpdateSlice,
+    // -- complex numbers ----------------------------------------------------------
+    /// Operands: `[re, im]`, real arrays of one type and shape: `re + i·im`
+    /// (`f32` gives `c64`, `f64` gives `c128`).
+    Complex,
+    /// Operands: `[z]`: the real part (a real operand is its own).
+    Real,
+    /// Operands: `[z]`: the imaginary part (zero for a real operand).
+    Imag,
+    /// Operands: `[x]`: a discrete Fourier transform over the trailing
+    /// `fft_length.len()` (1 to 3) dimensions.
+    Fft {
+        /// Which transform.
+        fft_type: FftType,
+        /// The transform's length per transformed dimension (for `IRFFT`,
+        /// the real output's).
+        fft_length: Vec<i64>,
+    },
 }
 
 impl OpKind {
@@ -419,6 +438,10 @@ impl OpKind {
             OpKind::Scatter { .. } => Opcode::Scatter,
             OpKind::DynamicSlice { .. } => Opcode::DynamicSlice,
             OpKind::DynamicUpdateSlice => Opcode::DynamicUpdateSlice,
+            OpKind::Complex => Opcode::Complex,
+            OpKind::Real => Opcode::Real,
+            OpKind::Imag => Opcode::Imag,
+            OpKind::Fft { .. } => Opcode::Fft,
         }
     }
 
@@ -465,7 +488,11 @@ impl OpKind {
             | OpKind::Convolution { .. }
             | OpKind::Gather { .. }
             | OpKind::DynamicSlice { .. }
-            | OpKind::DynamicUpdateSlice => vec![],
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. } => vec![],
         }
     }
 
@@ -504,7 +531,11 @@ impl OpKind {
             | OpKind::Convolution { .. }
             | OpKind::Gather { .. }
             | OpKind::DynamicSlice { .. }
-            | OpKind::DynamicUpdateSlice => vec![],
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. } => vec![],
         }
     }
 

@@ -52,6 +52,8 @@ pub use ir::{
 };
 // The windows family's attribute types.
 pub use ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};
+// fft's attribute.
+pub use ir::FftType;
 pub use ir::{GatherDimensionNumbers, ScatterDimensionNumbers};
 pub use literal::{ArrayData, Literal, StorageSink};
 pub use op_problem::{OpProblem, Signature};

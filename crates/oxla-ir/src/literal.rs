@@ -183,7 +183,7 @@ impl ArrayData {
         big_endian: bool,
     ) -> Option<ArrayData> {
         let size = element_type.byte_size();
-        if size == 0 || bytes.len() % size != 0 {
+        if size == 0 || !bytes.len().is_multiple_of(size) {
             return None;
         }
         let word = |c: &[u8]| {

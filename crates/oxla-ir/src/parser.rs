@@ -109,7 +109,7 @@ use crate::ir::{
 use crate::opcode::{OUT_OF_SCOPE_OPCODES, XLA_ONLY_OPCODES};
 use crate::shape::MAX_RANK;
 use crate::shape_inference::{infer_instruction_shape, infer_undeclared_shape};
-use crate::{ArrayData, Computation, ElementType, Error, Literal, Opcode, Result, Shape};
+use crate::{ArrayData, Computation, ElementType, Error, FftType, Literal, Opcode, Result, Shape};
 
 /// The deepest nesting accepted for tuple shapes, tuple literals, nested
 /// operand instructions and fusions inlined into fusions.
@@ -3057,7 +3057,11 @@ impl Template {
             | Opcode::Gather
             | Opcode::Scatter
             | Opcode::DynamicSlice
-            | Opcode::DynamicUpdateSlice => OperandSyntax::Operands,
+            | Opcode::DynamicUpdateSlice
+            | Opcode::Complex
+            | Opcode::Real
+            | Opcode::Imag
+            | Opcode::Fft => OperandSyntax::Operands,
         }
     }
 }
@@ -3575,6 +3579,25 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                 slice_sizes: self.required_dims("dynamic_slice_sizes")?,
             },
             Opcode::DynamicUpdateSlice => OpKind::DynamicUpdateSlice,
+            Opcode::Complex => OpKind::Complex,
+            Opcode::Real => OpKind::Real,
+            Opcode::Imag => OpKind::Imag,
+            Opcode::Fft => {
+                let (word, pos) = self
+                    .read("fft_type", |c| c.word("an FFT type"))?
+                    .ok_or_else(|| self.missing("fft_type", "FFT"))?;
+                let fft_type = FftType::from_name(word).ok_or_else(|| {
+                    self.cursor.err(
+                        pos,
+                        format!("unknown fft_type `{word}`"),
+                        "one of FFT, IFFT, RFFT, IRFFT",
+                    )
+                })?;
+                OpKind::Fft {
+                    fft_type,
+                    fft_length: self.required_dims("fft_length")?,
+                }
+            }
         };
         Ok((RawOp::Kind(kind), checks))
     }

@@ -145,7 +145,11 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Gather { .. }
         | OpKind::Scatter { .. }
         | OpKind::DynamicSlice { .. }
-        | OpKind::DynamicUpdateSlice => {
+        | OpKind::DynamicUpdateSlice
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. } => {
             s.push_str(&operands.join(", "));
             s.push(')');
         }
@@ -176,7 +180,17 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
         | OpKind::Reshape
         | OpKind::Tuple
         | OpKind::OptimizationBarrier
-        | OpKind::DynamicUpdateSlice => vec![],
+        | OpKind::DynamicUpdateSlice
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag => vec![],
+        OpKind::Fft {
+            fft_type,
+            fft_length,
+        } => vec![
+            ("fft_type", fft_type.to_string()),
+            ("fft_length", dims_text(fft_length)),
+        ],
         OpKind::Iota { dimension } => vec![("iota_dimension", dimension.to_string())],
         OpKind::Binary {
             op,

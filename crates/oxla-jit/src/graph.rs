@@ -920,7 +920,11 @@ impl Graph {
             OpKind::Gather { .. }
             | OpKind::Scatter { .. }
             | OpKind::DynamicSlice { .. }
-            | OpKind::DynamicUpdateSlice => {
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. } => {
                 return Err(bug(format!(
                     "the JIT does not compile `{}` (`{}`)",
                     inst.kind.opcode_name(),
@@ -1239,7 +1243,11 @@ impl Graph {
             OpKind::Gather { .. }
             | OpKind::Scatter { .. }
             | OpKind::DynamicSlice { .. }
-            | OpKind::DynamicUpdateSlice => {
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. } => {
                 return Err(bug(format!(
                     "the JIT does not compile `{}` (`{}`)",
                     inst.kind.opcode_name(),

@@ -82,17 +82,18 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
                 return Err(refuse(body, inst, &reason));
             }
             if let OpKind::DotGeneral { .. } = inst.kind {
-                let operand = inst
+                // Either operand may be the one of another type
+                // (`s16 x s8 -> s16`).
+                let other = inst
                     .operands
-                    .first()
-                    .and_then(|&o| body.instructions.get(o.index()));
-                if let Some(lhs) =
-                    operand.filter(|l| l.shape.element_type() != inst.shape.element_type())
-                {
+                    .iter()
+                    .filter_map(|&o| body.instructions.get(o.index()))
+                    .find(|o| o.shape.element_type() != inst.shape.element_type());
+                if let Some(operand) = other {
                     let reason = format!(
-                        "the JIT does not compile a dot whose result type differs from its \
-                         operands' yet ({} operands, {} result)",
-                        lhs.shape.element_type(),
+                        "the JIT does not compile a dot whose operand and result types differ \
+                         yet ({} operand, {} result)",
+                        operand.shape.element_type(),
                         inst.shape.element_type()
                     );
                     return Err(refuse(body, inst, &reason));
@@ -135,6 +136,9 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::DynamicSlice { .. }
         | OpKind::DynamicUpdateSlice => {
             Some("the JIT does not compile gathers, scatters and dynamic slices yet")
+        }
+        OpKind::Complex | OpKind::Real | OpKind::Imag | OpKind::Fft { .. } => {
+            Some("the JIT does not compile complex-number ops and fft yet")
         }
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
             Some("the JIT compiles reduces of one input with a scalar reducer only")

@@ -815,6 +815,33 @@ fn emit_body(
                     types.join(", ")
                 )
             }
+            // The generic MLIR form: valid whatever each op's pretty syntax.
+            OpKind::Complex => {
+                let (a, at) = operand(0);
+                let (b, bt) = operand(1);
+                format!(
+                    "\"stablehlo.complex\"({a}, {b}) : ({}, {}) -> {ty}",
+                    tensor_type(at),
+                    tensor_type(bt)
+                )
+            }
+            OpKind::Real | OpKind::Imag => {
+                let (x, xs) = operand(0);
+                let name = stablehlo_name(inst.kind.opcode());
+                format!("\"stablehlo.{name}\"({x}) : ({}) -> {ty}", tensor_type(xs))
+            }
+            OpKind::Fft {
+                fft_type,
+                fft_length,
+            } => {
+                let (x, xs) = operand(0);
+                let lengths: Vec<String> = fft_length.iter().map(i64::to_string).collect();
+                format!(
+                    "\"stablehlo.fft\"({x}) {{fft_length = array<i64: {}>, fft_type = #stablehlo<fft_type {fft_type}>}} : ({}) -> {ty}",
+                    lengths.join(", "),
+                    tensor_type(xs)
+                )
+            }
         };
         let v = state.value();
         lines.push(Line::Text(format!("{pad}{v} = {text}")));
@@ -1038,7 +1065,7 @@ fn list(values: &[i64]) -> String {
 }
 
 /// `f32`, `i1`, `ui8`, `bf16`, `f8E4M3FN`, `complex<f32>`, ...
-fn element_type(ty: ElementType) -> &'static str {
+pub(crate) fn element_type(ty: ElementType) -> &'static str {
     match ty {
         ElementType::Pred => "i1",
         ElementType::S1 => "i1",

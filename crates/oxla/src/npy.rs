@@ -377,6 +377,24 @@ fn parse_descr(s: &str, hint: Option<ElementType>) -> Result<(ElementType, bool)
         "c16" => ElementType::C128,
         // ml_dtypes' float8_e5m2 is the one that NumPy saves as a float.
         "f1" => ElementType::F8E5M2,
+        // ml_dtypes' names, as JAX's tools write them in the header (np.load
+        // reads them back once ml_dtypes is imported).
+        "bfloat16" => ElementType::Bf16,
+        "float8_e4m3fn" => ElementType::F8E4M3FN,
+        "float8_e5m2" => ElementType::F8E5M2,
+        "float8_e4m3" => ElementType::F8E4M3,
+        "float8_e3m4" => ElementType::F8E3M4,
+        "float8_e4m3fnuz" => ElementType::F8E4M3FNUZ,
+        "float8_e5m2fnuz" => ElementType::F8E5M2FNUZ,
+        "float8_e4m3b11fnuz" => ElementType::F8E4M3B11FNUZ,
+        "float8_e8m0fnu" => ElementType::F8E8M0FNU,
+        "float4_e2m1fn" => ElementType::F4E2M1FN,
+        "int4" => ElementType::S4,
+        "uint4" => ElementType::U4,
+        "int2" => ElementType::S2,
+        "uint2" => ElementType::U2,
+        "int1" => ElementType::S1,
+        "uint1" => ElementType::U1,
         "V1" | "V2" => match hint {
             Some(t) if code == format!("V{}", t.byte_size()) => t,
             _ => {
@@ -400,7 +418,8 @@ fn parse_descr(s: &str, hint: Option<ElementType>) -> Result<(ElementType, bool)
             };
             return Err(invalid(format!(
                 "{what}; oxla reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16, \
-                 and V1/V2 (ml_dtypes' types) when the element type is named"
+                 ml_dtypes' names (bfloat16, float8_e4m3fn, int4, ...), and V1/V2 (ml_dtypes' \
+                 types as np.save writes them) when the element type is named"
             )));
         }
     };
@@ -414,6 +433,8 @@ fn parse_descr(s: &str, hint: Option<ElementType>) -> Result<(ElementType, bool)
         '<' => false,
         '=' => cfg!(target_endian = "big"),
         _ if ty.byte_size() == 1 => false,
+        // An ml_dtypes name is the machine's order, as NumPy's '='.
+        _ if code.len() > 3 => cfg!(target_endian = "big"),
         _ => {
             return Err(invalid(format!(
                 "dtype '{s}' has several bytes per element but no byte order ('<' or '>')"

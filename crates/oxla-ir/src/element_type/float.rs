@@ -3,7 +3,9 @@
 //! interpreter's narrow-float arithmetic, literals built from `f64`) has
 //! one definition of them.
 //!
-//! Narrowing rounds once to nearest, ties to even. NaN: `bf16` gets the
+//! Narrowing rounds to nearest, ties to even: once, except from `f64` to
+//! `bf16` and `f16`, which XLA:CPU rounds through `f32` (twice; checked
+//! against JAX). NaN: `bf16` gets the
 //! canonical quiet NaN of the same sign (XLA:CPU drops the payload), `f16`
 //! keeps the payload's top bits and sets the quiet bit, the minifloats get
 //! their kind's NaN ([`MiniFloat`]). Widening is exact.
@@ -24,7 +26,7 @@ use crate::{
 pub trait RealFloat: NativeType + PartialOrd {
     /// The exact value.
     fn to_f64(self) -> f64;
-    /// `x` rounded once to this type.
+    /// `x` rounded to this type (see the module docs).
     fn from_f64(x: f64) -> Self;
     /// The value as `f32` (exact for every type but `f64`).
     fn to_f32(self) -> f32;
@@ -66,12 +68,9 @@ impl RealFloat for bf16 {
     fn to_f64(self) -> f64 {
         bf16::to_f64(self)
     }
+    /// Through `f32`, as XLA:CPU converts.
     fn from_f64(x: f64) -> bf16 {
-        if x.is_nan() {
-            canonical_bf16_nan(x.is_sign_negative())
-        } else {
-            bf16::from_f64(x)
-        }
+        <bf16 as RealFloat>::from_f32(x as f32)
     }
     fn to_f32(self) -> f32 {
         bf16::to_f32(self)
@@ -93,8 +92,9 @@ impl RealFloat for f16 {
     fn to_f64(self) -> f64 {
         f16::to_f64(self)
     }
+    /// Through `f32`, as XLA:CPU converts.
     fn from_f64(x: f64) -> f16 {
-        f16::from_f64(x)
+        f16::from_f32(x as f32)
     }
     fn to_f32(self) -> f32 {
         f16::to_f32(self)

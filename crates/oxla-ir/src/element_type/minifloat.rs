@@ -1,7 +1,7 @@
 //! The float8 kinds and `f4e2m1fn`: newtypes over `u8` holding the bit
 //! pattern, with exact conversions to `f32`/`f64` and correctly rounded
 //! ones back (round to nearest, ties to even), following `ml_dtypes` and
-//! XLA:CPU (checked against JAX in `tests/data/types/`).
+//! XLA:CPU (checked against JAX in `tests/hlo/types/`).
 //!
 //! One generic codec serves every kind; a [`Format`] says where the kind
 //! departs from IEEE:

@@ -427,7 +427,11 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Gather { .. }
             | OpKind::Scatter { .. }
             | OpKind::DynamicSlice { .. }
-            | OpKind::DynamicUpdateSlice => w.push(
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,

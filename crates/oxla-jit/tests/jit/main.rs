@@ -13,3 +13,4 @@ mod reuse;
 mod rowgroup;
 mod shapes;
 mod threads;
+mod types;

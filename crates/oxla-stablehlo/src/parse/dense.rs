@@ -286,11 +286,8 @@ pub(super) fn push_value(
 ) -> Result<()> {
     let text = src.text.get(s..e).unwrap_or("");
     let et = data.element_type();
-    let ty = if et.is_pred() {
-        "i1".to_string()
-    } else {
-        et.to_string()
-    };
+    // The type as StableHLO spells it (`ui8`, `bf16`, `f8E4M3FN`).
+    let ty = crate::export::element_type(et);
     let bad = |why: &str, expected: &str| {
         src.error(
             s,

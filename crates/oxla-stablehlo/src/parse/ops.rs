@@ -813,38 +813,10 @@ fn precision(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<()> {
     Ok(())
 }
 
-/// A value converted to `et` when it is not of it already.
-fn to_type(cx: &mut OpCx<'_, '_, '_, '_>, id: InstId, et: ElementType) -> Result<InstId> {
-    let s = cx.shape(id);
-    if s.element_type() == et {
-        return Ok(id);
-    }
-    cx.push(OpKind::Convert, vec![id], &s.with_element_type(et))
-}
-
-/// Whether every value of `from` is exactly a value of `to`, or `to` is a
-/// float wide enough to be where XLA computes such a dot (an integer dot
-/// with a float result converts its operands first).
-fn widens(from: ElementType, to: ElementType) -> bool {
-    if from == to {
-        return true;
-    }
-    if from.is_pred() || to.is_pred() || (from.is_float() && !to.is_float()) {
-        return false;
-    }
-    if to.is_float() {
-        return to.bit_width() >= from.bit_width();
-    }
-    if from.is_signed_integer() && to.is_unsigned_integer() {
-        return false;
-    }
-    let extra = u32::from(from.is_unsigned_integer() && to.is_signed_integer());
-    to.bit_width() >= from.bit_width() + extra
-}
-
-/// A dot with the given dimension numbers; a result element type other
-/// than the operands' (`preferred_element_type`) converts the operands
-/// first when that loses nothing, and is refused otherwise.
+/// A dot with the given dimension numbers. A result element type other
+/// than the operands' (`preferred_element_type`) is the dot's own, as in
+/// HLO (`f32[4,5] dot(bf16[4,16], bf16[16,5])`); shape inference refuses
+/// the ones XLA refuses (an integer result narrower than the operands).
 fn dot_with(cx: &mut OpCx<'_, '_, '_, '_>, dims: DotDimensionNumbers) -> Result<Vec<InstId>> {
     precision(cx)?;
     if let Some(a) = cx.attr("algorithm") {
@@ -855,20 +827,7 @@ fn dot_with(cx: &mut OpCx<'_, '_, '_, '_>, dims: DotDimensionNumbers) -> Result<
         ));
     }
     let r = cx.results[0].clone();
-    let et = r.element_type();
     let (a, b) = (cx.operands[0], cx.operands[1]);
-    for &v in &[a, b] {
-        let from = cx.shape(v).element_type();
-        if !widens(from, et) {
-            return Err(cx.err(
-                cx.op.pos,
-                format!("a dot of {} operands with a {et} result is not supported: converting to {et} would lose values", from),
-                format!("a result element type that holds every {from} value"),
-            ));
-        }
-    }
-    let a = to_type(cx, a, et)?;
-    let b = to_type(cx, b, et)?;
     Ok(vec![cx.push(
         OpKind::DotGeneral { dims },
         vec![a, b],
