@@ -14,7 +14,7 @@ are converted with `oxla convert --to stablehlo`; the MLIR text is parsed,
 compiled and run by XLA through jaxlib, and compared with `oxla run` on the
 same inputs.
 
-An op oxla does not have (XLA's `erf`, JAX's `call` of a nested jit) must be
+An op oxla does not have (JAX's `call` of a nested jit) must be
 refused with oxla's "unsupported op" parse error: such a check passes as
 `unsupported (expected)` and fails if oxla fails in any other way, or starts
 to accept the module (then turn it into a value check).
@@ -428,11 +428,11 @@ def jax_cases(jax, jnp, lax):
         Case("layer_norm", layer_norm, [(8, 32), (32,), (32,)]),
         Case("softmax", softmax, [(8, 32)], scale=3.0),
         Case("gelu_tanh", gelu_tanh, [(8, 32)], scale=3.0),
-        # jax.nn.gelu(approximate=False) uses erfc, expanded in the HLO; if a
-        # later JAX keeps an `erf` instruction, oxla must refuse it clearly.
-        Case("gelu_exact", gelu_exact, [(8, 32)], scale=3.0, maybe_unsupported=("erf",)),
-        Case("erf", erf, [(8, 32)], scale=2.0,
-             unsupported={"hlo": "erf", "optimized": "erf"}),
+        # jax.nn.gelu(approximate=False) uses erfc, expanded in the HLO.
+        Case("gelu_exact", gelu_exact, [(8, 32)], scale=3.0),
+        # lax.erf lowers to HLO's `erf` instruction (musl's libm in oxla,
+        # XLA's polynomial in JAX: within the f32 tolerance).
+        Case("erf", erf, [(8, 32)], scale=2.0),
         Case("W1", W1, [(64, 96), (96,)]),
         Case("W5", W5, [(64, 96), (96,), (64,)]),
         Case("W9b_softmax", W9b_softmax, [(64, 96)]),
@@ -453,10 +453,6 @@ GAPS = {
             "is one: `call(...), to_apply=relu.1`); oxla's parser inlines `fusion` but "
             "not `call`, so such modules run in oxla only in their optimized form, "
             "where XLA has inlined the call.",
-    "erf": "`erf`: oxla has no erf op; `lax.erf` lowers to HLO's `erf` instruction. "
-           "`jax.nn.gelu(approximate=False)` still runs: it computes `erfc` "
-           "(`chlo.erfc`), which HLO has no op for, so JAX's HLO spells it out as "
-           "polynomials and selects.",
 }
 
 

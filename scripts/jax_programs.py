@@ -286,6 +286,23 @@ def sort_topk(name):
 
 
 @program
+def sort_special_values(name):
+    """jnp.sort along the last axis and along the first of floats with NaN,
+    -NaN, +0, -0, infinities and ties (JAX's comparator: TOTALORDER after
+    mapping -0 to +0 and every NaN to one)."""
+    rng = rng_for(name)
+    x = rng.integers(-3, 4, size=(3, 8)).astype(np.float32)
+    x[0, 1], x[0, 5] = np.nan, -np.float32(np.nan)
+    x[1, 0], x[1, 3], x[1, 6] = -0.0, 0.0, -0.0
+    x[2, 2], x[2, 7] = np.inf, -np.inf
+
+    def f(x):
+        return jnp.sort(x, axis=-1), jnp.sort(x, axis=0)
+
+    return f, [("x", x)], TOL_EXACT_FLOAT, sort_special_values.__doc__
+
+
+@program
 def dropout(name):
     """Dropout with jax.random: split a threefry key, bernoulli mask, rescale."""
     rng = rng_for(name)

@@ -216,6 +216,22 @@ def tuple_and_order(x, y):
     return y, x + y, (x * y).sum()
 
 
+def misc_bits(a, u, x):
+    """The misc family's bit-level ops, exact: popcount, count leading zeros,
+    same-width bitcasts both ways, reduce_precision to bf16's and f16's
+    formats, rounding half away from zero."""
+    return (lax.population_count(a), lax.clz(u), lax.bitcast_convert_type(x, np.int32),
+            lax.bitcast_convert_type(lax.bitcast_convert_type(x, np.int32) ^ np.int32(1), np.float32),
+            lax.reduce_precision(x, exponent_bits=8, mantissa_bits=7),
+            lax.reduce_precision(x * F32(1000.0), exponent_bits=5, mantissa_bits=10),
+            lax.round(x * F32(4.0), lax.RoundingMethod.AWAY_FROM_ZERO))
+
+
+def misc_float(x):
+    """cbrt, tan and erf (`chlo.erf`), within an ulp."""
+    return jnp.cbrt(x * F32(10.0)), jnp.tan(x), lax.erf(x * F32(2.0))
+
+
 # name, function, input maker, exact, debug variant
 CASES = [
     ("W1", w1, lambda r: (rn(r, 8, 16), rn(r, 16)), True, False),
@@ -246,6 +262,10 @@ CASES = [
     ("f64_model", f64_model, lambda r: (rn(r, 3, 4, dtype=np.float64), rn(r, 4, 2, dtype=np.float64)),
      False, False),
     ("tuple_and_order", tuple_and_order, lambda r: (rn(r, 2, 3), rn(r, 2, 3)), False, False),
+    ("misc_bits", misc_bits,
+     lambda r: (ints(r, -2**31, 2**31 - 1, 3, 4), ints(r, 0, 2**32 - 1, 3, 4, dtype=np.uint32),
+                rn(r, 3, 4)), True, False),
+    ("misc_float", misc_float, lambda r: (rn(r, 4, 5),), False, False),
 ]
 
 

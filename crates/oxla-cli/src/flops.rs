@@ -35,6 +35,17 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
             dims.kernel_output_feature_dimension,
             &inst.shape,
         )),
+        // LAPACK's conventions: n^3/3 per Cholesky factor, k^2 per column
+        // (or row) of the right-hand side of a triangular solve with k x k.
+        OpKind::Cholesky { .. } => {
+            let n = inst.shape.dims().last().map_or(0, |&n| n.max(0) as u128);
+            let matrices = inst.shape.element_count().max(0) as u128 / (n * n).max(1);
+            Some(matrices * n * n * n / 3)
+        }
+        OpKind::TriangularSolve { .. } => {
+            let k = operand(0)?.dims().last().map_or(0, |&n| n.max(0) as u128);
+            Some(inst.shape.element_count().max(0) as u128 * k)
+        }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }
@@ -64,7 +75,18 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::Complex
         | OpKind::Real
         | OpKind::Imag
-        | OpKind::Fft { .. } => None,
+        | OpKind::Fft { .. }
+        // Comparisons, not arithmetic.
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => None,
         // The work of a loop's or a branch's body depends on values known
         // only at run time (the trip count, the branch taken).
         OpKind::While { .. } | OpKind::Conditional { .. } => None,

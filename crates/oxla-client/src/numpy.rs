@@ -58,7 +58,10 @@
 
 use std::fmt;
 
-use oxla_ir::{BinaryOp, Builder, ComparisonDirection, ElementType, Error, Literal, Op, Result};
+use oxla_ir::{
+    BinaryOp, Builder, ComparisonDirection, ComparisonOrder, ElementType, Error, Literal, Op,
+    Result,
+};
 
 use crate::lower::{dims_list, internal, place, right_aligned};
 
@@ -245,12 +248,12 @@ fn op_label(op: BinaryOp) -> &'static str {
         BinaryOp::ShiftLeft => "shift_left",
         BinaryOp::ShiftRightArithmetic => "shift_right_arithmetic",
         BinaryOp::ShiftRightLogical => "shift_right_logical",
-        BinaryOp::Compare(ComparisonDirection::Eq) => "eq",
-        BinaryOp::Compare(ComparisonDirection::Ne) => "ne",
-        BinaryOp::Compare(ComparisonDirection::Lt) => "lt",
-        BinaryOp::Compare(ComparisonDirection::Le) => "le",
-        BinaryOp::Compare(ComparisonDirection::Gt) => "gt",
-        BinaryOp::Compare(ComparisonDirection::Ge) => "ge",
+        BinaryOp::Compare(ComparisonDirection::Eq, _) => "eq",
+        BinaryOp::Compare(ComparisonDirection::Ne, _) => "ne",
+        BinaryOp::Compare(ComparisonDirection::Lt, _) => "lt",
+        BinaryOp::Compare(ComparisonDirection::Le, _) => "le",
+        BinaryOp::Compare(ComparisonDirection::Gt, _) => "gt",
+        BinaryOp::Compare(ComparisonDirection::Ge, _) => "ge",
     }
 }
 
@@ -272,12 +275,12 @@ fn augmented_sign(op: BinaryOp) -> &'static str {
         BinaryOp::Max => "max=",
         BinaryOp::Min => "min=",
         BinaryOp::Atan2 => "atan2=",
-        BinaryOp::Compare(ComparisonDirection::Eq) => "eq=",
-        BinaryOp::Compare(ComparisonDirection::Ne) => "ne=",
-        BinaryOp::Compare(ComparisonDirection::Lt) => "lt=",
-        BinaryOp::Compare(ComparisonDirection::Le) => "le=",
-        BinaryOp::Compare(ComparisonDirection::Gt) => "gt=",
-        BinaryOp::Compare(ComparisonDirection::Ge) => "ge=",
+        BinaryOp::Compare(ComparisonDirection::Eq, _) => "eq=",
+        BinaryOp::Compare(ComparisonDirection::Ne, _) => "ne=",
+        BinaryOp::Compare(ComparisonDirection::Lt, _) => "lt=",
+        BinaryOp::Compare(ComparisonDirection::Le, _) => "le=",
+        BinaryOp::Compare(ComparisonDirection::Gt, _) => "gt=",
+        BinaryOp::Compare(ComparisonDirection::Ge, _) => "ge=",
     }
 }
 
@@ -665,12 +668,12 @@ impl<'a> Np<'a> {
         "s32" shift_left => BinaryOp::ShiftLeft;
         "s32" shift_right_arithmetic => BinaryOp::ShiftRightArithmetic;
         "s32" shift_right_logical => BinaryOp::ShiftRightLogical;
-        "f32" eq => BinaryOp::Compare(ComparisonDirection::Eq);
-        "f32" ne => BinaryOp::Compare(ComparisonDirection::Ne);
-        "f32" lt => BinaryOp::Compare(ComparisonDirection::Lt);
-        "f32" le => BinaryOp::Compare(ComparisonDirection::Le);
-        "f32" gt => BinaryOp::Compare(ComparisonDirection::Gt);
-        "f32" ge => BinaryOp::Compare(ComparisonDirection::Ge);
+        "f32" eq => BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural);
+        "f32" ne => BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Natural);
+        "f32" lt => BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Natural);
+        "f32" le => BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Natural);
+        "f32" gt => BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Natural);
+        "f32" ge => BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Natural);
     }
 
     /// A comparison with the direction as a value; the result is `pred`.
@@ -686,7 +689,11 @@ impl<'a> Np<'a> {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn compare(&mut self, direction: ComparisonDirection, lhs: Op, rhs: Op) -> Result<Op> {
-        self.binary(BinaryOp::Compare(direction), lhs, rhs)
+        self.binary(
+            BinaryOp::Compare(direction, ComparisonOrder::Natural),
+            lhs,
+            rhs,
+        )
     }
 
     /// `np.broadcast_to(x, dims)`: `x` broadcast to `dims`, which must not

@@ -206,12 +206,12 @@ fn every_binary_op_has_a_wrapper_that_emits_the_mapping() -> Result<()> {
             BinaryOp::ShiftLeft => np.shift_left(x, v)?,
             BinaryOp::ShiftRightArithmetic => np.shift_right_arithmetic(x, v)?,
             BinaryOp::ShiftRightLogical => np.shift_right_logical(x, v)?,
-            BinaryOp::Compare(ComparisonDirection::Eq) => np.eq(x, v)?,
-            BinaryOp::Compare(ComparisonDirection::Ne) => np.ne(x, v)?,
-            BinaryOp::Compare(ComparisonDirection::Lt) => np.lt(x, v)?,
-            BinaryOp::Compare(ComparisonDirection::Le) => np.le(x, v)?,
-            BinaryOp::Compare(ComparisonDirection::Gt) => np.gt(x, v)?,
-            BinaryOp::Compare(ComparisonDirection::Ge) => np.ge(x, v)?,
+            BinaryOp::Compare(ComparisonDirection::Eq, _) => np.eq(x, v)?,
+            BinaryOp::Compare(ComparisonDirection::Ne, _) => np.ne(x, v)?,
+            BinaryOp::Compare(ComparisonDirection::Lt, _) => np.lt(x, v)?,
+            BinaryOp::Compare(ComparisonDirection::Le, _) => np.le(x, v)?,
+            BinaryOp::Compare(ComparisonDirection::Gt, _) => np.gt(x, v)?,
+            BinaryOp::Compare(ComparisonDirection::Ge, _) => np.ge(x, v)?,
         };
         let by_value = np.binary(op, v, x)?;
         let want = if op.is_compare() { Pred } else { t };

@@ -6,7 +6,7 @@ use oxla_client::numpy::broadcast_shapes;
 use oxla_client::tml::{TmlOp, TmlType, infer_binary_type};
 use oxla_ir::shape::dims_text;
 use oxla_ir::shape_inference::{infer_binary_op_shape, valid_broadcast_dimensions};
-use oxla_ir::{BinaryOp, ComparisonDirection, ElementType::S64, Shape};
+use oxla_ir::{BinaryOp, ComparisonDirection, ComparisonOrder, ElementType::S64, Shape};
 
 fn dims(d: &[i64]) -> String {
     format!(
@@ -50,7 +50,7 @@ fn side_by_side_table() {
     for &(a, b, relational) in rows {
         let (sa, sb) = (Shape::new(S64, a), Shape::new(S64, b));
         let op = if relational {
-            BinaryOp::Compare(ComparisonDirection::Gt)
+            BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Natural)
         } else {
             BinaryOp::Add
         };

@@ -158,7 +158,19 @@ fn shares_its_operands(kind: &OpKind) -> bool {
         | OpKind::Complex
         | OpKind::Real
         | OpKind::Imag
-        | OpKind::Fft { .. } => false,
+        | OpKind::Fft { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => false,
     }
 }
 
@@ -184,6 +196,10 @@ fn value_bytes(shape: &Shape) -> u128 {
 fn elements(shape: &Shape) -> u128 {
     shape.element_count().max(0) as u128
 }
+
+/// What one scalar `Literal` holds (its shape and a one-value vector), a
+/// bound for the comparator arguments `sort` builds.
+const SCALAR_LITERAL_BYTES: u128 = 256;
 
 /// Bytes `inst` allocates while it runs, besides its result.
 fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
@@ -251,6 +267,35 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
             let most = out.max(operand(0).map_or(0, elements));
             2 * 16 * most
         }
+        // The positions each element comes from, and a row's two orders;
+        // a comparator run through the evaluator also holds one scalar
+        // literal per operand and element of the row being sorted.
+        OpKind::Sort { dimension, .. } => {
+            let row = usize::try_from(*dimension)
+                .ok()
+                .and_then(|d| operand(0)?.dims().get(d).copied())
+                .map_or(0, |n| n.max(0) as u128);
+            let scalars = SCALAR_LITERAL_BYTES * row * inst.operands.len() as u128;
+            position * (operand(0).map_or(0, elements) + 2 * row) + scalars
+        }
+        // A row's order, and the positions and indices picked.
+        OpKind::TopK { .. } => position * 2 * operand(0).map_or(0, elements),
+        // The misc family. `bitcast-convert` goes through the operand's
+        // bytes; `rng` draws 64-bit counters per element; the linear algebra
+        // ops copy their operands; a batch norm is evaluated as its
+        // expansion, whose dozen intermediates are the size of its operand.
+        OpKind::BitcastConvert => operand(0).map_or(0, value_bytes),
+        OpKind::Rng { .. } | OpKind::RngBitGenerator { .. } => 16 * value_bytes(&inst.shape),
+        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
+            2 * (0..inst.operands.len())
+                .filter_map(operand)
+                .map(value_bytes)
+                .sum::<u128>()
+        }
+        OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => 16 * operand(0).map_or(0, value_bytes),
+        OpKind::Bitcast | OpKind::ReducePrecision { .. } => 0,
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }

@@ -5,8 +5,10 @@
 //! one fused multiply-add per part, as XLA:CPU computes it; `divide` is
 //! Smith's algorithm (no overflow of `c² + d²`); `abs` (in `ops::unary`,
 //! its result is real) is XLA's `max · sqrt(1 + (min/max)²)`; `sign` is
-//! `z / |z|` (0 for 0); `exponential`, `log`, `sqrt`, `rsqrt`, `sine`, `cosine`, `tanh`,
-//! `exponential-minus-one`, `log-plus-one`, `logistic` and `power` follow
+//! `z / |z|` (0 for 0); `exponential`, `log`, `sqrt`, `rsqrt`, `sine`,
+//! `cosine`, `tanh`,
+//! `exponential-minus-one`, `log-plus-one`, `logistic`, `tan` and `power`
+//! follow
 //! the usual principal-branch formulas. Comparisons are `EQ`/`NE` only.
 //! The ops that build and take apart complex arrays (`complex`, `real`,
 //! `imag`) and `fft` are here too.
@@ -121,9 +123,19 @@ macro_rules! complex_element {
                     UnaryOp::Cos => {
                         |z| <$c>::new(z.re.cos() * z.im.cosh(), -(z.re.sin() * z.im.sinh()))
                     }
+                    UnaryOp::Tan => |z| {
+                        // (sin 2a + i sinh 2b) / (cos 2a + cosh 2b).
+                        let d = (2.0 * z.re).cos() + (2.0 * z.im).cosh();
+                        <$c>::new((2.0 * z.re).sin() / d, (2.0 * z.im).sinh() / d)
+                    },
                     // `abs` and `is-finite` have a real result (`ops::unary`);
                     // the rest are not defined on complex numbers.
-                    UnaryOp::Abs
+                    UnaryOp::PopCnt
+                    | UnaryOp::Clz
+                    | UnaryOp::Erf
+                    | UnaryOp::Cbrt
+                    | UnaryOp::RoundNearestAfz
+                    | UnaryOp::Abs
                     | UnaryOp::IsFinite
                     | UnaryOp::Floor
                     | UnaryOp::Ceil
@@ -162,7 +174,7 @@ macro_rules! complex_element {
                     | BinaryOp::ShiftLeft
                     | BinaryOp::ShiftRightArithmetic
                     | BinaryOp::ShiftRightLogical
-                    | BinaryOp::Compare(_) => return None,
+                    | BinaryOp::Compare(..) => return None,
                 };
                 Some(f)
             }

@@ -56,6 +56,29 @@ pub(crate) trait Element: NativeType {
 
     /// `a <direction> b` (see [`compare`]).
     fn compare(direction: ComparisonDirection, a: Self, b: Self) -> bool;
+    /// The value's place in the total order of `compare ...,
+    /// type=TOTALORDER`, or `None` for the types without one (every type
+    /// but the floats): XLA's rule, the bits read as a signed integer `i`
+    /// of the same width and mapped to `i < 0 ? i ^ INT_MAX : i`.
+    fn total_order_key(self) -> Option<i64> {
+        None
+    }
+}
+
+/// `a <direction> b` in the total order of floats (`TOTALORDER`): the keys
+/// of [`Element::total_order_key`] compared as integers, `EQ` and `NE`
+/// included (so `-0 != +0`, and a NaN equals a NaN with the same bits).
+/// `None` for a type without a total order.
+pub(crate) fn compare_total<T: Element>(
+    direction: ComparisonDirection,
+    a: T,
+    b: T,
+) -> Option<bool> {
+    Some(compare(
+        direction,
+        a.total_order_key()?,
+        b.total_order_key()?,
+    ))
 }
 
 /// `a <direction> b`: IEEE for floats (every comparison with NaN is false
@@ -139,7 +162,13 @@ impl Element for bool {
             | UnaryOp::Floor
             | UnaryOp::Ceil
             | UnaryOp::RoundNearestEven
-            | UnaryOp::IsFinite => None,
+            | UnaryOp::IsFinite
+            | UnaryOp::PopCnt
+            | UnaryOp::Clz
+            | UnaryOp::Erf
+            | UnaryOp::Cbrt
+            | UnaryOp::Tan
+            | UnaryOp::RoundNearestAfz => None,
         }
     }
 
@@ -158,7 +187,7 @@ impl Element for bool {
             | BinaryOp::ShiftLeft
             | BinaryOp::ShiftRightArithmetic
             | BinaryOp::ShiftRightLogical
-            | BinaryOp::Compare(_) => return None,
+            | BinaryOp::Compare(..) => return None,
         };
         Some(f)
     }
@@ -242,8 +271,15 @@ macro_rules! signed_element {
                     UnaryOp::Abs => <$t>::wrapping_abs,
                     UnaryOp::Sign => <$t>::signum,
                     UnaryOp::Not => |x| !x,
+                    // On the element's own bits: `popcnt(-1i8) = 8`.
+                    UnaryOp::PopCnt => |x| x.count_ones() as $t,
+                    UnaryOp::Clz => |x| x.leading_zeros() as $t,
                     // Defined on floats only (the op table's `Float` rows).
-                    UnaryOp::Exp
+                    UnaryOp::Erf
+                    | UnaryOp::Cbrt
+                    | UnaryOp::Tan
+                    | UnaryOp::RoundNearestAfz
+                    | UnaryOp::Exp
                     | UnaryOp::Expm1
                     | UnaryOp::Log
                     | UnaryOp::Log1p
@@ -294,7 +330,7 @@ macro_rules! signed_element {
                     BinaryOp::ShiftRightLogical => {
                         integer_shift!($t, $t, $unsigned, ShiftKind::RightLogical)
                     }
-                    BinaryOp::Atan2 | BinaryOp::Compare(_) => return None,
+                    BinaryOp::Atan2 | BinaryOp::Compare(..) => return None,
                 };
                 Some(f)
             }
@@ -313,8 +349,15 @@ macro_rules! unsigned_element {
                     UnaryOp::Abs => |x| x,
                     UnaryOp::Sign => |x| if x == 0 { 0 } else { 1 },
                     UnaryOp::Not => |x| !x,
+                    // On the element's own bits: `popcnt(-1i8) = 8`.
+                    UnaryOp::PopCnt => |x| x.count_ones() as $t,
+                    UnaryOp::Clz => |x| x.leading_zeros() as $t,
                     // Defined on floats only (the op table's `Float` rows).
-                    UnaryOp::Exp
+                    UnaryOp::Erf
+                    | UnaryOp::Cbrt
+                    | UnaryOp::Tan
+                    | UnaryOp::RoundNearestAfz
+                    | UnaryOp::Exp
                     | UnaryOp::Expm1
                     | UnaryOp::Log
                     | UnaryOp::Log1p
@@ -354,7 +397,7 @@ macro_rules! unsigned_element {
                     BinaryOp::ShiftRightLogical => {
                         integer_shift!($t, $signed, $t, ShiftKind::RightLogical)
                     }
-                    BinaryOp::Atan2 | BinaryOp::Compare(_) => return None,
+                    BinaryOp::Atan2 | BinaryOp::Compare(..) => return None,
                 };
                 Some(f)
             }
@@ -372,7 +415,7 @@ unsigned_element!(u32, i32, pow_u32);
 unsigned_element!(u64, i64, pow_u64);
 
 macro_rules! float_element {
-    ($t:ty, $max:ident, $min:ident) => {
+    ($t:ty, $signed:ty, $max:ident, $min:ident, $erf:path, $cbrt:path, $tan:path) => {
         /// XLA's `maximum`: NaN if either operand is NaN (the left one
         /// first), and `-0 < +0`.
         fn $max(a: $t, b: $t) -> $t {
@@ -414,6 +457,11 @@ macro_rules! float_element {
 
             fn to_conv(self) -> Conv {
                 Conv::Float(self as f64)
+            }
+
+            fn total_order_key(self) -> Option<i64> {
+                let i = self.to_bits() as $signed;
+                Some(i64::from(if i < 0 { i ^ <$signed>::MAX } else { i }))
             }
 
             fn from_conv(value: Conv) -> $t {
@@ -458,7 +506,14 @@ macro_rules! float_element {
                     UnaryOp::Floor => <$t>::floor,
                     UnaryOp::Ceil => <$t>::ceil,
                     UnaryOp::RoundNearestEven => <$t>::round_ties_even,
-                    UnaryOp::Not | UnaryOp::IsFinite => return None,
+                    // Ties away from zero: `round`, not `floor(x + 0.5)`.
+                    UnaryOp::RoundNearestAfz => <$t>::round,
+                    UnaryOp::Erf => $erf,
+                    UnaryOp::Cbrt => $cbrt,
+                    UnaryOp::Tan => $tan,
+                    UnaryOp::Not | UnaryOp::IsFinite | UnaryOp::PopCnt | UnaryOp::Clz => {
+                        return None;
+                    }
                 };
                 Some(f)
             }
@@ -481,7 +536,7 @@ macro_rules! float_element {
                     | BinaryOp::ShiftLeft
                     | BinaryOp::ShiftRightArithmetic
                     | BinaryOp::ShiftRightLogical
-                    | BinaryOp::Compare(_) => return None,
+                    | BinaryOp::Compare(..) => return None,
                 };
                 Some(f)
             }
@@ -489,8 +544,19 @@ macro_rules! float_element {
     };
 }
 
-float_element!(f32, max_f32, min_f32);
-float_element!(f64, max_f64, min_f64);
+// `erf`, `cbrt` and `tan` come from `libm` (a port of musl's libm) rather
+// than the platform's: the same bits on every host, and the JIT calls the
+// very same functions (docs/jit-accuracy.md gives their measured error).
+float_element!(
+    f32,
+    i32,
+    max_f32,
+    min_f32,
+    libm::erff,
+    libm::cbrtf,
+    libm::tanf
+);
+float_element!(f64, i64, max_f64, min_f64, libm::erf, libm::cbrt, libm::tan);
 
 #[cfg(test)]
 mod tests {

@@ -76,11 +76,17 @@
 //! C's `fmod`; `power` is `powf`; `atan2(lhs, rhs)` is `lhs.atan2(rhs)`
 //! (`y` = lhs); `rsqrt` is `1 / sqrt(x)` and `logistic` is
 //! `1 / (1 + exp(-x))`, both computed in the element type; transcendental
-//! functions are Rust's `std` (the platform's libm). `maximum`/`minimum`
+//! functions are Rust's `std` (the platform's libm), except `erf`, `cbrt`
+//! and `tan`, which are musl's libm (the `libm` crate: the same bits on
+//! every host, within one ulp). `maximum`/`minimum`
 //! return NaN if either operand is NaN (the left one if both are), and
 //! order `-0 < +0`. `sign` gives `±1`, keeps `±0` and NaN.
-//! `round-nearest-even` rounds ties to even. Comparisons are IEEE: every
-//! comparison with NaN is false except `NE`.
+//! `round-nearest-even` rounds ties to even, `round-nearest-afz` away from
+//! zero (Rust's `round`). `popcnt` and `count-leading-zeros` count on the
+//! element's own bits. Comparisons are IEEE: every
+//! comparison with NaN is false except `NE`; with `type=TOTALORDER` they
+//! compare XLA's integer keys of the bits instead (`-NaN < -inf < -0 < +0 <
+//! +inf < +NaN`, `-0 != +0`).
 //!
 //! `pred`: `not`, `and`, `or`, `xor` are logical; `add` and `maximum` are
 //! `or`, `multiply` and `minimum` are `and`; comparisons order
@@ -93,13 +99,18 @@
 //! is `true`). `iota` converts its index the same way.
 //!
 //! `clamp(min, x, max)` is `minimum(maximum(min, x), max)` with the rules
-//! above (so a NaN anywhere gives NaN). `dot_general` starts each sum from
+//! above (so a NaN anywhere gives NaN; for `pred`, `(x or min) and max`).
+//! The misc family's other ops (bitcasts, `reduce-precision`, the random
+//! numbers, `cholesky`, `triangular-solve`, batch norm) are in the `misc`
+//! module, whose docs give their rules; `docs/ops.md` has them all. `dot_general` starts each sum from
 //! zero and adds `lhs * rhs` in increasing contracting-index order
 //! (row-major over the contracting dimensions as listed), rounding after
 //! every multiply and every add. `reduce` folds `acc = reducer(acc, x)`
 //! from `init`, over the reduced elements in row-major order. The windowed
 //! ops (`convolution`, `reduce-window`, `select-and-scatter`) follow XLA's
-//! evaluator: see the `windows` module and `docs/ops.md`.
+//! evaluator: see the `windows` module and `docs/ops.md`. `sort` is one
+//! stable merge sort whatever `is_stable` says, and `topk` a stable sort by
+//! the total order (the `sort` module, `docs/ops.md`).
 //!
 //! ## Invariants
 //!
@@ -130,8 +141,10 @@ mod ctrl;
 mod element;
 mod index;
 mod indexing;
+mod misc;
 mod narrow;
 mod ops;
+mod sort;
 mod value;
 mod windows;
 
@@ -220,7 +233,7 @@ pub fn evaluate_with_budget(
     budget::check(comp, max_bytes)?;
     let cx = Eval::new(comp);
     let args: Vec<Value<'_>> = args.iter().map(|&a| Value::Borrowed(a)).collect();
-    cx.call(comp.entry_id(), args, 0).map(Value::into_literal)
+    misc::random::with_fresh_stream(|| cx.call(comp.entry_id(), args, 0)).map(Value::into_literal)
 }
 
 /// What every body evaluation of one [`evaluate`] shares: the computation,
@@ -366,6 +379,12 @@ impl<'a> Eval<'a> {
             | OpKind::Pad { .. }
             | OpKind::DotGeneral { .. }
             | OpKind::Convolution { .. }
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
             | OpKind::Gather { .. }
             | OpKind::DynamicSlice { .. }
             | OpKind::DynamicUpdateSlice
@@ -470,6 +489,39 @@ impl<'a> Eval<'a> {
                     window,
                     depth,
                 )?
+            }
+            // -- sort and top-k (the sort family) --
+            OpKind::Sort {
+                dimension,
+                to_apply,
+                is_stable: _,
+            } => {
+                called_before(&[*to_apply], body)?;
+                let operands = args
+                    .iter()
+                    .map(Value::array)
+                    .collect::<OpResult<Vec<_>>>()?;
+                let sorted = sort::sort(self, *to_apply, &operands, *dimension, depth)?;
+                return sort::sort_result(sorted, &inst.shape).map(Value::from_literal);
+            }
+            OpKind::TopK { k, largest } => {
+                let x = args.first().ok_or("operand 0 is missing")?.array()?;
+                return sort::topk(x, *k, *largest).map(Value::from_literal);
+            }
+            // -- the misc family (misc.rs) --
+            OpKind::RngBitGenerator { algorithm } => {
+                let bits = inst
+                    .shape
+                    .tuple_shapes()
+                    .get(1)
+                    .ok_or("rng-bit-generator's result is not a (state, bits) pair")?;
+                let state = args.first().ok_or("operand 0 is missing")?.array()?;
+                return misc::rng_bit_generator(*algorithm, state, bits).map(Value::from_literal);
+            }
+            OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => {
+                return misc::batch_norm(&inst.kind, args, depth);
             }
         };
         Literal::from_array_data(inst.shape.dims(), data)
@@ -690,6 +742,20 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
             fft_type,
             fft_length,
         } => complex::fft(operand(0)?, *fft_type, fft_length, &inst.shape)?,
+        // The misc family (`misc.rs`).
+        OpKind::BitcastConvert => misc::bitcast_convert(operand(0)?, inst.shape.element_type())?,
+        OpKind::Bitcast => array(operand(0)?)?.clone(),
+        OpKind::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => misc::reduce_precision(operand(0)?, *exponent_bits, *mantissa_bits)?,
+        OpKind::Rng { distribution } => {
+            misc::rng(*distribution, operand(0)?, operand(1)?, &inst.shape)?
+        }
+        OpKind::Cholesky { lower } => misc::cholesky(operand(0)?, *lower)?,
+        OpKind::TriangularSolve { options } => {
+            misc::triangular_solve(operand(0)?, operand(1)?, options)?
+        }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Tuple
@@ -701,7 +767,13 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         | OpKind::Map { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
-        | OpKind::Scatter { .. } => {
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. } => {
             return Err(format!("`{}` is not an array op", inst.kind.opcode_name()));
         }
     })

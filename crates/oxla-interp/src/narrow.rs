@@ -219,6 +219,17 @@ fn shift_right_logical<T: SubByteInt>(a: T, b: T) -> T {
     }
 }
 
+/// The set bits of a sub-byte value, at its own width.
+fn popcnt<T: SubByteInt>(a: T) -> T {
+    T::wrapping_from(i64::from(a.to_bits().count_ones()))
+}
+
+/// The leading zero bits of a sub-byte value, at its own width.
+fn clz<T: SubByteInt>(a: T) -> T {
+    let zeros = u32::from(a.to_bits()).leading_zeros() - (32 - T::BITS);
+    T::wrapping_from(i64::from(zeros))
+}
+
 macro_rules! sub_byte {
     ($($t:ty => $wide:ty),*) => {$(
         impl Lift for $t {
@@ -254,7 +265,14 @@ macro_rules! sub_byte {
             }
 
             fn unary_fn(op: UnaryOp) -> Option<fn($t) -> $t> {
-                unary_via_wide::<$t>(op)
+                // The bit counts see the type's own width too.
+                if op == UnaryOp::PopCnt {
+                    Some(popcnt::<$t>)
+                } else if op == UnaryOp::Clz {
+                    Some(clz::<$t>)
+                } else {
+                    unary_via_wide::<$t>(op)
+                }
             }
 
             fn binary_fn(op: BinaryOp) -> Option<fn($t, $t) -> $t> {
@@ -332,6 +350,12 @@ mod tests {
             sra(Uint4::wrapping_from(8), Uint4::wrapping_from(1)).get(),
             12
         );
+        // popcnt and clz count at the type's width: s4 -1 has 4 bits set
+        // (not i8's 8), u4 1 has 3 leading zeros (not u8's 7).
+        let pop = <Int4 as Element>::unary_fn(UnaryOp::PopCnt).expect("popcnt");
+        assert_eq!(pop(Int4::wrapping_from(-1)).get(), 4);
+        let clz = <Uint4 as Element>::unary_fn(UnaryOp::Clz).expect("clz");
+        assert_eq!(clz(Uint4::wrapping_from(1)).get(), 3);
         let shl = <Uint2 as Element>::binary_fn(BinaryOp::ShiftLeft).expect("shl");
         assert_eq!(
             shl(Uint2::wrapping_from(3), Uint2::wrapping_from(1)).get(),

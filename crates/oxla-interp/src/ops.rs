@@ -14,11 +14,11 @@ use std::borrow::Cow;
 
 use oxla_ir::shape::row_major_strides;
 use oxla_ir::{
-    ArrayData, BinaryOp, DotDimensionNumbers, ElementType, Literal, NativeType, PadDim, Shape,
-    UnaryOp, dispatch_array,
+    ArrayData, BinaryOp, ComparisonOrder, DotDimensionNumbers, ElementType, Literal, NativeType,
+    PadDim, Shape, UnaryOp, dispatch_array,
 };
 
-use crate::element::{Conv, Element, compare};
+use crate::element::{Conv, Element, compare, compare_total};
 use crate::index::{View, element_count, for_each_index};
 
 /// The result of a kernel: a value, or what went wrong in words.
@@ -187,9 +187,15 @@ pub(crate) fn binary(
         let b = broadcast_to(b, b_dims, out_dims, &b_map)?;
         let pairs = a.iter().zip(b.iter());
         Ok(match op {
-            BinaryOp::Compare(direction) => {
+            BinaryOp::Compare(direction, ComparisonOrder::Natural) => {
                 ArrayData::Pred(pairs.map(|(&x, &y)| compare(direction, x, y)).collect())
             }
+            BinaryOp::Compare(direction, ComparisonOrder::Total) => ArrayData::Pred(
+                pairs
+                    .map(|(&x, &y)| compare_total(direction, x, y))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| undefined(op, T::ELEMENT_TYPE))?,
+            ),
             _ => {
                 let f = T::binary_fn(op).ok_or_else(|| undefined(op, T::ELEMENT_TYPE))?;
                 T::into_data(pairs.map(|(&x, &y)| f(x, y)).collect())

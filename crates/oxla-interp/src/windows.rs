@@ -35,8 +35,8 @@ use std::borrow::Cow;
 use oxla_ir::ir::{BinaryOp, OpKind, WindowDim};
 use oxla_ir::shape::row_major_strides;
 use oxla_ir::{
-    ArrayData, Body, ComparisonDirection, ComputationId, ConvolutionDimensionNumbers, Literal,
-    NativeType, Shape, Window, dispatch_array,
+    ArrayData, Body, ComparisonDirection, ComparisonOrder, ComputationId,
+    ConvolutionDimensionNumbers, Literal, NativeType, Shape, Window, dispatch_array,
 };
 
 use crate::Eval;
@@ -479,8 +479,9 @@ fn select_fn<'e, T: Element>(
 /// scalar parameters (`swapped`: `compare(p1, p0)`).
 fn compare_of_parameters(body: &Body) -> Option<(ComparisonDirection, bool)> {
     let root = body.instructions.get(body.root.index())?;
+    // A TOTALORDER compare runs through the evaluator (its own order).
     let OpKind::Binary {
-        op: BinaryOp::Compare(direction),
+        op: BinaryOp::Compare(direction, ComparisonOrder::Natural),
         broadcast_dimensions,
     } = &root.kind
     else {

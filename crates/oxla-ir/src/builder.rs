@@ -18,13 +18,17 @@
 //! # Ok::<(), oxla_ir::Error>(())
 //! ```
 
+// The misc family: bit ops, bitcasts, rng, linear algebra, batch norm.
+mod misc;
+
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::ir::{
-    BinaryOp, Body, ComparisonDirection, ComputationId, DotDimensionNumbers,
-    GatherDimensionNumbers, InstId, Instruction, OpKind, PadDim, ScatterDimensionNumbers, UnaryOp,
+    BinaryOp, Body, ComparisonDirection, ComparisonOrder, ComparisonType, ComputationId,
+    DotDimensionNumbers, GatherDimensionNumbers, InstId, Instruction, OpKind, PadDim,
+    ScatterDimensionNumbers, UnaryOp,
 };
 use crate::shape_inference as si;
 use crate::{Computation, ElementType, Error, Literal, Result, Shape};
@@ -300,20 +304,21 @@ impl Builder {
         /// `lhs >> rhs` shifting in zeros.
         shift_right_logical => BinaryOp::ShiftRightLogical;
         /// `lhs == rhs`, result `pred`.
-        eq => BinaryOp::Compare(ComparisonDirection::Eq);
+        eq => BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural);
         /// `lhs != rhs`, result `pred`.
-        ne => BinaryOp::Compare(ComparisonDirection::Ne);
+        ne => BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Natural);
         /// `lhs < rhs`, result `pred`.
-        lt => BinaryOp::Compare(ComparisonDirection::Lt);
+        lt => BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Natural);
         /// `lhs <= rhs`, result `pred`.
-        le => BinaryOp::Compare(ComparisonDirection::Le);
+        le => BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Natural);
         /// `lhs > rhs`, result `pred`.
-        gt => BinaryOp::Compare(ComparisonDirection::Gt);
+        gt => BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Natural);
         /// `lhs >= rhs`, result `pred`.
-        ge => BinaryOp::Compare(ComparisonDirection::Ge);
+        ge => BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Natural);
     }
 
-    /// A comparison with the direction as a value.
+    /// A comparison with the direction as a value, in the element type's
+    /// own order (IEEE for floats).
     pub fn compare(
         &mut self,
         lhs: Op,
@@ -321,7 +326,64 @@ impl Builder {
         direction: ComparisonDirection,
         broadcast_dimensions: &[i64],
     ) -> Result<Op> {
-        self.binary(lhs, rhs, BinaryOp::Compare(direction), broadcast_dimensions)
+        let op = BinaryOp::Compare(direction, ComparisonOrder::Natural);
+        self.binary(lhs, rhs, op, broadcast_dimensions)
+    }
+
+    /// A comparison of floats in their total order (XLA's `LtTotalOrder`
+    /// and kin, `type=TOTALORDER`): `-NaN < -inf < -0 < +0 < +inf < +NaN`,
+    /// and `-0 != +0`. What a sort comparator uses.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ComparisonDirection::Lt, ElementType::{F32, S32}, Shape};
+    /// let mut b = Builder::new("lt");
+    /// let x = b.parameter(0, Shape::new(F32, &[4]), "x")?;
+    /// let y = b.parameter(1, Shape::new(F32, &[4]), "y")?;
+    /// let lt = b.compare_total_order(x, y, Lt, &[])?;
+    /// assert!(b.build(lt)?.to_hlo_text().contains("direction=LT, type=TOTALORDER"));
+    /// let i = b.parameter(2, Shape::new(S32, &[4]), "i")?;
+    /// assert!(b.compare_total_order(i, i, Lt, &[]).is_err()); // floats only
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn compare_total_order(
+        &mut self,
+        lhs: Op,
+        rhs: Op,
+        direction: ComparisonDirection,
+        broadcast_dimensions: &[i64],
+    ) -> Result<Op> {
+        let op = BinaryOp::Compare(direction, ComparisonOrder::Total);
+        self.binary(lhs, rhs, op, broadcast_dimensions)
+    }
+
+    /// XLA's `Compare` with an explicit comparison type: `ty` must be the
+    /// element type's default (`FLOAT`, `SIGNED`, `UNSIGNED`) or, for
+    /// floats, `TOTALORDER`, as XLA's verifier requires.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ComparisonDirection::Ge, ComparisonType, ElementType::U8, Shape};
+    /// let mut b = Builder::new("ge");
+    /// let x = b.parameter(0, Shape::new(U8, &[2]), "x")?;
+    /// b.compare_with_type(x, x, Ge, ComparisonType::Unsigned, &[])?;
+    /// let err = b.compare_with_type(x, x, Ge, ComparisonType::Signed, &[]).unwrap_err();
+    /// assert!(err.to_string().contains("Expected comparison type UNSIGNED."));
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn compare_with_type(
+        &mut self,
+        lhs: Op,
+        rhs: Op,
+        direction: ComparisonDirection,
+        ty: ComparisonType,
+        broadcast_dimensions: &[i64],
+    ) -> Result<Op> {
+        let order = si::comparison_order(ty, self.shape_of(rhs)?)?;
+        self.binary(
+            lhs,
+            rhs,
+            BinaryOp::Compare(direction, order),
+            broadcast_dimensions,
+        )
     }
 
     unary_methods! {
@@ -652,6 +714,81 @@ impl Builder {
     pub fn dot(&mut self, lhs: Op, rhs: Op) -> Result<Op> {
         let dims = si::dot_dimension_numbers(self.shape_of(lhs)?, self.shape_of(rhs)?)?;
         self.dot_general(lhs, rhs, &dims)
+    }
+
+    /// XLA's `Sort`: sorts `operands` (arrays of the same dims; element
+    /// types may differ) together along `dimension`, ordered by
+    /// `comparator`, a computation `(a_0, b_0, a_1, b_1, ...) -> pred[]`
+    /// (scalars, two per operand) that is true when element `a` must come
+    /// before `b`. One operand gives an array, several a tuple. The sort is
+    /// always stable; `is_stable` is kept for the text.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ComparisonDirection::Lt, ElementType::{F32, S32}, Shape};
+    /// let mut c = Builder::new("lt");
+    /// let a = c.parameter(0, Shape::scalar(F32), "a")?;
+    /// let b = c.parameter(1, Shape::scalar(F32), "b")?;
+    /// c.parameter(2, Shape::scalar(S32), "i")?;
+    /// c.parameter(3, Shape::scalar(S32), "j")?;
+    /// let lt = c.compare_total_order(a, b, Lt, &[])?;
+    /// let lt = c.build(lt)?;
+    /// let mut b = Builder::new("argsort");
+    /// let x = b.parameter(0, Shape::new(F32, &[5]), "x")?;
+    /// let iota = b.iota(Shape::new(S32, &[5]), 0)?;
+    /// let s = b.sort(&[x, iota], 0, true, &lt)?;
+    /// assert_eq!(b.shape(s)?.to_string(), "(f32[5], s32[5])");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn sort(
+        &mut self,
+        operands: &[Op],
+        dimension: i64,
+        is_stable: bool,
+        comparator: &Computation,
+    ) -> Result<Op> {
+        // The comparator comes from the caller: verified before it is read.
+        crate::verifier::verify(comparator)?;
+        let shapes = operands
+            .iter()
+            .map(|&o| self.shape_of(o))
+            .collect::<Result<Vec<_>>>()?;
+        let entry = comparator.entry();
+        let shape = si::infer_sort_shape(
+            &shapes,
+            dimension,
+            &entry.parameter_shapes(),
+            entry.result_shape(),
+        )?;
+        let to_apply = self.import(comparator)?;
+        Ok(self.push(
+            OpKind::Sort {
+                dimension,
+                is_stable,
+                to_apply,
+            },
+            operands.to_vec(),
+            shape,
+            None,
+        ))
+    }
+
+    /// XLA's `TopK`: the tuple `(values, s32 indices)` of the `k` largest
+    /// (`largest`) or smallest elements of each row of `operand`'s last
+    /// dimension, in order; ties keep the lower index first, and under the
+    /// total order `+NaN` is the largest value and `-NaN` the smallest.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ElementType::F32, Shape};
+    /// let mut b = Builder::new("top2");
+    /// let x = b.parameter(0, Shape::new(F32, &[3, 8]), "x")?;
+    /// let t = b.top_k(x, 2, true)?;
+    /// assert_eq!(b.shape(t)?.to_string(), "(f32[3,2], s32[3,2])");
+    /// assert!(b.top_k(x, 9, true).is_err()); // k > 8
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn top_k(&mut self, operand: Op, k: i64, largest: bool) -> Result<Op> {
+        let shape = si::infer_topk_shape(self.shape_of(operand)?, k)?;
+        Ok(self.push(OpKind::TopK { k, largest }, vec![operand], shape, None))
     }
 
     /// A tuple of values (as a computation's root, it returns several

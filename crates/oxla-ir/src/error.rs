@@ -399,7 +399,7 @@ pub enum Error {
     UnsupportedOp {
         /// The backend (`jit`).
         backend: String,
-        /// The op, as HLO spells it (`while`).
+        /// The op, as HLO spells it (`while`, `sort`).
         op: String,
         /// The instruction.
         instruction: String,

@@ -24,7 +24,7 @@
 use std::fmt;
 
 pub use crate::opcode::{BinaryOp, UnaryOp};
-use crate::{Literal, Opcode, Shape};
+use crate::{ElementType, Literal, Opcode, Shape};
 
 // The windows family: the attribute types of convolution, reduce-window
 // and select-and-scatter.
@@ -110,6 +110,100 @@ op_enum!(
     }
 );
 
+op_enum!(
+    /// XLA's comparison type, the `type=` of a `compare`: how the operands
+    /// are ordered. Each element type has a default (`FLOAT` for floats,
+    /// `SIGNED` for signed integers, `UNSIGNED` for unsigned integers and
+    /// `pred`), and floats may instead use `TOTALORDER`; no other pairing is
+    /// valid. The IR stores the choice as a [`ComparisonOrder`].
+    ComparisonType {
+        /// IEEE-754: every comparison with NaN is false except `NE`, and
+        /// `-0 == +0`.
+        Float => "FLOAT",
+        /// The total order of floats: `-NaN < -inf < ... < -0 < +0 < ... <
+        /// +inf < +NaN`, compared bit pattern by bit pattern.
+        TotalOrder => "TOTALORDER",
+        /// Two's complement integers.
+        Signed => "SIGNED",
+        /// Unsigned integers and `pred` (`false < true`).
+        Unsigned => "UNSIGNED",
+    }
+);
+
+impl ComparisonType {
+    /// The type a `compare` of `ty` operands has when none is written.
+    ///
+    /// ```
+    /// use oxla_ir::{ComparisonType, ElementType};
+    /// assert_eq!(ComparisonType::default_for(ElementType::F64), ComparisonType::Float);
+    /// assert_eq!(ComparisonType::default_for(ElementType::Pred), ComparisonType::Unsigned);
+    /// ```
+    pub fn default_for(ty: ElementType) -> ComparisonType {
+        // Every real float kind and complex (whose EQ/NE compare the parts
+        // as floats) is FLOAT; integers by their sign; `pred` UNSIGNED.
+        if ty.is_float() || ty.is_complex() {
+            ComparisonType::Float
+        } else if ty.is_signed_integer() {
+            ComparisonType::Signed
+        } else {
+            ComparisonType::Unsigned
+        }
+    }
+}
+
+/// The order a `compare` uses, as the IR stores it: one value per meaning,
+/// so a comparison has a single representation whatever text it came from.
+/// XLA's `type=` ([`ComparisonType`]) maps onto it: the element type's
+/// default type is [`ComparisonOrder::Natural`], `TOTALORDER` (floats only)
+/// is [`ComparisonOrder::Total`], and any other pairing is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ComparisonOrder {
+    /// The element type's own order: IEEE for floats, signed or unsigned
+    /// for integers, `false < true` for `pred` (XLA's default type).
+    #[default]
+    Natural,
+    /// `TOTALORDER`: floats compared as the signed integers
+    /// `bits < 0 ? bits ^ INT_MAX : bits`, so `-NaN < -inf < -0 < +0 < +inf
+    /// < +NaN`, `-0 != +0` and a NaN equals a NaN of the same bits. Floats
+    /// only.
+    Total,
+}
+
+impl ComparisonOrder {
+    /// The XLA comparison type this order has on `ty` operands.
+    ///
+    /// ```
+    /// use oxla_ir::{ComparisonOrder, ComparisonType, ElementType::{F32, S8}};
+    /// assert_eq!(ComparisonOrder::Natural.comparison_type(S8), ComparisonType::Signed);
+    /// assert_eq!(ComparisonOrder::Total.comparison_type(F32), ComparisonType::TotalOrder);
+    /// ```
+    pub fn comparison_type(self, ty: ElementType) -> ComparisonType {
+        match self {
+            ComparisonOrder::Natural => ComparisonType::default_for(ty),
+            ComparisonOrder::Total => ComparisonType::TotalOrder,
+        }
+    }
+
+    /// The order XLA's comparison type `t` means on `ty` operands, or `None`
+    /// where XLA's verifier refuses the pairing (`SIGNED` on `u8`,
+    /// `TOTALORDER` on `s32`, `FLOAT` on integers).
+    ///
+    /// ```
+    /// use oxla_ir::{ComparisonOrder, ComparisonType, ElementType::{F32, S32}};
+    /// assert_eq!(ComparisonOrder::from_type(ComparisonType::Float, F32), Some(ComparisonOrder::Natural));
+    /// assert_eq!(ComparisonOrder::from_type(ComparisonType::TotalOrder, S32), None);
+    /// ```
+    pub fn from_type(t: ComparisonType, ty: ElementType) -> Option<ComparisonOrder> {
+        if t == ComparisonType::default_for(ty) {
+            Some(ComparisonOrder::Natural)
+        } else if t == ComparisonType::TotalOrder && ty.is_float() {
+            Some(ComparisonOrder::Total)
+        } else {
+            None
+        }
+    }
+}
+
 /// Padding of one dimension: `lo` elements before, `hi` after (either may be
 /// negative, which removes elements), `interior` between each pair (never
 /// negative).
@@ -134,6 +228,56 @@ pub struct DotDimensionNumbers {
     pub lhs_contracting: Vec<i64>,
     /// Contracted dimensions of the right operand (paired).
     pub rhs_contracting: Vec<i64>,
+}
+
+// -- attributes of the misc family (rng, linear algebra) ----------------------
+
+op_enum!(
+    /// The distribution an `rng` draws from.
+    RngDistribution {
+        /// Uniform in `[a, b)`.
+        Uniform => "rng_uniform",
+        /// Normal with mean `a` and standard deviation `b`.
+        Normal => "rng_normal",
+    }
+);
+
+op_enum!(
+    /// The generator an `rng-bit-generator` runs.
+    RngAlgorithm {
+        /// The backend's choice: Philox, as XLA:CPU chooses.
+        Default => "rng_default",
+        /// ThreeFry-2x32 with 20 rounds; state `u64[2]` = `[key, counter]`.
+        ThreeFry => "rng_three_fry",
+        /// Philox-4x32 with 10 rounds; state `u64[2]` or `u64[3]`.
+        Philox => "rng_philox",
+    }
+);
+
+op_enum!(
+    /// What `triangular-solve` does to `a` before solving.
+    Transpose {
+        /// `a` as it is.
+        NoTranspose => "NO_TRANSPOSE",
+        /// `a` transposed.
+        Transpose => "TRANSPOSE",
+        /// `a` conjugate-transposed (the transpose, for real types).
+        Adjoint => "ADJOINT",
+    }
+);
+
+/// The options of a `triangular-solve`: solve `op(a) x = b` (`left_side`)
+/// or `x op(a) = b`, reading the `lower` or upper triangle of `a`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TriangularSolveOptions {
+    /// `a` multiplies `x` from the left.
+    pub left_side: bool,
+    /// Read the lower triangle of `a` (else the upper one).
+    pub lower: bool,
+    /// Take `a`'s diagonal as ones without reading it.
+    pub unit_diagonal: bool,
+    /// What is done to `a` first.
+    pub transpose_a: Transpose,
 }
 
 // -- indexing: gather, scatter, dynamic-slice, dynamic-update-slice ----------
@@ -281,6 +425,63 @@ pub enum OpKind {
     },
     /// Operands: the elements.
     Tuple,
+    // -- the misc family ---------------------------------------------------
+    /// Operands: `[x]`; the bits of each element reinterpreted as the result
+    /// shape's element type (a width change adds or removes a minor
+    /// dimension).
+    BitcastConvert,
+    /// Operands: `[x]`; the same elements in the result's dims (row-major:
+    /// oxla takes every layout as the default one).
+    Bitcast,
+    /// Operands: `[x]`; rounds to `exponent_bits` and `mantissa_bits`.
+    ReducePrecision {
+        /// Exponent bits kept (at least 1).
+        exponent_bits: i64,
+        /// Mantissa bits kept (at least 0).
+        mantissa_bits: i64,
+    },
+    /// Operands: `[a, b]`, two scalars: `[low, high)` or `(mean, sigma)`.
+    Rng {
+        /// The distribution.
+        distribution: RngDistribution,
+    },
+    /// Operands: `[state]`; gives `(new_state, bits)`.
+    RngBitGenerator {
+        /// The generator.
+        algorithm: RngAlgorithm,
+    },
+    /// Operands: `[a]`.
+    Cholesky {
+        /// Give `L` with `a = L L^T` (else `U` with `a = U^T U`).
+        lower: bool,
+    },
+    /// Operands: `[a, b]`.
+    TriangularSolve {
+        /// Which system is solved.
+        options: TriangularSolveOptions,
+    },
+    /// Operands: `[x, scale, offset]`; gives `(y, batch_mean, batch_var)`.
+    BatchNormTraining {
+        /// Added to the variance.
+        epsilon: f32,
+        /// The dimension of `x` that holds the features.
+        feature_index: i64,
+    },
+    /// Operands: `[x, scale, offset, mean, variance]`.
+    BatchNormInference {
+        /// Added to the variance.
+        epsilon: f32,
+        /// The dimension of `x` that holds the features.
+        feature_index: i64,
+    },
+    /// Operands: `[x, scale, mean, variance, grad_output]`; gives
+    /// `(grad_x, grad_scale, grad_offset)`.
+    BatchNormGrad {
+        /// Added to the variance.
+        epsilon: f32,
+        /// The dimension of `x` that holds the features.
+        feature_index: i64,
+    },
 
     // -- tuples and control flow (the ctrl family) ---------------------------
     /// Operands: `[t]`, a tuple: its element `index`.
@@ -402,6 +603,35 @@ pub enum OpKind {
         /// the real output's).
         fft_length: Vec<i64>,
     },
+
+    // -- sort and top-k (the sort family) --------------------------------------
+    /// Operands: one or more arrays of the same dims (element types may
+    /// differ), sorted together along `dimension` by one permutation per
+    /// row: element `a` comes before `b` when `to_apply(a_0, b_0, a_1, b_1,
+    /// ...)` is true. One operand gives an array, several the tuple of the
+    /// sorted arrays. Always evaluated as a stable sort (see
+    /// `docs/ops.md`), whatever `is_stable` says.
+    Sort {
+        /// The dimension sorted along.
+        dimension: i64,
+        /// Whether equal elements must keep their order (printed only when
+        /// true).
+        is_stable: bool,
+        /// The comparator, `(T_0[], T_0[], T_1[], T_1[], ...) -> pred[]`:
+        /// a strict weak order ("less than").
+        to_apply: ComputationId,
+    },
+    /// Operands: `[x]`, an array of rank >= 1: the tuple `(values, s32
+    /// indices)` of the `k` largest (`largest`) or smallest elements of each
+    /// row of the last dimension, in order; ties keep the lower index first
+    /// (a stable sort of `(x, iota)` with a `TOTALORDER` comparator, then
+    /// the first `k`).
+    TopK {
+        /// How many elements per row.
+        k: i64,
+        /// The largest (`true`) or the smallest.
+        largest: bool,
+    },
 }
 
 impl OpKind {
@@ -442,6 +672,18 @@ impl OpKind {
             OpKind::Real => Opcode::Real,
             OpKind::Imag => Opcode::Imag,
             OpKind::Fft { .. } => Opcode::Fft,
+            OpKind::Sort { .. } => Opcode::Sort,
+            OpKind::TopK { .. } => Opcode::TopK,
+            OpKind::BitcastConvert => Opcode::BitcastConvert,
+            OpKind::Bitcast => Opcode::Bitcast,
+            OpKind::ReducePrecision { .. } => Opcode::ReducePrecision,
+            OpKind::Rng { .. } => Opcode::Rng,
+            OpKind::RngBitGenerator { .. } => Opcode::RngBitGenerator,
+            OpKind::Cholesky { .. } => Opcode::Cholesky,
+            OpKind::TriangularSolve { .. } => Opcode::TriangularSolve,
+            OpKind::BatchNormTraining { .. } => Opcode::BatchNormTraining,
+            OpKind::BatchNormInference { .. } => Opcode::BatchNormInference,
+            OpKind::BatchNormGrad { .. } => Opcode::BatchNormGrad,
         }
     }
 
@@ -453,6 +695,8 @@ impl OpKind {
     /// use oxla_ir::{ComputationId, OpKind};
     /// let w = OpKind::While { condition: ComputationId(0), body: ComputationId(1) };
     /// assert_eq!(w.called_computations(), vec![ComputationId(0), ComputationId(1)]);
+    /// let s = OpKind::Sort { dimension: 0, is_stable: true, to_apply: ComputationId(0) };
+    /// assert_eq!(s.called_computations(), vec![ComputationId(0)]);
     /// assert!(OpKind::Tuple.called_computations().is_empty());
     /// ```
     pub fn called_computations(&self) -> Vec<ComputationId> {
@@ -460,7 +704,8 @@ impl OpKind {
             OpKind::Reduce { to_apply, .. }
             | OpKind::Map { to_apply, .. }
             | OpKind::ReduceWindow { to_apply, .. }
-            | OpKind::Scatter { to_apply, .. } => vec![*to_apply],
+            | OpKind::Scatter { to_apply, .. }
+            | OpKind::Sort { to_apply, .. } => vec![*to_apply],
             OpKind::While { condition, body } => vec![*condition, *body],
             OpKind::Conditional { branches } => branches.clone(),
             OpKind::SelectAndScatter {
@@ -492,7 +737,18 @@ impl OpKind {
             | OpKind::Complex
             | OpKind::Real
             | OpKind::Imag
-            | OpKind::Fft { .. } => vec![],
+            | OpKind::Fft { .. }
+            | OpKind::TopK { .. }
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => vec![],
         }
     }
 
@@ -503,7 +759,8 @@ impl OpKind {
             OpKind::Reduce { to_apply, .. }
             | OpKind::Map { to_apply, .. }
             | OpKind::ReduceWindow { to_apply, .. }
-            | OpKind::Scatter { to_apply, .. } => vec![to_apply],
+            | OpKind::Scatter { to_apply, .. }
+            | OpKind::Sort { to_apply, .. } => vec![to_apply],
             OpKind::While { condition, body } => vec![condition, body],
             OpKind::Conditional { branches } => branches.iter_mut().collect(),
             OpKind::SelectAndScatter {
@@ -535,7 +792,18 @@ impl OpKind {
             | OpKind::Complex
             | OpKind::Real
             | OpKind::Imag
-            | OpKind::Fft { .. } => vec![],
+            | OpKind::Fft { .. }
+            | OpKind::TopK { .. }
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => vec![],
         }
     }
 

@@ -47,8 +47,9 @@ pub use element_type::{
 pub use element_type::{Int1, Int2, Int4, SubByteInt, Uint1, Uint2, Uint4};
 pub use error::{Error, Result, VerifierProblem};
 pub use ir::{
-    BinaryReducer, Body, ComparisonDirection, Computation, ComputationId, DotDimensionNumbers,
-    InstId, Instruction, OpKind, PadDim,
+    BinaryReducer, Body, ComparisonDirection, ComparisonOrder, ComparisonType, Computation,
+    ComputationId, DotDimensionNumbers, InstId, Instruction, OpKind, PadDim, RngAlgorithm,
+    RngDistribution, Transpose, TriangularSolveOptions,
 };
 // The windows family's attribute types.
 pub use ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};

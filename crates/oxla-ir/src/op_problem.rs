@@ -862,6 +862,110 @@ pub enum OpProblem {
         /// The accumulator it pairs with.
         accumulator: Shape,
     },
+
+    // -- sort, top-k and the comparison type (the sort family) ---------------
+    /// A `compare` whose type (`type=`) does not go with its operands'
+    /// element type: XLA's verifier accepts only the element type's default
+    /// (`FLOAT`, `SIGNED` or `UNSIGNED`) and, for floats, `TOTALORDER`.
+    #[error(
+        "Expected comparison type {expected}. actual: {actual}, operand: {operand}; {}",
+        comparison_type_help(*.actual, .operand)
+    )]
+    ComparisonType {
+        /// What XLA would accept, in its words (`SIGNED`, `FLOAT or
+        /// TOTALORDER`).
+        expected: String,
+        /// The type given.
+        actual: crate::ComparisonType,
+        /// The operand whose element type decides.
+        operand: Shape,
+    },
+    /// `sort` operands of different dims.
+    #[error(
+        "Sort keys and values dimensions must match. Keys shape is: {keys}, values shape (operand index {index}) is: {values}."
+    )]
+    SortDimensionsMismatch {
+        /// The first operand (the keys).
+        keys: Shape,
+        /// The operand that differs.
+        values: Shape,
+        /// Its position among the operands.
+        index: usize,
+    },
+    /// A `sort` comparator that does not return `pred[]`.
+    #[error(
+        "The Sort compare computation shape does not lead to a scalar predicate shape: {result}; the comparator returns pred[] (true when its first element must come first)."
+    )]
+    SortComparatorResult {
+        /// What the comparator returns.
+        result: Shape,
+    },
+    /// A `sort` comparator without two parameters per operand.
+    #[error(
+        "Expected the compare computation of sort to have {expected} parameters, has {}: two per operand, interleaved ({}).",
+        .parameters.len(), interleaved(.operands)
+    )]
+    SortComparatorParameterCount {
+        /// How many it must have (twice the operand count).
+        expected: usize,
+        /// The comparator's parameters.
+        parameters: Vec<Shape>,
+        /// The sorted operands.
+        operands: Vec<Shape>,
+    },
+    /// A `sort` comparator parameter that is not a scalar of its operand's
+    /// element type.
+    #[error(
+        "Expected the {index}-th parameter of the compare computation of sort to have shape {expected}, but got {actual}; parameters 2k and 2k+1 are scalars of operand k's element type ({})",
+        interleaved(.operands)
+    )]
+    SortComparatorParameter {
+        /// The parameter number.
+        index: usize,
+        /// The scalar it must be.
+        expected: Shape,
+        /// What it is.
+        actual: Shape,
+        /// The sorted operands.
+        operands: Vec<Shape>,
+    },
+    /// A sort dimension the operands do not have.
+    #[error(
+        "Expected the sort_dimension {dimension} of sort to be smaller than the rank {} of the operand(s) ({operand}); valid: 0..{}.",
+        .operand.rank(), .operand.rank()
+    )]
+    SortDimension {
+        /// The dimension.
+        dimension: i64,
+        /// The first operand.
+        operand: Shape,
+    },
+    /// `topk` of a scalar: it works on the last dimension.
+    #[error("topk works on the last dimension, but its operand {operand} is a scalar.")]
+    TopKScalar {
+        /// The operand.
+        operand: Shape,
+    },
+    /// `topk` with a negative `k`.
+    #[error("k={k} is negative; topk takes 0 <= k <= {} for {operand}.", last_dim(.operand))]
+    TopKNegative {
+        /// The operand.
+        operand: Shape,
+        /// The `k` given.
+        k: i64,
+    },
+    /// `topk` with `k` larger than the last dimension.
+    #[error(
+        "k={k} is larger than the last dimension of size={} ({operand}).",
+        last_dim(.operand)
+    )]
+    TopKTooLarge {
+        /// The operand.
+        operand: Shape,
+        /// The `k` given.
+        k: i64,
+    },
+
     // -- windows: convolution, reduce-window, select-and-scatter --------------
     /// A window field with another number of entries than the sizes.
     #[error(
@@ -1670,6 +1774,318 @@ pub enum OpProblem {
         /// The update.
         update: Shape,
     },
+
+    // -- the misc family: bitcasts, reduce-precision, rng, linear algebra,
+    //    batch norm (XLA's wording first) ------------------------------------
+    /// `bitcast-convert` from or to a tuple.
+    #[error("Cannot convert from or to tuple type; requested conversion: {operand} => {to}.")]
+    BitcastConvertTuple {
+        /// The operand.
+        operand: Shape,
+        /// The requested result.
+        to: Shape,
+    },
+    /// `bitcast-convert` between widths that do not divide each other (or
+    /// between `pred`, whose bits XLA counts as 1, and another type).
+    #[error(
+        "Cannot bitcast types with undivisible bit-widths: {} => {} ({operand} => {to}; pred converts only to pred).",
+        .operand.element_type(), .to.element_type()
+    )]
+    BitcastConvertWidths {
+        /// The operand.
+        operand: Shape,
+        /// The requested result.
+        to: Shape,
+    },
+    /// A widening `bitcast-convert` whose operand's last dimension is not the
+    /// ratio of the widths.
+    #[error(
+        "Last dimension of input shape={} is not equal to ratio of bit-widths={ratio} for bitcast-convert from {operand} to {}.",
+        .operand.dims().last().map_or("none".to_string(), |d| d.to_string()), .to.element_type()
+    )]
+    BitcastConvertLastDimension {
+        /// The operand.
+        operand: Shape,
+        /// The requested result.
+        to: Shape,
+        /// The wider width over the narrower one.
+        ratio: u32,
+    },
+    /// A `bitcast` that changes the element type.
+    #[error(
+        "bitcast cannot change the element type ({operand} => {result}): oxla takes every layout as the default, under which a bitcast is a reshape; use bitcast-convert to reinterpret bits."
+    )]
+    BitcastElementType {
+        /// The operand.
+        operand: Shape,
+        /// The declared result.
+        result: Shape,
+    },
+    /// A `bitcast` that changes the number of elements.
+    #[error(
+        "Bitcast cannot have different shape sizes of output ({}) and operand ({}) ({result}) ({operand}).",
+        .result.element_count(), .operand.element_count()
+    )]
+    BitcastElementCount {
+        /// The operand.
+        operand: Shape,
+        /// The declared result.
+        result: Shape,
+    },
+    /// `reduce-precision` keeping no exponent bit.
+    #[error("Expected exponent_bits >= 1; got {exponent_bits} (operand {operand}).")]
+    ReducePrecisionExponentBits {
+        /// The operand.
+        operand: Shape,
+        /// The attribute.
+        exponent_bits: i64,
+    },
+    /// `reduce-precision` with negative mantissa bits.
+    #[error("Expected non-negative mantissa_bits; got {mantissa_bits} (operand {operand}).")]
+    ReducePrecisionMantissaBits {
+        /// The operand.
+        operand: Shape,
+        /// The attribute.
+        mantissa_bits: i64,
+    },
+    /// `rng` with an operand that is not a scalar.
+    #[error("Expected scalar types for the two operands of Rng instruction: {a}, {b}.")]
+    RngOperandsNotScalar {
+        /// The first operand.
+        a: Shape,
+        /// The second operand.
+        b: Shape,
+    },
+    /// `rng` whose operands and result have different element types.
+    #[error(
+        "Expected compatible element types for the result and the two operands of Rng instruction: ({a}, {b}) -> {result}."
+    )]
+    RngElementTypes {
+        /// The first operand.
+        a: Shape,
+        /// The second operand.
+        b: Shape,
+        /// The declared result.
+        result: Shape,
+    },
+    /// `rng` with `distribution=rng_normal` of a type that is not a float.
+    #[error(
+        "Element type not supported. Expected element to be FloatingPointType for RngNormal: {result}."
+    )]
+    RngNormalType {
+        /// The declared result.
+        result: Shape,
+    },
+    /// `rng` declared with a tuple result.
+    #[error("rng produces an array, but its result is declared as the tuple {result}.")]
+    RngTupleResult {
+        /// The declared result.
+        result: Shape,
+    },
+    /// `rng-bit-generator` whose result is not a pair.
+    #[error("Expected tuple shape with 2 elements for RngBitGenerator. Got: {result}.")]
+    RngBitGeneratorResult {
+        /// The declared result.
+        result: Shape,
+    },
+    /// `rng-bit-generator` whose new state differs from the state.
+    #[error(
+        "Expected state shape to match between input and output for RngBitGenerator. Got {state} vs. {new_state}."
+    )]
+    RngBitGeneratorStateMismatch {
+        /// The operand.
+        state: Shape,
+        /// The first element of the declared result.
+        new_state: Shape,
+    },
+    /// `rng-bit-generator` asked for bits of a type that is not an unsigned
+    /// integer array.
+    #[error(
+        "Unsupported shape for RngBitGenerator: {bits}; the bits must be an array of u8, u16, u32 or u64."
+    )]
+    RngBitGeneratorBits {
+        /// The second element of the declared result.
+        bits: Shape,
+    },
+    /// `rng-bit-generator`'s state is not what its algorithm reads.
+    #[error(
+        "the state of rng-bit-generator with algorithm={algorithm} must be {expected}, but is {state}."
+    )]
+    RngBitGeneratorState {
+        /// The algorithm's name.
+        algorithm: String,
+        /// The shapes it takes, in words.
+        expected: String,
+        /// The operand.
+        state: Shape,
+    },
+    /// `cholesky` of fewer than two dimensions.
+    #[error("The 'a' argument to Cholesky must have rank >= 2, got shape {a}.")]
+    CholeskyRank {
+        /// The operand.
+        a: Shape,
+    },
+    /// `cholesky` of non-square matrices.
+    #[error("The two minor dimensions of 'a' must have compatible size, got {a}.")]
+    CholeskyNotSquare {
+        /// The operand.
+        a: Shape,
+    },
+    /// `triangular-solve` operands of another or different element types.
+    #[error(
+        "Expected element types in shape to be floating or complex and identical for TriangularSolve; got {} and {} ({a}, {b}).",
+        .a.element_type(), .b.element_type()
+    )]
+    TriangularSolveTypes {
+        /// The matrix.
+        a: Shape,
+        /// The right-hand side.
+        b: Shape,
+    },
+    /// `triangular-solve`'s `a` has fewer than two dimensions.
+    #[error("The 'a' argument to TriangularSolve must have rank >= 2, got shape {a}.")]
+    TriangularSolveRank {
+        /// The matrix.
+        a: Shape,
+    },
+    /// `triangular-solve`'s operands have different ranks.
+    #[error("Arguments to triangular solve must have equal rank; got {b} and {a}.")]
+    TriangularSolveRanks {
+        /// The matrix.
+        a: Shape,
+        /// The right-hand side.
+        b: Shape,
+    },
+    /// `triangular-solve`'s `a` is not square.
+    #[error("The two minor dimensions of 'a' must have equal size, got {a}.")]
+    TriangularSolveNotSquare {
+        /// The matrix.
+        a: Shape,
+    },
+    /// `a`'s size is not `b`'s solved dimension.
+    #[error(
+        "The shared dimension of 'a' and 'b' does not match, got shapes {a} and {b} (left_side={left_side})."
+    )]
+    TriangularSolveSharedDimension {
+        /// The matrix.
+        a: Shape,
+        /// The right-hand side.
+        b: Shape,
+        /// Whether `a` multiplies from the left.
+        left_side: bool,
+    },
+    /// `triangular-solve`'s batch dimensions differ.
+    #[error(
+        "The leading batch dimensions of the arguments to triangular solve must be equal; got {b} and {a}."
+    )]
+    TriangularSolveBatchDimensions {
+        /// The matrix.
+        a: Shape,
+        /// The right-hand side.
+        b: Shape,
+    },
+    /// `feature_index` at or past the operand's rank.
+    #[error(
+        "Expected feature_index of {op} to be smaller than the rank of operand_shape; got feature_index {feature_index}, and rank {} (operand {operand}).",
+        .operand.rank()
+    )]
+    BatchNormFeatureIndexTooLarge {
+        /// The op's name.
+        op: String,
+        /// The operand.
+        operand: Shape,
+        /// The attribute.
+        feature_index: i64,
+    },
+    /// A negative `feature_index`.
+    #[error(
+        "Expected feature_index of {op} to be a non-negative number, got {feature_index} (operand {operand})."
+    )]
+    BatchNormFeatureIndexNegative {
+        /// The op's name.
+        op: String,
+        /// The operand.
+        operand: Shape,
+        /// The attribute.
+        feature_index: i64,
+    },
+    /// `batch-norm-grad`'s operand and output gradient of different ranks.
+    #[error(
+        "Expected operand_shape of batch-norm-grad to have the same rank as output_grad_shape; got rank(oprand_shape) {}, and rank(output_grad_shape) {} ({operand}, {grad_output}).",
+        .operand.rank(), .grad_output.rank()
+    )]
+    BatchNormGradRanks {
+        /// The operand.
+        operand: Shape,
+        /// The output gradient.
+        grad_output: Shape,
+    },
+    /// A per-feature input that is not a vector.
+    #[error("{input} input of {op} must have rank 1, but has rank {} ({shape}).", .shape.rank())]
+    BatchNormInputRank {
+        /// The op's name.
+        op: String,
+        /// `Offset`, `Scale`, `Mean` or `Var`.
+        input: String,
+        /// Its shape.
+        shape: Shape,
+    },
+    /// A batch-norm operand that is not a float array.
+    #[error(
+        "The {what} to {op} must have a floating point element type, but the shape is {}.",
+        .shape.element_type()
+    )]
+    BatchNormNotFloat {
+        /// The op's name.
+        op: String,
+        /// `operand` or `output_grad`.
+        what: String,
+        /// Its shape.
+        shape: Shape,
+    },
+    /// A batch-norm input of another element type than the operand's.
+    #[error(
+        "The inputs should have the same element type for {op}, but the element type of {input} is {} and the element type of operand is {} ({shape}, {operand}).",
+        .shape.element_type(), .operand.element_type()
+    )]
+    BatchNormInputType {
+        /// The op's name.
+        op: String,
+        /// Which input, in XLA's words (`scale factor`, `mean`).
+        input: String,
+        /// Its shape.
+        shape: Shape,
+        /// The operand.
+        operand: Shape,
+    },
+    /// A per-feature input of another size than the feature dimension.
+    #[error(
+        "The size of {input} should be compatible with feature count, but the size of {input} is {} and the feature count is {feature_count} ({shape}, operand {operand}).",
+        .shape.dims().first().copied().unwrap_or(0)
+    )]
+    BatchNormFeatureCount {
+        /// Which input, in XLA's words (`offset factor`, `variance`).
+        input: String,
+        /// Its shape.
+        shape: Shape,
+        /// The size of the operand's feature dimension.
+        feature_count: i64,
+        /// The operand.
+        operand: Shape,
+    },
+    /// `batch-norm-grad`'s output gradient of other dims than the operand.
+    #[error(
+        "The bounds of operand shape should be compatible with output_grad's, but the bound of operand_shape at dimension {dimension} is {} and the bound of output_grad_shape is {} ({operand}, {grad_output}).",
+        .operand.dims().get(*.dimension).copied().unwrap_or(0), .grad_output.dims().get(*.dimension).copied().unwrap_or(0)
+    )]
+    BatchNormGradBounds {
+        /// The operand.
+        operand: Shape,
+        /// The output gradient.
+        grad_output: Shape,
+        /// The first dimension that differs.
+        dimension: usize,
+    },
 }
 
 /// A called computation's parameter shapes and result shape, printed as
@@ -1687,6 +2103,40 @@ impl std::fmt::Display for Signature {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "({}) -> {}", list(&self.parameters), self.result)
     }
+}
+
+/// Why a comparison type does not go with an operand, for
+/// [`OpProblem::ComparisonType`].
+fn comparison_type_help(actual: crate::ComparisonType, operand: &Shape) -> String {
+    use crate::ComparisonType;
+    match actual {
+        ComparisonType::TotalOrder => format!(
+            "TOTALORDER orders floats only; {} compares with its own order (omit `type=`).",
+            operand.element_type()
+        ),
+        ComparisonType::Float | ComparisonType::Signed | ComparisonType::Unsigned => format!(
+            "the type must match the element type {}; omit `type=` for its default.",
+            operand.element_type()
+        ),
+    }
+}
+
+/// `f32[4], s32[4] -> (f32[], f32[], s32[], s32[])`: the parameters a sort
+/// comparator of these operands takes.
+fn interleaved(operands: &[Shape]) -> String {
+    let params: Vec<String> = operands
+        .iter()
+        .flat_map(|o| {
+            let t = format!("{}[]", o.element_type());
+            [t.clone(), t]
+        })
+        .collect();
+    format!("{} -> ({})", list(operands), params.join(", "))
+}
+
+/// The size of the last dimension, or 0 for a scalar.
+fn last_dim(shape: &Shape) -> i64 {
+    shape.dims().last().copied().unwrap_or(0)
 }
 
 /// `: (f32[2], s32[])` after an operand count, or nothing for none.

@@ -35,7 +35,7 @@
 
 use std::fmt;
 
-use crate::{ComparisonDirection, ElementType};
+use crate::{ComparisonDirection, ComparisonOrder, ElementType};
 
 /// How many operands an op takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,6 +99,16 @@ pub enum OpClass {
     Control,
     /// Transforms whole dimensions at once (`fft`).
     Transform,
+    /// Reorders elements by comparing them (`sort`, `topk`).
+    Sorting,
+    /// Draws random numbers (`rng`) or random bits (`rng-bit-generator`).
+    Random,
+    /// Factorises matrices or solves with them (`cholesky`,
+    /// `triangular-solve`), batched over leading dimensions.
+    LinearAlgebra,
+    /// Batch normalisation (`batch-norm-*`): evaluated by expanding it into
+    /// primitives, as XLA does.
+    Normalization,
 }
 
 impl OpClass {
@@ -120,7 +130,11 @@ impl OpClass {
             | OpClass::Contraction
             | OpClass::Tuple
             | OpClass::Control
-            | OpClass::Transform => false,
+            | OpClass::Transform
+            | OpClass::Sorting
+            | OpClass::Random
+            | OpClass::LinearAlgebra
+            | OpClass::Normalization => false,
         }
     }
 }
@@ -208,7 +222,7 @@ pub enum Cost {
 impl Cost {
     /// The weight the JIT's fusion model gives one element of this op
     /// (`None` for [`Cost::Materialised`], which is never fused).
-    pub fn weight(self) -> Option<u64> {
+    pub const fn weight(self) -> Option<u64> {
         match self {
             Cost::Cheap => Some(1),
             Cost::Division => Some(3),
@@ -311,21 +325,29 @@ macro_rules! op_table {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum BinaryOp {
             $( $(#[$bm])* $b, )*
-            /// A comparison; the result element type is `pred`. Its row is
-            /// [`Opcode::Compare`].
-            Compare(ComparisonDirection),
+            /// A comparison in a direction and an order (XLA's `type=`:
+            /// [`ComparisonOrder::Total`] is `TOTALORDER`, floats only); the
+            /// result element type is `pred`. Its row is [`Opcode::Compare`].
+            Compare(ComparisonDirection, ComparisonOrder),
         }
 
         impl BinaryOp {
-            /// Every binary op, one comparison per direction included.
+            /// Every binary op, one comparison per direction and order
+            /// included.
             pub const ALL: &'static [BinaryOp] = &[
                 $(BinaryOp::$b,)*
-                BinaryOp::Compare(ComparisonDirection::Eq),
-                BinaryOp::Compare(ComparisonDirection::Ne),
-                BinaryOp::Compare(ComparisonDirection::Lt),
-                BinaryOp::Compare(ComparisonDirection::Le),
-                BinaryOp::Compare(ComparisonDirection::Gt),
-                BinaryOp::Compare(ComparisonDirection::Ge),
+                BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Natural),
+                BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Total),
+                BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Total),
             ];
 
             /// The op's row of the op table ([`Opcode::Compare`]'s for every
@@ -344,7 +366,7 @@ macro_rules! op_table {
                         };
                         &INFO
                     } )*
-                    BinaryOp::Compare(_) => Opcode::Compare.info(),
+                    BinaryOp::Compare(..) => Opcode::Compare.info(),
                 }
             }
         }
@@ -433,6 +455,21 @@ op_table! {
         Not => "not", Bitwise, IntegerOrPred, Cheap, "stablehlo.not";
         /// Neither infinite nor NaN; result `pred`.
         IsFinite => "is-finite", Comparison, Float, Cheap, "stablehlo.is_finite";
+        // -- bit ops, more float functions (the misc family) ----------------
+        /// The number of set bits, at the element's own width.
+        PopCnt => "popcnt", Bitwise, Integer, Cheap, "stablehlo.popcnt";
+        /// The number of leading zero bits, at the element's own width
+        /// (`clz(0)` is the width).
+        Clz => "count-leading-zeros", Bitwise, Integer, Cheap, "stablehlo.count_leading_zeros";
+        /// The error function.
+        Erf => "erf", Transcendental, Float, Transcendental, "chlo.erf";
+        /// The real cube root (`cbrt(-8) = -2`).
+        Cbrt => "cbrt", Transcendental, Float, Transcendental, "stablehlo.cbrt";
+        /// Tangent.
+        Tan => "tan", Transcendental, FloatOrComplex, Transcendental, "stablehlo.tan";
+        /// Round to nearest, ties away from zero.
+        RoundNearestAfz => "round-nearest-afz", Rounding, Float, Cheap,
+            "stablehlo.round_nearest_afz";
     }
     binary {
         /// `+`, wrapping for integers; `or` for `pred`.
@@ -485,7 +522,7 @@ op_table! {
         /// `pred ? on_true : on_false`, elementwise.
         Select => "select", Arity::Fixed(3), Selection, Any, Cheap, Some("stablehlo.select");
         /// `min(max(x, lo), hi)`, elementwise.
-        Clamp => "clamp", Arity::Fixed(3), Selection, Arithmetic, Cheap, Some("stablehlo.clamp");
+        Clamp => "clamp", Arity::Fixed(3), Selection, Any, Cheap, Some("stablehlo.clamp");
         /// Replicates an operand into a larger shape (BroadcastInDim).
         Broadcast => "broadcast", Arity::Fixed(1), IndexMap, Any, Cheap,
             Some("stablehlo.broadcast_in_dim");
@@ -562,6 +599,45 @@ op_table! {
         /// A discrete Fourier transform over the 1 to 3 trailing dimensions.
         Fft => "fft", Arity::Fixed(1), Transform, FloatOrComplex, Materialised,
             Some("stablehlo.fft");
+        // -- sort and top-k (the sort family) --
+        /// Sorts one or more arrays of the same dims together along one
+        /// dimension, ordered by a comparator computation.
+        Sort => "sort", Arity::AtLeast(1), Sorting, Any, Materialised, Some("stablehlo.sort");
+        /// The `k` largest (or smallest) elements along the last dimension,
+        /// with their indices.
+        TopK => "topk", Arity::Fixed(1), Sorting, Any, Materialised, Some("chlo.top_k");
+        // -- bitcasts, reduce-precision, rng, linear algebra, batch norm ----
+        // (the misc family)
+        /// Reinterprets the bits of each element as another type; a width
+        /// change adds or removes a minor dimension.
+        BitcastConvert => "bitcast-convert", Arity::Fixed(1), Conversion, Any, Cheap,
+            Some("stablehlo.bitcast_convert");
+        /// Reinterprets a buffer as another shape: a reshape under the
+        /// default layouts, which are the only ones oxla accepts.
+        Bitcast => "bitcast", Arity::Fixed(1), IndexMap, Any, Cheap, None;
+        /// Rounds floats to a narrower exponent and mantissa.
+        ReducePrecision => "reduce-precision", Arity::Fixed(1), Rounding, Float, Cheap,
+            Some("stablehlo.reduce_precision");
+        /// Random numbers of a distribution between two scalars.
+        Rng => "rng", Arity::Fixed(2), Random, Any, Materialised, Some("stablehlo.rng");
+        /// Random bits from a counter-based generator state.
+        RngBitGenerator => "rng-bit-generator", Arity::Fixed(1), Random, Integer, Materialised,
+            Some("stablehlo.rng_bit_generator");
+        /// The Cholesky factor of symmetric positive definite matrices.
+        Cholesky => "cholesky", Arity::Fixed(1), LinearAlgebra, Float, Materialised,
+            Some("stablehlo.cholesky");
+        /// Solves triangular systems of equations.
+        TriangularSolve => "triangular-solve", Arity::Fixed(2), LinearAlgebra, Float,
+            Materialised, Some("stablehlo.triangular_solve");
+        /// Normalises with the batch's mean and variance; gives them too.
+        BatchNormTraining => "batch-norm-training", Arity::Fixed(3), Normalization, Float,
+            Materialised, Some("stablehlo.batch_norm_training");
+        /// Normalises with a given mean and variance.
+        BatchNormInference => "batch-norm-inference", Arity::Fixed(5), Normalization, Float,
+            Materialised, Some("stablehlo.batch_norm_inference");
+        /// The gradients of batch normalisation.
+        BatchNormGrad => "batch-norm-grad", Arity::Fixed(5), Normalization, Float,
+            Materialised, Some("stablehlo.batch_norm_grad");
     }
 }
 
@@ -585,6 +661,9 @@ macro_rules! transcendental_unary_ops {
             | $crate::UnaryOp::Logistic
             | $crate::UnaryOp::Sin
             | $crate::UnaryOp::Cos
+            | $crate::UnaryOp::Erf
+            | $crate::UnaryOp::Cbrt
+            | $crate::UnaryOp::Tan
     };
 }
 
@@ -639,14 +718,14 @@ impl BinaryOp {
     /// The op's [`Opcode`] ([`Opcode::Compare`] for every comparison).
     pub fn opcode(self) -> Opcode {
         match self {
-            BinaryOp::Compare(_) => Opcode::Compare,
+            BinaryOp::Compare(..) => Opcode::Compare,
             op => Opcode::Binary(op),
         }
     }
 
     /// `true` for comparisons.
     pub fn is_compare(self) -> bool {
-        matches!(self, BinaryOp::Compare(_))
+        matches!(self, BinaryOp::Compare(..))
     }
 
     /// What kind of work the op does.
@@ -654,9 +733,19 @@ impl BinaryOp {
         self.info().class
     }
 
-    /// `true` if the op accepts (left) operands of element type `ty`.
+    /// `true` if the op accepts (left) operands of element type `ty`: its
+    /// row's types, narrowed to floats for a `TOTALORDER` comparison.
+    ///
+    /// ```
+    /// use oxla_ir::{BinaryOp, ComparisonDirection::Lt, ComparisonOrder::Total, ElementType};
+    /// assert!(BinaryOp::Compare(Lt, Total).accepts(ElementType::F64));
+    /// assert!(!BinaryOp::Compare(Lt, Total).accepts(ElementType::S32));
+    /// ```
     pub fn accepts(self, ty: ElementType) -> bool {
-        self.info().types.contains(ty)
+        match self {
+            BinaryOp::Compare(_, ComparisonOrder::Total) => ty.is_float(),
+            _ => self.info().types.contains(ty),
+        }
     }
 
     /// `true` for `add`, `multiply`, `maximum`, `minimum`, `and`, `or` and
@@ -737,36 +826,18 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "asinh",
     "atan",
     "atanh",
-    "batch-norm-grad",
-    "batch-norm-inference",
-    "batch-norm-training",
-    "bitcast",
-    "bitcast-convert",
     "call",
-    "cbrt",
-    "cholesky",
     "cosh",
-    "count-leading-zeros",
     "custom-call",
     "dynamic-reshape",
-    "erf",
     "mulhi",
-    "popcnt",
     "ragged-dot",
-    "reduce-precision",
-    "rng",
-    "rng-bit-generator",
     "rng-get-and-update-state",
-    "round-nearest-afz",
     "scaled-dot",
     "scan",
     "shuffle",
     "sinh",
-    "sort",
     "stochastic-convert",
-    "tan",
-    "topk",
-    "triangular-solve",
 ];
 
 /// Opcodes of XLA's HLO that are out of oxla's scope, a single-device
@@ -839,7 +910,7 @@ mod tests {
         assert!(
             !Opcode::ALL
                 .iter()
-                .any(|op| matches!(op, Opcode::Binary(BinaryOp::Compare(_))))
+                .any(|op| matches!(op, Opcode::Binary(BinaryOp::Compare(..))))
         );
     }
 

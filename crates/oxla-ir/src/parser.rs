@@ -24,10 +24,11 @@
 //! ...) are validated by `Attrs::finish`, which refuses any other as
 //! `unexpected attribute`. Module attributes are read by
 //! `Cursor::module_attributes`. What oxla cannot honour is refused with a
-//! message saying why: non-default comparison types, dot algorithms other
-//! than the one computed, `result_accuracy` tolerances tighter than oxla's
-//! stated bound, several replicas or partitions, dynamic shapes, and the
-//! multi-device and asynchronous ops.
+//! message saying why: comparison types that do not fit the operands (as
+//! XLA's verifier refuses them), dot algorithms other than the one
+//! computed, `result_accuracy` tolerances tighter than oxla's stated bound,
+//! several replicas or partitions, dynamic shapes, and the multi-device and
+//! asynchronous ops.
 //!
 //! Two XLA constructs are rewritten into oxla's IR as they are read:
 //! - `fusion(...)`, calls=%f (and `call(...)`, to_apply=%f): the called
@@ -96,6 +97,9 @@
 // `Error` is large by design (it carries shapes and source lines as data).
 #![allow(clippy::result_large_err)]
 
+// The attributes of the misc family.
+mod misc;
+
 use std::cell::{Cell, RefCell};
 // The windows family's attributes: window, dim_labels, group counts.
 mod windows;
@@ -103,12 +107,13 @@ mod windows;
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{
-    BinaryOp, Body, ComparisonDirection, ComputationId, DotDimensionNumbers,
-    GatherDimensionNumbers, InstId, Instruction, OpKind, PadDim, ScatterDimensionNumbers, UnaryOp,
+    BinaryOp, Body, ComparisonDirection, ComparisonOrder, ComparisonType, ComputationId,
+    DotDimensionNumbers, GatherDimensionNumbers, InstId, Instruction, OpKind, PadDim,
+    ScatterDimensionNumbers, UnaryOp,
 };
 use crate::opcode::{OUT_OF_SCOPE_OPCODES, XLA_ONLY_OPCODES};
 use crate::shape::MAX_RANK;
-use crate::shape_inference::{infer_instruction_shape, infer_undeclared_shape};
+use crate::shape_inference::{comparison_order, infer_instruction_shape, infer_undeclared_shape};
 use crate::{ArrayData, Computation, ElementType, Error, FftType, Literal, Opcode, Result, Shape};
 
 /// The deepest nesting accepted for tuple shapes, tuple literals, nested
@@ -389,8 +394,9 @@ enum ConstantValue {
 enum Check {
     /// `broadcast` without `dimensions`: valid for a scalar operand only.
     ScalarBroadcast,
-    /// `compare`'s `type=`: honoured when it is the operands' default.
-    CompareType { ty: &'static str, pos: usize },
+    /// `compare`'s `type=`: the operands' default or, for floats,
+    /// `TOTALORDER` (XLA's verifier's rule).
+    CompareType { ty: ComparisonType, pos: usize },
     /// `dot`'s `algorithm=`: honoured when it names what oxla computes.
     DotAlgorithm { name: String, pos: usize },
     /// `result_accuracy=` on a unary op.
@@ -550,6 +556,9 @@ pub fn result_accuracy_ulps(op: UnaryOp) -> Option<u32> {
         UnaryOp::Expm1 | UnaryOp::Log1p | UnaryOp::Tanh => Some(2),
         UnaryOp::Logistic => Some(4),
         UnaryOp::Sqrt | UnaryOp::Rsqrt => Some(0),
+        // The misc family: the JIT calls the interpreter's own functions
+        // (musl's libm), so the two agree bit for bit.
+        UnaryOp::Erf | UnaryOp::Cbrt | UnaryOp::Tan => Some(0),
         UnaryOp::Neg
         | UnaryOp::Abs
         | UnaryOp::Sign
@@ -557,7 +566,10 @@ pub fn result_accuracy_ulps(op: UnaryOp) -> Option<u32> {
         | UnaryOp::Ceil
         | UnaryOp::RoundNearestEven
         | UnaryOp::Not
-        | UnaryOp::IsFinite => None,
+        | UnaryOp::IsFinite
+        | UnaryOp::PopCnt
+        | UnaryOp::Clz
+        | UnaryOp::RoundNearestAfz => None,
     }
 }
 
@@ -3061,7 +3073,19 @@ impl Template {
             | Opcode::Complex
             | Opcode::Real
             | Opcode::Imag
-            | Opcode::Fft => OperandSyntax::Operands,
+            | Opcode::Fft
+            | Opcode::Sort
+            | Opcode::TopK
+            | Opcode::BitcastConvert
+            | Opcode::Bitcast
+            | Opcode::ReducePrecision
+            | Opcode::Rng
+            | Opcode::RngBitGenerator
+            | Opcode::Cholesky
+            | Opcode::TriangularSolve
+            | Opcode::BatchNormTraining
+            | Opcode::BatchNormInference
+            | Opcode::BatchNormGrad => OperandSyntax::Operands,
         }
     }
 }
@@ -3160,6 +3184,25 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
 
     fn required_dims(&self, key: &'static str) -> Result<Vec<i64>> {
         self.dims(key)?.ok_or_else(|| self.missing(key, "{0}"))
+    }
+
+    /// `dimensions={d}` with exactly one entry, for the ops that work along
+    /// one dimension (`concatenate` joins, `sort` sorts along it: `verb`).
+    fn one_dimension(&self, verb: &str) -> Result<i64> {
+        let dims = self.required_dims("dimensions")?;
+        let [dimension] = dims[..] else {
+            let pos = self.attrs.iter().find(|a| a.key.name == "dimensions");
+            return Err(self.cursor.err(
+                pos.map_or(self.opcode_pos, |a| a.start),
+                format!(
+                    "`{}` {verb} along one dimension, but `dimensions` lists {}",
+                    self.opcode,
+                    dims.len()
+                ),
+                "`dimensions={d}` with one dimension",
+            ));
+        };
+        Ok(dimension)
     }
 
     fn name(&self, key: &'static str) -> Result<NameRef> {
@@ -3347,21 +3390,26 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                         "one of EQ, NE, LT, LE, GT, GE",
                     )
                 })?;
+                // What `type=` means is known from its name alone
+                // (TOTALORDER is the total order, any other the element
+                // type's default); whether it fits the operands is checked
+                // once their shapes are known.
+                let mut order = ComparisonOrder::Natural;
                 if let Some((ty, pos)) = self.read("type", |c| c.word("a comparison type"))? {
-                    let ty = ["FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"]
-                        .into_iter()
-                        .find(|t| *t == ty)
-                        .ok_or_else(|| {
-                            self.cursor.err(
-                                pos,
-                                format!("expects comparison type but sees: {ty}"),
-                                "one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
-                            )
-                        })?;
+                    let ty = ComparisonType::from_name(ty).ok_or_else(|| {
+                        self.cursor.err(
+                            pos,
+                            format!("expects comparison type but sees: {ty}"),
+                            "one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
+                        )
+                    })?;
+                    if ty == ComparisonType::TotalOrder {
+                        order = ComparisonOrder::Total;
+                    }
                     checks.push(Check::CompareType { ty, pos });
                 }
                 OpKind::Binary {
-                    op: BinaryOp::Compare(dir),
+                    op: BinaryOp::Compare(dir, order),
                     broadcast_dimensions: self.dims("broadcast_dimensions")?.unwrap_or_default(),
                 }
             }
@@ -3398,21 +3446,9 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                     strides,
                 }
             }
-            Opcode::Concatenate => {
-                let dims = self.required_dims("dimensions")?;
-                let [dimension] = dims[..] else {
-                    let pos = self.attrs.iter().find(|a| a.key.name == "dimensions");
-                    return Err(self.cursor.err(
-                        pos.map_or(self.opcode_pos, |a| a.start),
-                        format!(
-                            "`concatenate` joins along one dimension, but `dimensions` lists {}",
-                            dims.len()
-                        ),
-                        "`dimensions={d}` with one dimension",
-                    ));
-                };
-                OpKind::Concatenate { dimension }
-            }
+            Opcode::Concatenate => OpKind::Concatenate {
+                dimension: self.one_dimension("joins")?,
+            },
             Opcode::Reverse => OpKind::Reverse {
                 dimensions: self.required_dims("dimensions")?,
             },
@@ -3490,6 +3526,32 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                 }
             }
             Opcode::Tuple => OpKind::Tuple,
+            // -- sort and top-k (the sort family) --
+            Opcode::Sort => {
+                let dimension = self.one_dimension("sorts")?;
+                return Ok((
+                    RawOp::Calls {
+                        kind: OpKind::Sort {
+                            dimension,
+                            is_stable: self
+                                .read("is_stable", |c| c.boolean("is_stable"))?
+                                .unwrap_or(false),
+                            to_apply: ComputationId(0),
+                        },
+                        callees: vec![self.name("to_apply")?],
+                        fixup: CallsFixup::None,
+                    },
+                    checks,
+                ));
+            }
+            Opcode::TopK => OpKind::TopK {
+                k: self
+                    .read("k", |c| Ok(c.int("the value of `k`")?.0))?
+                    .ok_or_else(|| self.missing("k", "1"))?,
+                largest: self
+                    .read("largest", |c| c.boolean("largest"))?
+                    .unwrap_or(true),
+            },
             // -- tuples and control flow (the ctrl family) --
             Opcode::GetTupleElement => OpKind::GetTupleElement {
                 index: self
@@ -3598,6 +3660,17 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                     fft_length: self.required_dims("fft_length")?,
                 }
             }
+            // The misc family (`parser/misc.rs`).
+            Opcode::BitcastConvert => OpKind::BitcastConvert,
+            Opcode::Bitcast => OpKind::Bitcast,
+            Opcode::ReducePrecision => self.reduce_precision()?,
+            Opcode::Rng => self.rng()?,
+            Opcode::RngBitGenerator => self.rng_bit_generator()?,
+            Opcode::Cholesky => self.cholesky()?,
+            Opcode::TriangularSolve => self.triangular_solve()?,
+            Opcode::BatchNormTraining => self.batch_norm_training()?,
+            Opcode::BatchNormInference => self.batch_norm_inference()?,
+            Opcode::BatchNormGrad => self.batch_norm_grad()?,
         };
         Ok((RawOp::Kind(kind), checks))
     }
@@ -4455,7 +4528,7 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     ok = false;
                 }
             }
-            if !ok || !self.check(inst, &ops, t) {
+            if !ok || !self.check(inst, &ops, t) || !self.bitcast_layouts(comp, ci, i) {
                 continue;
             }
             map[i] = match (&inst.op, args) {
@@ -4685,32 +4758,22 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     }
                 }
                 Check::CompareType { ty: given, pos } => {
-                    let Some(ty) = ty else { continue };
-                    let default = if ty.is_float() {
-                        "FLOAT"
-                    } else if ty.is_signed_integer() {
-                        "SIGNED"
-                    } else {
-                        "UNSIGNED"
-                    };
-                    if *given == default {
+                    let Some(shape) = &operand else { continue };
+                    // Without array operands, shape inference reports.
+                    if !shape.is_array() {
                         continue;
                     }
-                    let message = if *given == "TOTALORDER" && ty.is_float() {
-                        format!(
-                            "comparison type TOTALORDER is not supported yet: it orders \
-                             -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN, while oxla's \
-                             compare of {ty} is IEEE's (type=FLOAT), which differs on NaN and \
-                             -0; it is refused rather than computed differently"
-                        )
-                    } else {
-                        format!(
-                            "comparison type {given} does not fit {ty} operands, which compare \
-                             as {default}"
-                        )
-                    };
-                    self.error(*pos, message, format!("`type={default}` or no `type`"));
-                    return false;
+                    if let Err(e) = comparison_order(*given, shape) {
+                        self.error(
+                            *pos,
+                            format!("invalid `compare` instruction `{}`: {e}", inst.name.name),
+                            format!(
+                                "`type={}` or no `type=`",
+                                ComparisonType::default_for(shape.element_type())
+                            ),
+                        );
+                        return false;
+                    }
                 }
                 Check::DotAlgorithm { name, pos } => {
                     let Some(ty) = ty else { continue };

@@ -34,7 +34,7 @@ use std::fmt::Write;
 
 use crate::ir::{Body, ComputationId, Instruction, OpKind, PadDim, Precision, Window};
 use crate::shape::dims_text;
-use crate::{Computation, Shape};
+use crate::{ComparisonOrder, ComparisonType, Computation, Shape};
 
 /// A shape with its default (row-major) layout: `f32[2,3]{1,0}`, `f32[]`,
 /// `(f32[2]{0}, s32[])`.
@@ -149,7 +149,19 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Complex
         | OpKind::Real
         | OpKind::Imag
-        | OpKind::Fft { .. } => {
+        | OpKind::Fft { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => {
             s.push_str(&operands.join(", "));
             s.push(')');
         }
@@ -183,7 +195,9 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
         | OpKind::DynamicUpdateSlice
         | OpKind::Complex
         | OpKind::Real
-        | OpKind::Imag => vec![],
+        | OpKind::Imag
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast => vec![],
         OpKind::Fft {
             fft_type,
             fft_length,
@@ -197,8 +211,16 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
             broadcast_dimensions,
         } => {
             let mut attrs = vec![];
-            if let crate::ir::BinaryOp::Compare(dir) = op {
+            if let crate::ir::BinaryOp::Compare(dir, order) = op {
                 attrs.push(("direction", dir.name().to_string()));
+                // XLA prints the type only when it is not the element
+                // type's default, which in the IR is `Natural`.
+                match order {
+                    ComparisonOrder::Natural => {}
+                    ComparisonOrder::Total => {
+                        attrs.push(("type", ComparisonType::TotalOrder.to_string()));
+                    }
+                }
             }
             if !broadcast_dimensions.is_empty() {
                 attrs.push(("broadcast_dimensions", dims_text(broadcast_dimensions)));
@@ -265,6 +287,22 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
                     vec![("branch_computations", format!("{{{}}}", names.join(", ")))]
                 }
             }
+        }
+        // -- sort and top-k (the sort family), in XLA's order --
+        OpKind::Sort {
+            dimension,
+            is_stable,
+            to_apply,
+        } => {
+            let mut attrs = vec![("dimensions", dims_text(&[*dimension]))];
+            if *is_stable {
+                attrs.push(("is_stable", "true".to_string()));
+            }
+            attrs.push(("to_apply", computation_name(comp, *to_apply)));
+            attrs
+        }
+        OpKind::TopK { k, largest } => {
+            vec![("k", k.to_string()), ("largest", largest.to_string())]
         }
         OpKind::DotGeneral { dims } => {
             let mut attrs = vec![];
@@ -388,6 +426,53 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
         OpKind::DynamicSlice { slice_sizes } => {
             vec![("dynamic_slice_sizes", dims_text(slice_sizes))]
         }
+        // The misc family, as XLA prints them: options of protos (cholesky,
+        // triangular-solve) only where they differ from the default.
+        OpKind::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => vec![
+            ("exponent_bits", exponent_bits.to_string()),
+            ("mantissa_bits", mantissa_bits.to_string()),
+        ],
+        OpKind::Rng { distribution } => vec![("distribution", distribution.name().to_string())],
+        OpKind::RngBitGenerator { algorithm } => vec![("algorithm", algorithm.name().to_string())],
+        OpKind::Cholesky { lower } => {
+            if *lower {
+                vec![("lower", "true".to_string())]
+            } else {
+                vec![]
+            }
+        }
+        OpKind::TriangularSolve { options } => {
+            let mut attrs = vec![];
+            for (key, set) in [
+                ("left_side", options.left_side),
+                ("lower", options.lower),
+                ("unit_diagonal", options.unit_diagonal),
+            ] {
+                if set {
+                    attrs.push((key, "true".to_string()));
+                }
+            }
+            attrs.push(("transpose_a", options.transpose_a.name().to_string()));
+            attrs
+        }
+        OpKind::BatchNormTraining {
+            epsilon,
+            feature_index,
+        }
+        | OpKind::BatchNormInference {
+            epsilon,
+            feature_index,
+        }
+        | OpKind::BatchNormGrad {
+            epsilon,
+            feature_index,
+        } => vec![
+            ("epsilon", six_digits(*epsilon)),
+            ("feature_index", feature_index.to_string()),
+        ],
     }
 }
 
@@ -399,6 +484,56 @@ fn window_attribute(window: &Window) -> Vec<(&'static str, String)> {
     } else {
         vec![("window", format!("{{{window}}}"))]
     }
+}
+
+/// An `f32` attribute as XLA prints it (absl's `StrCat`: `%g` with six
+/// significant digits, `0.001`, `1e-05`), or the shortest text that reads
+/// back exactly where six digits would not.
+///
+/// ```
+/// # use oxla_ir::printer::six_digits;
+/// assert_eq!(six_digits(0.001), "0.001");
+/// assert_eq!(six_digits(1e-5), "1e-05");
+/// assert_eq!(six_digits(100.0), "100");
+/// assert_eq!(six_digits(1234567.0), "1234567");
+/// assert_eq!(six_digits(0.1234567), "0.1234567");
+/// ```
+pub fn six_digits(x: f32) -> String {
+    if !x.is_finite() {
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
+    }
+    // `{:.5e}` rounds to six significant digits: `1.00000e-5`.
+    let sci = format!("{x:.5e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let trim = |s: String| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    let g = if (-4..6).contains(&exponent) {
+        let decimals = (5 - exponent).max(0) as usize;
+        trim(format!("{x:.decimals$}"))
+    } else {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa.to_string()), exponent.abs())
+    };
+    if g.parse::<f32>().ok() == Some(x) {
+        return g;
+    }
+    // The shortest digits that read back: plain, or with an exponent when
+    // that is shorter (`1e-12`, not `0.000000000001`).
+    let plain = format!("{x}");
+    let exp = format!("{x:e}");
+    if plain.len() <= exp.len() { plain } else { exp }
 }
 
 /// XLA's padding syntax: `lo_hi` or `lo_hi_interior` per dimension, joined by

@@ -45,6 +45,11 @@ pub use ctrl::*;
 // `complex`, `real`, `imag` and `fft`.
 mod complex;
 pub use complex::*;
+mod sort;
+pub use sort::*;
+// The misc family: bitcasts, reduce-precision, rng, linear algebra, batch norm.
+mod misc;
+pub use misc::*;
 
 fn invalid(op: &str, problem: OpProblem) -> Error {
     Error::InvalidOp {
@@ -262,6 +267,42 @@ pub fn infer_instruction_shape(
             shape.is_array().then(|| shape.element_type()),
         ),
         OpKind::Tuple => Ok(infer_tuple_shape(operands)),
+        // The misc family.
+        OpKind::BitcastConvert => infer_bitcast_convert_shape(operands[0], shape.element_type()),
+        OpKind::Bitcast => infer_bitcast_shape(operands[0], shape),
+        OpKind::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => infer_reduce_precision_shape(operands[0], *exponent_bits, *mantissa_bits),
+        OpKind::Rng { distribution } => {
+            infer_rng_shape(operands[0], operands[1], *distribution, shape)
+        }
+        OpKind::RngBitGenerator { algorithm } => {
+            infer_rng_bit_generator_shape(operands[0], *algorithm, shape)
+        }
+        OpKind::Cholesky { .. } => infer_cholesky_shape(operands[0]),
+        OpKind::TriangularSolve { options } => {
+            infer_triangular_solve_shape(operands[0], operands[1], options)
+        }
+        OpKind::BatchNormTraining { feature_index, .. } => {
+            infer_batch_norm_training_shape(operands[0], operands[1], operands[2], *feature_index)
+        }
+        OpKind::BatchNormInference { feature_index, .. } => infer_batch_norm_inference_shape(
+            operands[0],
+            operands[1],
+            operands[2],
+            operands[3],
+            operands[4],
+            *feature_index,
+        ),
+        OpKind::BatchNormGrad { feature_index, .. } => infer_batch_norm_grad_shape(
+            operands[0],
+            operands[1],
+            operands[2],
+            operands[3],
+            operands[4],
+            *feature_index,
+        ),
         // -- tuples and control flow (the ctrl family) --
         OpKind::GetTupleElement { index } => infer_get_tuple_element_shape(operands[0], *index),
         OpKind::While { condition, body } => infer_while_shape(
@@ -351,13 +392,29 @@ pub fn infer_instruction_shape(
             fft_type,
             fft_length,
         } => infer_fft_shape(operands[0], *fft_type, fft_length),
+        // -- sort and top-k (the sort family) --
+        OpKind::Sort {
+            dimension,
+            to_apply,
+            ..
+        } => {
+            let comparator = called_signature(called, *to_apply, "sort", "to_apply")?;
+            infer_sort_shape(
+                operands,
+                *dimension,
+                &comparator.parameters,
+                &comparator.result,
+            )
+        }
+        OpKind::TopK { k, .. } => infer_topk_shape(operands[0], *k),
     }
 }
 
 /// The shape of an instruction written without one, as XLA's HLO parser
 /// infers it (`ROOT s = add(a, b)`), or `Ok(None)` for the ops whose result
 /// XLA's parser will not infer: `parameter`, `constant`, `iota`, `convert`,
-/// `reshape` and `slice` must carry their shape (`cannot infer shape for
+/// `reshape`, `slice`, `bitcast`, `bitcast-convert`, `reduce-precision`,
+/// `rng` and `rng-bit-generator` must carry their shape (`cannot infer shape for
 /// opcode: ...`). Every other op goes through [`infer_instruction_shape`],
 /// the same rules as a declared shape, except `broadcast`, whose result XLA
 /// infers as its `dimensions` followed by the operand's dims (the builder's
@@ -390,7 +447,12 @@ pub fn infer_undeclared_shape(
         | OpKind::Reshape
         | OpKind::Slice { .. }
         | OpKind::DynamicSlice { .. }
-        | OpKind::DynamicUpdateSlice => Ok(None),
+        | OpKind::DynamicUpdateSlice
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. } => Ok(None),
         OpKind::Broadcast { dimensions } => {
             let Some(operand) = operands.first().filter(|_| operands.len() == 1) else {
                 return infer_instruction_shape(kind, operands, &unused, called).map(Some);
@@ -424,7 +486,14 @@ pub fn infer_undeclared_shape(
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
         | OpKind::Gather { .. }
-        | OpKind::Scatter { .. } => {
+        | OpKind::Scatter { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. } => infer_instruction_shape(kind, operands, &unused, called).map(Some),
+        OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => {
             infer_instruction_shape(kind, operands, &unused, called).map(Some)
         }
     }
@@ -523,7 +592,7 @@ pub fn infer_binary_op_shape(
         });
     }
     // Complex numbers are equal or not; they have no order.
-    if let BinaryOp::Compare(direction) = op
+    if let BinaryOp::Compare(direction, _) = op
         && lhs.element_type().is_complex()
         && !matches!(direction, ComparisonDirection::Eq | ComparisonDirection::Ne)
     {
@@ -538,6 +607,10 @@ pub fn infer_binary_op_shape(
         });
     }
     let dims = infer_broadcast_dims(name, lhs, rhs, broadcast_dimensions)?;
+    // XLA's verifier then checks the comparison type against the operands.
+    if let BinaryOp::Compare(_, order) = op {
+        comparison_order(order.comparison_type(rhs.element_type()), rhs)?;
+    }
     Ok(elementwise_result(
         op.class(),
         &Shape::new(lhs.element_type(), &dims),

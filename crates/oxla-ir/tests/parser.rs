@@ -95,10 +95,8 @@ fn round_trip_every_unary_op() {
     let p = b.parameter(2, Shape::new(Pred, &[]), "p").unwrap();
     let mut outs = vec![];
     for op in oxla_ir::UnaryOp::ALL {
-        let operand = match op {
-            oxla_ir::UnaryOp::Not => i,
-            _ => x,
-        };
+        // Float ops take x; `not`, `popcnt` and `count-leading-zeros` take i.
+        let operand = if op.accepts(F32) { x } else { i };
         let y = b.unary(*op, operand).unwrap();
         outs.push(y);
     }
@@ -126,7 +124,7 @@ fn round_trip_every_binary_op_and_broadcast_dimensions() {
             | B::ShiftLeft
             | B::ShiftRightArithmetic
             | B::ShiftRightLogical => (i, j, &[]),
-            B::Add | B::Mul | B::Compare(_) => (x, v, &[1]),
+            B::Add | B::Mul | B::Compare(..) => (x, v, &[1]),
             B::Sub | B::Div | B::Max => (v, x, &[1]),
             B::Rem | B::Min | B::Pow | B::Atan2 => (x, s, &[]),
         };
@@ -1090,11 +1088,11 @@ fn cases() -> Vec<Case> {
         case(
             "comparison type errors",
             &entry(
-                "  a = f32[2] parameter(0)\n  i = s32[2] parameter(1)\n  p = pred[2] compare(a, a), direction=LT, type=TOTALORDER\n  q = pred[2] compare(i, i), direction=LT, type=UNSIGNED\n  ROOT r = pred[2] compare(a, a), direction=LT, type=PARTIALORDER",
+                "  a = f32[2] parameter(0)\n  i = s32[2] parameter(1)\n  p = pred[2] compare(i, i), direction=LT, type=TOTALORDER\n  q = pred[2] compare(i, i), direction=LT, type=UNSIGNED\n  ROOT r = pred[2] compare(a, a), direction=LT, type=PARTIALORDER",
             ),
             Errors(&[
-                "6:49: comparison type TOTALORDER is not supported yet",
-                "7:49: comparison type UNSIGNED does not fit s32 operands, which compare as SIGNED",
+                "6:49: invalid `compare` instruction `p`: Invalid compare: Expected comparison type SIGNED.",
+                "7:49: invalid `compare` instruction `q`: Invalid compare: Expected comparison type SIGNED.",
                 "8:54: expects comparison type but sees: PARTIALORDER",
             ]),
         ),

@@ -242,7 +242,10 @@ fn scalar_plus_scalar_is_unchanged() {
 fn compare_with_broadcasting_gives_pred() {
     insta::assert_snapshot!(check(&binary(
         "gt",
-        BinaryOp::Compare(oxla_ir::ComparisonDirection::Gt),
+        BinaryOp::Compare(
+            oxla_ir::ComparisonDirection::Gt,
+            oxla_ir::ComparisonOrder::Natural,
+        ),
         shape(F32, &[2, 1]),
         shape(F32, &[3]),
         &[1]

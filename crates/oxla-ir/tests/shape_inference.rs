@@ -53,7 +53,11 @@ fn binary_type_rules() {
     check("pow_int", bin(BinaryOp::Pow, &i, &i), Ok("s32[2]"));
     check(
         "compare_gives_pred",
-        bin(BinaryOp::Compare(ComparisonDirection::Lt), &f, &f),
+        bin(
+            BinaryOp::Compare(ComparisonDirection::Lt, oxla_ir::ComparisonOrder::Natural),
+            &f,
+            &f,
+        ),
         Ok("pred[2]"),
     );
     let t = Shape::tuple(vec![f.clone()]);

@@ -42,6 +42,9 @@
 //! a dot from zero over the contracting dimensions in the order the
 //! dimension numbers list them, so float results agree bit for bit.
 
+// Node builders of the misc family (bitcast-convert, reduce-precision).
+mod misc;
+
 use std::collections::HashMap;
 
 use oxla_ir::{
@@ -132,6 +135,13 @@ pub(crate) enum Node {
     },
     /// `pred`: every condition holds.
     InBounds { conds: Vec<Cond> },
+    /// The bits of `x` (of type `from`) read as `to`, of the same width
+    /// (`bitcast-convert`; `reduce-precision` works through it).
+    Bitcast {
+        from: ElementType,
+        to: ElementType,
+        x: NodeId,
+    },
 }
 
 impl Node {
@@ -151,10 +161,10 @@ impl Node {
                 _ => *ty,
             },
             Node::Binary { op, ty, .. } => match op {
-                BinaryOp::Compare(_) => ElementType::Pred,
+                BinaryOp::Compare(..) => ElementType::Pred,
                 _ => *ty,
             },
-            Node::Convert { to, .. } => *to,
+            Node::Convert { to, .. } | Node::Bitcast { to, .. } => *to,
             Node::InBounds { .. } => ElementType::Pred,
         }
     }
@@ -168,7 +178,9 @@ impl Node {
             | Node::Var { .. }
             | Node::Capture { .. }
             | Node::InBounds { .. } => vec![],
-            Node::Unary { x, .. } | Node::Convert { x, .. } => vec![*x],
+            Node::Unary { x, .. } | Node::Convert { x, .. } | Node::Bitcast { x, .. } => {
+                vec![*x]
+            }
             Node::Fold { init, captures, .. } => {
                 let mut ops = Vec::with_capacity(1 + captures.len());
                 ops.push(*init);
@@ -910,7 +922,16 @@ impl Graph {
             | OpKind::Map { .. }
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
-            | OpKind::SelectAndScatter { .. } => {
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name
@@ -939,7 +960,10 @@ impl Graph {
                 )));
             }
             OpKind::Constant { .. } | OpKind::Iota { .. } => plain(vec![]),
-            OpKind::Unary(_) | OpKind::Convert => plain(vec![req(0, idx.clone(), g)]),
+            OpKind::Unary(_)
+            | OpKind::Convert
+            | OpKind::BitcastConvert
+            | OpKind::ReducePrecision { .. } => plain(vec![req(0, idx.clone(), g)]),
             OpKind::Select | OpKind::Clamp => plain(
                 (0..3)
                     .map(|k| {
@@ -975,7 +999,7 @@ impl Graph {
             OpKind::Broadcast { dimensions } => {
                 plain(vec![req(0, elementwise(0, &|i| dimensions[i] as usize), g)])
             }
-            OpKind::Reshape => {
+            OpKind::Reshape | OpKind::Bitcast => {
                 let out_strides = row_major_strides(inst.shape.dims());
                 let mut linear = Ix::constant(0);
                 for (ix, s) in idx.iter().zip(&out_strides) {
@@ -1175,9 +1199,16 @@ impl Graph {
             ),
             OpKind::Broadcast { .. }
             | OpKind::Reshape
+            | OpKind::Bitcast
             | OpKind::Transpose { .. }
             | OpKind::Slice { .. }
             | OpKind::Reverse { .. } => ops[0],
+            // The misc family's elementwise ops (`graph/misc.rs`).
+            OpKind::BitcastConvert => self.bitcast(s, operand_ty(0), ty, ops[0])?,
+            OpKind::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => self.reduce_precision(s, ty, *exponent_bits, *mantissa_bits, ops[0])?,
             OpKind::Concatenate { .. } => {
                 let Shaped::Concat(guards) = shaped else {
                     return Err(bug("concatenate planned without guards"));
@@ -1227,7 +1258,16 @@ impl Graph {
             | OpKind::Map { .. }
             | OpKind::Convolution { .. }
             | OpKind::ReduceWindow { .. }
-            | OpKind::SelectAndScatter { .. } => {
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name

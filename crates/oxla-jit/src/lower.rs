@@ -431,37 +431,9 @@ fn dot_copy_kernel(
 /// Recognises a reducer that is one commutative, associative op of its
 /// two parameters.
 fn reducer_op(body: &Body) -> Option<BinaryOp> {
-    let root = body.root_inst();
-    let OpKind::Binary {
-        op,
-        broadcast_dimensions,
-    } = &root.kind
-    else {
-        return None;
-    };
-    if !broadcast_dimensions.is_empty()
-        || !matches!(
-            op,
-            BinaryOp::Add
-                | BinaryOp::Mul
-                | BinaryOp::Max
-                | BinaryOp::Min
-                | BinaryOp::And
-                | BinaryOp::Or
-                | BinaryOp::Xor
-        )
-    {
-        return None;
-    }
-    let nums: Vec<i64> = root
-        .operands
-        .iter()
-        .filter_map(|&o| match body.inst(o).kind {
-            OpKind::Parameter { number } => Some(number),
-            _ => None,
-        })
-        .collect();
-    (nums == [0, 1] || nums == [1, 0]).then_some(*op)
+    body.binary_reducer()
+        .map(|r| r.op)
+        .filter(|op| op.is_commutative_associative())
 }
 
 /// How a reducer body's parameters and constants are found: parameter `k`

@@ -151,6 +151,9 @@ pub fn ulp_bound(op: UnaryOp, ty: ElementType) -> u32 {
         UnaryOp::Logistic => (4, 4),
         UnaryOp::Sin => (1, 1),
         UnaryOp::Cos => (1, 1),
+        // Calls into the very `libm` functions the interpreter uses.
+        UnaryOp::Erf | UnaryOp::Cbrt | UnaryOp::Tan => (0, 0),
+        UnaryOp::PopCnt | UnaryOp::Clz | UnaryOp::RoundNearestAfz => (0, 0),
         UnaryOp::Neg
         | UnaryOp::Abs
         | UnaryOp::Sign
@@ -185,10 +188,16 @@ enum Helper {
     Sin,
     Cosf,
     Cos,
+    Erff,
+    Erf,
+    Cbrtf,
+    Cbrt,
+    Tanf,
+    Tan,
 }
 
 impl Helper {
-    const ALL: [Helper; 10] = [
+    const ALL: [Helper; 16] = [
         Helper::Powf,
         Helper::Pow,
         Helper::Atan2f,
@@ -199,6 +208,12 @@ impl Helper {
         Helper::Sin,
         Helper::Cosf,
         Helper::Cos,
+        Helper::Erff,
+        Helper::Erf,
+        Helper::Cbrtf,
+        Helper::Cbrt,
+        Helper::Tanf,
+        Helper::Tan,
     ];
 
     fn name(self) -> &'static str {
@@ -213,6 +228,12 @@ impl Helper {
             Helper::Sin => "oxla_sin",
             Helper::Cosf => "oxla_cosf",
             Helper::Cos => "oxla_cos",
+            Helper::Erff => "oxla_erff",
+            Helper::Erf => "oxla_erf",
+            Helper::Cbrtf => "oxla_cbrtf",
+            Helper::Cbrt => "oxla_cbrt",
+            Helper::Tanf => "oxla_tanf",
+            Helper::Tan => "oxla_tan",
         }
     }
 
@@ -228,16 +249,34 @@ impl Helper {
             Helper::Sin => oxla_sin as *const u8,
             Helper::Cosf => oxla_cosf as *const u8,
             Helper::Cos => oxla_cos as *const u8,
+            Helper::Erff => oxla_erff as *const u8,
+            Helper::Erf => oxla_erf as *const u8,
+            Helper::Cbrtf => oxla_cbrtf as *const u8,
+            Helper::Cbrt => oxla_cbrt as *const u8,
+            Helper::Tanf => oxla_tanf as *const u8,
+            Helper::Tan => oxla_tan as *const u8,
         }
     }
 
     /// The element type of the arguments and the result.
     fn ty(self) -> Type {
         match self {
-            Helper::Powf | Helper::Atan2f | Helper::Fmodf | Helper::Sinf | Helper::Cosf => {
-                types::F32
-            }
-            Helper::Pow | Helper::Atan2 | Helper::Fmod | Helper::Sin | Helper::Cos => types::F64,
+            Helper::Powf
+            | Helper::Atan2f
+            | Helper::Fmodf
+            | Helper::Sinf
+            | Helper::Cosf
+            | Helper::Erff
+            | Helper::Cbrtf
+            | Helper::Tanf => types::F32,
+            Helper::Pow
+            | Helper::Atan2
+            | Helper::Fmod
+            | Helper::Sin
+            | Helper::Cos
+            | Helper::Erf
+            | Helper::Cbrt
+            | Helper::Tan => types::F64,
         }
     }
 
@@ -249,7 +288,16 @@ impl Helper {
             | Helper::Atan2
             | Helper::Fmodf
             | Helper::Fmod => 2,
-            Helper::Sinf | Helper::Sin | Helper::Cosf | Helper::Cos => 1,
+            Helper::Sinf
+            | Helper::Sin
+            | Helper::Cosf
+            | Helper::Cos
+            | Helper::Erff
+            | Helper::Erf
+            | Helper::Cbrtf
+            | Helper::Cbrt
+            | Helper::Tanf
+            | Helper::Tan => 1,
         }
     }
 
@@ -287,6 +335,25 @@ extern "C" fn oxla_cosf(x: f32) -> f32 {
 }
 extern "C" fn oxla_cos(x: f64) -> f64 {
     x.cos()
+}
+// The misc family's float functions: the interpreter's `libm` calls.
+extern "C" fn oxla_erff(x: f32) -> f32 {
+    libm::erff(x)
+}
+extern "C" fn oxla_erf(x: f64) -> f64 {
+    libm::erf(x)
+}
+extern "C" fn oxla_cbrtf(x: f32) -> f32 {
+    libm::cbrtf(x)
+}
+extern "C" fn oxla_cbrt(x: f64) -> f64 {
+    libm::cbrt(x)
+}
+extern "C" fn oxla_tanf(x: f32) -> f32 {
+    libm::tanf(x)
+}
+extern "C" fn oxla_tan(x: f64) -> f64 {
+    libm::tan(x)
 }
 
 /// Emits transcendental functions into functions of one `JITModule`.
@@ -358,7 +425,10 @@ impl MathLib {
             | UnaryOp::Ceil
             | UnaryOp::RoundNearestEven
             | UnaryOp::Not
-            | UnaryOp::IsFinite => false,
+            | UnaryOp::IsFinite
+            | UnaryOp::PopCnt
+            | UnaryOp::Clz
+            | UnaryOp::RoundNearestAfz => false,
         }
     }
 
@@ -380,7 +450,7 @@ impl MathLib {
             | BinaryOp::ShiftLeft
             | BinaryOp::ShiftRightArithmetic
             | BinaryOp::ShiftRightLogical
-            | BinaryOp::Compare(_) => false,
+            | BinaryOp::Compare(..) => false,
         }
     }
 
@@ -414,6 +484,10 @@ impl MathLib {
             UnaryOp::Logistic => Em { fb, ty, fma, cbase }.logistic(x),
             UnaryOp::Sin => self.sin_cos(module, fb, false, x, cbase),
             UnaryOp::Cos => self.sin_cos(module, fb, true, x, cbase),
+            // One call per lane into `libm`, as the interpreter computes them.
+            UnaryOp::Erf => self.call_typed(module, fb, (Helper::Erff, Helper::Erf), x),
+            UnaryOp::Cbrt => self.call_typed(module, fb, (Helper::Cbrtf, Helper::Cbrt), x),
+            UnaryOp::Tan => self.call_typed(module, fb, (Helper::Tanf, Helper::Tan), x),
             UnaryOp::Neg
             | UnaryOp::Abs
             | UnaryOp::Sign
@@ -423,7 +497,10 @@ impl MathLib {
             | UnaryOp::Ceil
             | UnaryOp::RoundNearestEven
             | UnaryOp::Not
-            | UnaryOp::IsFinite => return Err(no_code(op.name(), ty)),
+            | UnaryOp::IsFinite
+            | UnaryOp::PopCnt
+            | UnaryOp::Clz
+            | UnaryOp::RoundNearestAfz => return Err(no_code(op.name(), ty)),
         })
     }
 
@@ -461,10 +538,23 @@ impl MathLib {
             | BinaryOp::ShiftLeft
             | BinaryOp::ShiftRightArithmetic
             | BinaryOp::ShiftRightLogical
-            | BinaryOp::Compare(_) => return Err(no_code(op.name(), ty)),
+            | BinaryOp::Compare(..) => return Err(no_code(op.name(), ty)),
         };
         let helper = if f64 { helper_f64 } else { helper_f32 };
         Ok(self.call_lanes(module, fb, helper, &[x, y]))
+    }
+
+    /// Calls the f32 or the f64 helper of `helpers` on `x`, by its type.
+    fn call_typed(
+        &self,
+        module: &mut JITModule,
+        fb: &mut FunctionBuilder,
+        (f32_helper, f64_helper): (Helper, Helper),
+        x: Value,
+    ) -> Value {
+        let f64 = fb.func.dfg.value_type(x).lane_type() == types::F64;
+        let helper = if f64 { f64_helper } else { f32_helper };
+        self.call_lanes(module, fb, helper, &[x])
     }
 
     /// Calls `helper` on `args`: once for scalars, once per lane for vectors.
@@ -1461,6 +1551,8 @@ mod tests {
         UnaryOp::Cos,
     ];
     const BINARY: [BinaryOp; 3] = [BinaryOp::Pow, BinaryOp::Atan2, BinaryOp::Rem];
+    /// The misc family's functions, one call per lane into libm: bit-exact.
+    const CALLS: [UnaryOp; 3] = [UnaryOp::Erf, UnaryOp::Cbrt, UnaryOp::Tan];
 
     fn full_sweep() -> bool {
         std::env::var("OXLA_ULP_SWEEP").is_ok_and(|v| v == "full")
@@ -1674,7 +1766,8 @@ mod tests {
     }
 
     macro_rules! elem_impl {
-        ($t:ty, $bits:ty, $sbits:ty, $et:expr, $scalar:expr, $vector:expr) => {
+        ($t:ty, $bits:ty, $sbits:ty, $et:expr, $scalar:expr, $vector:expr,
+         $erf:path, $cbrt:path, $tan:path) => {
             impl Elem for $t {
                 const TYPE: ElementType = $et;
                 const SCALAR: Type = $scalar;
@@ -1689,6 +1782,9 @@ mod tests {
                         UnaryOp::Logistic => 1.0 / (1.0 + (-x).exp()),
                         UnaryOp::Sin => x.sin(),
                         UnaryOp::Cos => x.cos(),
+                        UnaryOp::Erf => $erf(x),
+                        UnaryOp::Cbrt => $cbrt(x),
+                        UnaryOp::Tan => $tan(x),
                         other => panic!("no reference for {other}"),
                     }
                 }
@@ -1821,8 +1917,28 @@ mod tests {
         };
     }
 
-    elem_impl!(f32, u32, i32, ElementType::F32, types::F32, types::F32X4);
-    elem_impl!(f64, u64, i64, ElementType::F64, types::F64, types::F64X2);
+    elem_impl!(
+        f32,
+        u32,
+        i32,
+        ElementType::F32,
+        types::F32,
+        types::F32X4,
+        libm::erff,
+        libm::cbrtf,
+        libm::tanf
+    );
+    elem_impl!(
+        f64,
+        u64,
+        i64,
+        ElementType::F64,
+        types::F64,
+        types::F64X2,
+        libm::erf,
+        libm::cbrt,
+        libm::tan
+    );
 
     /// The value ranges each op is swept densely over, besides the special
     /// values and the spread over all bit patterns.
@@ -1843,6 +1959,10 @@ mod tests {
             (UnaryOp::Sin | UnaryOp::Cos, true) => {
                 vec![(-10.0, 10.0), (-1e5, 1e5), (-1.1e6, 1.1e6)]
             }
+            // The misc family's calls into libm.
+            (UnaryOp::Erf, _) => vec![(-6.0, 6.0), (-1e-3, 1e-3)],
+            (UnaryOp::Cbrt, _) => vec![(-1e3, 1e3), (-1e-3, 1e-3)],
+            (UnaryOp::Tan, _) => vec![(-10.0, 10.0), (-1e5, 1e5)],
             (other, _) => panic!("no sweep for {other}"),
         }
     }
@@ -1945,6 +2065,15 @@ mod tests {
         announce_sweep(op.name());
         check_unary::<f32>(op);
         check_unary::<f64>(op);
+    }
+
+    /// erf, cbrt and tan call libm lane by lane: the interpreter's bits,
+    /// scalar and vector, special values included (bound 0).
+    #[test]
+    fn libm_calls_are_bit_exact() {
+        for op in CALLS {
+            check_both(op);
+        }
     }
 
     /// The vector `exp` takes a short path when all lanes are in range and
@@ -2151,7 +2280,7 @@ mod tests {
                 let float = is_float_type(ty);
                 assert_eq!(
                     MathLib::handles_unary(op, ty),
-                    float && UNARY.contains(&op),
+                    float && (UNARY.contains(&op) || CALLS.contains(&op)),
                     "{op} {ty}"
                 );
             }
@@ -2168,6 +2297,10 @@ mod tests {
         }
         for op in UNARY {
             assert!(ulp_bound(op, ElementType::F32) >= 1 && ulp_bound(op, ElementType::F64) >= 1);
+        }
+        for op in CALLS {
+            assert_eq!(ulp_bound(op, ElementType::F32), 0);
+            assert_eq!(ulp_bound(op, ElementType::F64), 0);
         }
         assert_eq!(ulp_bound(UnaryOp::Sqrt, ElementType::F32), 0);
         assert_eq!(ulp_bound(UnaryOp::Exp, ElementType::S32), 0);

@@ -3,10 +3,13 @@
 //! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
 //! of several inputs (or with a tuple-returning reducer), `convolution`,
 //! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
-//! `dynamic-slice` and `dynamic-update-slice`; the element types of issue
-//! 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte integers, `c64`,
-//! `c128`: see [`supports_element_type`]) anywhere in the computation, and a
-//! `dot` whose result type differs from its operands'. Each is
+//! `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk`; the misc
+//! family's ops that are not elementwise (`rng`, `rng-bit-generator`,
+//! `cholesky`, `triangular-solve`, the batch-norm ops) and a
+//! `bitcast-convert` that changes the element width; the element types of
+//! issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte integers,
+//! `c64`, `c128`: see [`supports_element_type`]) anywhere in the
+//! computation, and a `dot` whose operand and result types differ. Each is
 //! an [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -99,7 +102,7 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
                     return Err(refuse(body, inst, &reason));
                 }
             }
-            if let Some(reason) = reason(inst, bi == entry.index()) {
+            if let Some(reason) = reason(body, inst, bi == entry.index()) {
                 return Err(refuse(body, inst, reason));
             }
         }
@@ -118,7 +121,7 @@ fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
 }
 
 /// Why `inst` cannot be compiled, or `None`.
-fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
+fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static str> {
     match &inst.kind {
         OpKind::GetTupleElement { .. } => Some("the JIT does not read tuples as values yet"),
         OpKind::While { .. } | OpKind::Conditional { .. } => {
@@ -140,11 +143,33 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         OpKind::Complex | OpKind::Real | OpKind::Imag | OpKind::Fft { .. } => {
             Some("the JIT does not compile complex-number ops and fft yet")
         }
+        OpKind::Sort { .. } | OpKind::TopK { .. } => {
+            Some("the JIT does not compile sort and topk yet")
+        }
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
             Some("the JIT compiles reduces of one input with a scalar reducer only")
         }
         OpKind::Parameter { .. } if in_entry && inst.shape.is_tuple() => {
             Some("the JIT takes array arguments only, not tuples")
+        }
+        // The misc family (issue 14 brings them).
+        OpKind::Rng { .. } | OpKind::RngBitGenerator { .. } => {
+            Some("the JIT does not compile random-number ops yet")
+        }
+        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
+            Some("the JIT does not compile linear-algebra ops yet")
+        }
+        OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => Some("the JIT does not compile batch normalisation yet"),
+        OpKind::BitcastConvert
+            if inst
+                .operands
+                .first()
+                .map(|o| body.inst(*o).shape.element_type().bit_width())
+                != Some(inst.shape.element_type().bit_width()) =>
+        {
+            Some("the JIT compiles a bitcast-convert only between types of one width")
         }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
@@ -163,6 +188,9 @@ fn reason(inst: &Instruction, in_entry: bool) -> Option<&'static str> {
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
-        | OpKind::Tuple => None,
+        | OpKind::Tuple
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. } => None,
     }
 }

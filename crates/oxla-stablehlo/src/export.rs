@@ -24,10 +24,10 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use oxla_ir::ir::{Body, ComputationId, OpKind, PadDim};
+use oxla_ir::ir::{Body, ComputationId, OpKind, PadDim, RngAlgorithm, RngDistribution};
 use oxla_ir::{
-    ArrayData, BinaryOp, ComparisonDirection, Computation, ElementType, Literal, Opcode, RealFloat,
-    Shape, SubByteInt,
+    ArrayData, BinaryOp, ComparisonDirection, ComparisonType, Computation, ElementType, Literal,
+    Opcode, RealFloat, Shape, SubByteInt,
 };
 
 use crate::ExportError;
@@ -170,6 +170,13 @@ enum Line {
     Unsupported {
         instruction: String,
         reason: String,
+    },
+    /// The comparator `topk` with `largest=false` sorts by: `LT` of the
+    /// first two of four block arguments, of `element_type` and `s32`
+    /// (`TOTALORDER` for floats), at the parent's `indent`.
+    TopKComparator {
+        element_type: ElementType,
+        indent: usize,
     },
 }
 
@@ -328,8 +335,12 @@ fn emit_body(
             OpKind::Unary(op) => {
                 let x = widen(0, false, &mut state, &mut lines);
                 let (_, xs) = operand(0);
-                if xs.element_type() == shape.element_type() {
-                    format!("stablehlo.{} {x} : {ty}", stablehlo_name(op.opcode()))
+                let name = stablehlo_name(op.opcode());
+                if name.starts_with("chlo.") {
+                    // CHLO ops (`chlo.erf`) print their result type too.
+                    format!("{name} {x} : {ty} -> {ty}")
+                } else if xs.element_type() == shape.element_type() {
+                    format!("stablehlo.{name} {x} : {ty}")
                 } else {
                     format!(
                         "stablehlo.{} {x} : ({}) -> {ty}",
@@ -341,13 +352,13 @@ fn emit_body(
             OpKind::Binary { op, .. } => {
                 let a = widen(0, false, &mut state, &mut lines);
                 let b = widen(1, false, &mut state, &mut lines);
-                if let BinaryOp::Compare(dir) = op {
+                if let BinaryOp::Compare(dir, order) = op {
                     let (_, ls) = operand(0);
                     let ot = tensor_type(&ls.with_dims_of(shape));
                     format!(
                         "stablehlo.compare  {}, {a}, {b},  {} : ({ot}, {ot}) -> {ty}",
                         direction(*dir),
-                        comparison_type(ls.element_type())
+                        order.comparison_type(ls.element_type())
                     )
                 } else {
                     format!("stablehlo.{} {a}, {b} : {ty}", stablehlo_name(op.opcode()))
@@ -706,6 +717,138 @@ fn emit_body(
                 names[i] = vec![v];
                 continue;
             }
+            // -- the misc family, in the forms MLIR prints ----------------
+            OpKind::BitcastConvert => {
+                let (x, xs) = operand(0);
+                format!(
+                    "stablehlo.bitcast_convert {x} : ({}) -> {ty}",
+                    tensor_type(xs)
+                )
+            }
+            // Under default layouts (oxla's only ones) a bitcast is a reshape.
+            OpKind::Bitcast => {
+                let (x, xs) = operand(0);
+                format!("stablehlo.reshape {x} : ({}) -> {ty}", tensor_type(xs))
+            }
+            OpKind::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => {
+                let (x, _) = operand(0);
+                format!(
+                    "stablehlo.reduce_precision {x}, format = e{exponent_bits}m{mantissa_bits} : {ty}"
+                )
+            }
+            OpKind::Rng { distribution } => {
+                let (a, at) = operand(0);
+                let (b, bt) = operand(1);
+                let dims = Literal::from_vec(&[shape.rank() as i64], shape.dims().to_vec())
+                    .unwrap_or_else(|_| Literal::scalar(0i64));
+                let c = state.named("c");
+                lines.push(Line::Text(format!(
+                    "{pad}{c} = stablehlo.constant {} : {}",
+                    dense(&dims),
+                    tensor_type(dims.shape())
+                )));
+                let kind = match distribution {
+                    RngDistribution::Uniform => "UNIFORM",
+                    RngDistribution::Normal => "NORMAL",
+                };
+                format!(
+                    "stablehlo.rng {a}, {b}, {c}, distribution = {kind} : ({}, {}, {}) -> {ty}",
+                    tensor_type(at),
+                    tensor_type(bt),
+                    tensor_type(dims.shape())
+                )
+            }
+            OpKind::RngBitGenerator { algorithm } => {
+                let (x, xs) = operand(0);
+                let kind = match algorithm {
+                    RngAlgorithm::Default => "DEFAULT",
+                    RngAlgorithm::ThreeFry => "THREE_FRY",
+                    RngAlgorithm::Philox => "PHILOX",
+                };
+                let results = vec![state.named("output_state"), state.named("output")];
+                lines.push(Line::Text(format!(
+                    "{pad}{} = stablehlo.rng_bit_generator {x}, algorithm = {kind} : ({}) -> ({})",
+                    results.join(", "),
+                    tensor_type(xs),
+                    leaf_types(shape)
+                )));
+                // The pair's leaves are the two results (tuples are flattened).
+                names[i] = results;
+                continue;
+            }
+            OpKind::Cholesky { lower } => {
+                let (x, _) = operand(0);
+                format!("stablehlo.cholesky {x}, lower = {lower} : {ty}")
+            }
+            OpKind::TriangularSolve { options } => {
+                let (a, at) = operand(0);
+                let (b, bt) = operand(1);
+                format!(
+                    "\"stablehlo.triangular_solve\"({a}, {b}) <{{left_side = {}, lower = {}, \
+                     transpose_a = #stablehlo<transpose {}>, unit_diagonal = {}}}> : ({}, {}) -> {ty}",
+                    options.left_side,
+                    options.lower,
+                    options.transpose_a.name(),
+                    options.unit_diagonal,
+                    tensor_type(at),
+                    tensor_type(bt)
+                )
+            }
+            OpKind::BatchNormTraining {
+                epsilon,
+                feature_index,
+            }
+            | OpKind::BatchNormGrad {
+                epsilon,
+                feature_index,
+            } => {
+                let (op, names_of): (&str, [&str; 3]) =
+                    if matches!(inst.kind, OpKind::BatchNormTraining { .. }) {
+                        ("batch_norm_training", ["output", "batch_mean", "batch_var"])
+                    } else {
+                        (
+                            "batch_norm_grad",
+                            ["grad_operand", "grad_scale", "grad_offset"],
+                        )
+                    };
+                let results: Vec<String> = names_of.iter().map(|n| state.named(n)).collect();
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                lines.push(Line::Text(format!(
+                    "{pad}{} = \"stablehlo.{op}\"({}) <{{epsilon = {} : f32, feature_index = {feature_index} : i64}}> : ({}) -> ({})",
+                    results.join(", "),
+                    xs.join(", "),
+                    element_text(&ArrayData::F32(vec![*epsilon]), 0),
+                    ts.join(", "),
+                    leaf_types(shape)
+                )));
+                names[i] = results;
+                continue;
+            }
+            OpKind::BatchNormInference {
+                epsilon,
+                feature_index,
+            } => {
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                format!(
+                    "\"stablehlo.batch_norm_inference\"({}) <{{epsilon = {} : f32, feature_index = {feature_index} : i64}}> : ({}) -> {ty}",
+                    xs.join(", "),
+                    element_text(&ArrayData::F32(vec![*epsilon]), 0),
+                    ts.join(", ")
+                )
+            }
             // -- indexing: JAX's forms (generic for gather and scatter) --
             OpKind::Gather {
                 dims,
@@ -842,6 +985,81 @@ fn emit_body(
                     tensor_type(xs)
                 )
             }
+            // -- sort and top-k (the sort family) --
+            OpKind::Sort {
+                dimension,
+                is_stable,
+                to_apply,
+            } => {
+                let (xs, ts): (Vec<&str>, Vec<String>) = (0..inst.operands.len())
+                    .map(|k| {
+                        let (n, s) = operand(k);
+                        (n, tensor_type(s))
+                    })
+                    .unzip();
+                let v = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{} = \"stablehlo.sort\"({}) <{{dimension = {dimension} : i64, \
+                     is_stable = {is_stable}}}> ({{",
+                    result_group(&v, xs.len()),
+                    xs.join(", ")
+                )));
+                let tail = format!(": ({}) -> {}", ts.join(", "), type_group(&ts));
+                push_block_regions(&mut lines, &[*to_apply], indent, &tail);
+                names[i] = result_leaves(&v, xs.len());
+                continue;
+            }
+            OpKind::TopK { k, largest } => {
+                let (x, xs) = operand(0);
+                let (values, indices) = match shape.tuple_shapes() {
+                    [v, i] => (v.clone(), i.clone()),
+                    _ => (shape.clone(), shape.clone()),
+                };
+                let (vt, it) = (tensor_type(&values), tensor_type(&indices));
+                if *largest {
+                    let (v, ix) = (state.named("values"), state.named("indices"));
+                    lines.push(Line::Text(format!(
+                        "{pad}{v}, {ix} = chlo.top_k({x}, k = {k}) : {} -> ({vt}, {it})",
+                        tensor_type(xs)
+                    )));
+                    names[i] = vec![v, ix];
+                    continue;
+                }
+                // CHLO's top_k has no `largest`: the smallest k are a
+                // stable ascending sort of (x, iota) along the last
+                // dimension, sliced to k, as XLA:CPU lowers `topk`.
+                let last = xs.rank().saturating_sub(1);
+                let iota_shape = xs.with_element_type(ElementType::S32);
+                let (xt, iota_t) = (tensor_type(xs), tensor_type(&iota_shape));
+                let iota = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{iota} = stablehlo.iota dim = {last} : {iota_t}"
+                )));
+                let sorted = state.value();
+                lines.push(Line::Text(format!(
+                    "{pad}{sorted}:2 = \"stablehlo.sort\"({x}, {iota}) <{{dimension = {last} : \
+                     i64, is_stable = true}}> ({{"
+                )));
+                lines.push(Line::TopKComparator {
+                    element_type: xs.element_type(),
+                    indent,
+                });
+                lines.push(Line::Text(format!(
+                    "{pad}}}) : ({xt}, {iota_t}) -> ({xt}, {iota_t})"
+                )));
+                let limits: Vec<String> = values.dims().iter().map(|&d| format!("0:{d}")).collect();
+                let mut slices = Vec::new();
+                for (part, (from, to)) in [(&xt, &vt), (&iota_t, &it)].into_iter().enumerate() {
+                    let v = state.value();
+                    lines.push(Line::Text(format!(
+                        "{pad}{v} = stablehlo.slice {sorted}#{part} [{}] : ({from}) -> {to}",
+                        limits.join(", ")
+                    )));
+                    slices.push(v);
+                }
+                names[i] = slices;
+                continue;
+            }
         };
         let v = state.value();
         lines.push(Line::Text(format!("{pad}{v} = {text}")));
@@ -884,6 +1102,36 @@ fn flush(
                     instruction,
                     reason,
                 });
+            }
+            Line::TopKComparator {
+                element_type,
+                indent,
+            } => {
+                let pad = " ".repeat(indent);
+                let n = parent.next_arg;
+                let t = tensor_type(&Shape::scalar(element_type));
+                let i = tensor_type(&Shape::scalar(ElementType::S32));
+                let _ = writeln!(
+                    out,
+                    "{pad}^bb0(%arg{n}: {t}, %arg{}: {t}, %arg{}: {i}, %arg{}: {i}):",
+                    n + 1,
+                    n + 2,
+                    n + 3
+                );
+                let v = parent.next_value;
+                // XLA:CPU's order for topk: the total order of floats.
+                let ty = if element_type.is_float() {
+                    ComparisonType::TotalOrder
+                } else {
+                    ComparisonType::default_for(element_type)
+                };
+                let pred = tensor_type(&Shape::scalar(ElementType::Pred));
+                let _ = writeln!(
+                    out,
+                    "{pad}  %{v} = stablehlo.compare  LT, %arg{n}, %arg{},  {ty} : ({t}, {t}) -> {pred}",
+                    n + 1
+                );
+                let _ = writeln!(out, "{pad}  stablehlo.return %{v} : {pred}");
             }
             Line::Region { body, indent, args } => {
                 let Some(region) = comp.bodies().get(body.index()) else {
@@ -1101,6 +1349,12 @@ pub(crate) fn element_type(ty: ElementType) -> &'static str {
     }
 }
 
+/// The element types of a tuple shape, joined: `tensor<2xui64>, tensor<4xui32>`.
+fn leaf_types(shape: &Shape) -> String {
+    let parts: Vec<String> = shape.tuple_shapes().iter().map(tensor_type).collect();
+    parts.join(", ")
+}
+
 /// `tensor<2x3xf32>`, `tensor<f32>`, `tuple<tensor<2xf32>, tensor<i32>>`.
 fn tensor_type(shape: &Shape) -> String {
     if shape.is_tuple() {
@@ -1131,17 +1385,6 @@ fn direction(dir: ComparisonDirection) -> &'static str {
         ComparisonDirection::Le => "LE",
         ComparisonDirection::Gt => "GT",
         ComparisonDirection::Ge => "GE",
-    }
-}
-
-/// XLA's default comparison type for an element type.
-fn comparison_type(ty: ElementType) -> &'static str {
-    if ty.is_float() || ty.is_complex() {
-        "FLOAT"
-    } else if ty.is_signed_integer() {
-        "SIGNED"
-    } else {
-        "UNSIGNED"
     }
 }
 

@@ -12,6 +12,7 @@
 //! differential test leaves them off; the interpreter-only property test
 //! turns them on.
 
+use oxla_ir::ComparisonOrder;
 use oxla_ir::ir::{BinaryOp, ComparisonDirection};
 use oxla_ir::{Builder, Computation, ElementType, Op, Result, Shape};
 
@@ -159,7 +160,10 @@ impl Gen<'_> {
                 ComparisonDirection::Ge,
                 ComparisonDirection::Ne,
             ]);
-            (BinaryOp::Compare(dir), ElementType::Pred)
+            (
+                BinaryOp::Compare(dir, ComparisonOrder::Natural),
+                ElementType::Pred,
+            )
         } else {
             (same_type_op(self, ty), ty)
         };
@@ -192,11 +196,26 @@ impl Gen<'_> {
         let ai = r.parameter(1, Shape::scalar(s32), "ai")?;
         let bv = r.parameter(2, Shape::scalar(ty), "bv")?;
         let bi = r.parameter(3, Shape::scalar(s32), "bi")?;
-        let better = r.binary(av, bv, BinaryOp::Compare(direction), &[])?;
-        let nan = r.binary(av, av, BinaryOp::Compare(ComparisonDirection::Ne), &[])?;
+        let better = r.binary(
+            av,
+            bv,
+            BinaryOp::Compare(direction, ComparisonOrder::Natural),
+            &[],
+        )?;
+        let nan = r.binary(
+            av,
+            av,
+            BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Natural),
+            &[],
+        )?;
         let keep = r.or(better, nan, &[])?;
         let v = r.select(keep, av, bv)?;
-        let eq = r.binary(av, bv, BinaryOp::Compare(ComparisonDirection::Eq), &[])?;
+        let eq = r.binary(
+            av,
+            bv,
+            BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural),
+            &[],
+        )?;
         let lower = r.lt(ai, bi, &[])?;
         let tie = r.and(eq, lower, &[])?;
         let keep_index = r.or(keep, tie, &[])?;

@@ -28,6 +28,10 @@
 mod ctrl;
 mod indexing;
 
+// Steps for the misc family (bitcasts, reduce-precision, rng, linear
+// algebra, batch norm).
+mod misc;
+
 use oxla_ir::ir::{BinaryOp, ComparisonDirection, DotDimensionNumbers, PadDim, UnaryOp};
 
 // The windows family: convolution, reduce-window, select-and-scatter.
@@ -36,6 +40,9 @@ use oxla_ir::{
     ArrayData, Builder, Computation, ElementType, Literal, Op, OpClass, OpKind, Result, Shape,
 };
 pub use windows::{model_convolution, model_window};
+
+// The sort family: sort and topk.
+mod sorts;
 
 /// A small, fast, seedable PRNG (xorshift64*). Not for cryptography.
 #[derive(Debug, Clone)]
@@ -100,11 +107,23 @@ pub struct GenConfig {
     /// appear (see the `windows` module). Off by default: the JIT does not
     /// compile them yet, so the differential tests leave them out.
     pub windows: bool,
+    /// Whether the misc family's ops the JIT compiles (same-width
+    /// `bitcast-convert`, `bitcast`, `reduce-precision`) may appear.
+    pub misc_ops: bool,
+    /// Whether the ops the JIT refuses for now may appear: `rng`,
+    /// `rng-bit-generator`, `cholesky`, `triangular-solve`, the batch-norm
+    /// ops and width-changing `bitcast-convert` (for interpreter-only
+    /// runs; off by default, and off in the differential tests).
+    pub jit_unsupported_ops: bool,
     /// Whether `gather`, `scatter`, `dynamic-slice` and
     /// `dynamic-update-slice` may appear (see the `indexing` module). Off
     /// by default: the JIT does not compile them yet, so the differential
     /// test leaves them out; the interpreter-only property run turns it on.
     pub indexing: bool,
+    /// Whether `sort` and `topk` may appear (see the `sorts` module). Off
+    /// by default: the JIT does not compile them yet, so the differential
+    /// tests leave them out; the interpreter-only property run turns it on.
+    pub sorts: bool,
 }
 
 /// The element types the JIT compiles: [`GenConfig`]'s default. The rest
@@ -145,7 +164,10 @@ impl Default for GenConfig {
             nested_bodies: 0.5,
             control_flow: false,
             windows: false,
+            misc_ops: true,
+            jit_unsupported_ops: false,
             indexing: false,
+            sorts: false,
         }
     }
 }
@@ -464,13 +486,21 @@ impl Gen<'_> {
     fn step(&mut self) -> Result<()> {
         let ty = self.rng.pick(&self.cfg.element_types);
         let (a, ashape) = self.value_of_type(ty)?;
+        // The sort family, when enabled, takes its own draw (none is made
+        // otherwise, so existing seeds give the same programs).
+        if self.cfg.sorts && self.rng.chance(0.25) {
+            return self.sort_step(a, &ashape);
+        }
         // Control-flow steps (6 choices), the windows family (3) and the
         // indexing ops (4) are drawn only when enabled, so that programs
-        // without them are the same as before for every seed.
+        // without them are the same as before for every seed; the misc
+        // family's steps come last.
         let control = if self.cfg.control_flow { 6 } else { 0 };
         let windows = if self.cfg.windows { 3 } else { 0 };
         let indexing = if self.cfg.indexing { 4 } else { 0 };
-        let choice = self.rng.below(18 + control + windows + indexing);
+        let choice = self
+            .rng
+            .below(18 + control + windows + indexing + self.misc_kinds());
         let (op, shape, name): (Op, Shape, &'static str) = match choice {
             0..=5 => {
                 let candidates: Vec<BinaryOp> = BinaryOp::ALL
@@ -535,7 +565,7 @@ impl Gen<'_> {
                 let op = self.b.select(p, a, other)?;
                 (op, ashape.clone(), "select")
             }
-            10 if !ty.is_pred() => {
+            10 => {
                 let lo = self.param(Shape::scalar(ty))?;
                 let hi = self.param(Shape::scalar(ty))?;
                 let op = self.b.clamp(lo, a, hi)?;
@@ -657,6 +687,13 @@ impl Gen<'_> {
             c if c >= 18 + control && c < 18 + control + windows => {
                 match self.window_step(a, &ashape)? {
                     Some(step) => step,
+                    None => return Ok(()),
+                }
+            }
+            // The misc family (`misc.rs`).
+            c if c >= 18 + control + windows + indexing => {
+                match self.misc_step(c - 18 - control - windows - indexing, a, &ashape)? {
+                    Some(made) => made,
                     None => return Ok(()),
                 }
             }

@@ -297,3 +297,108 @@ fn indexing_programs_print_parse_and_evaluate() {
         );
     }
 }
+
+/// Programs with sorts and top-ks (interpreter only: the JIT refuses them
+/// until it compiles them): each verifies, prints, parses back to the same
+/// text, evaluates to its result shape, and is refused by the JIT with
+/// `UnsupportedOp`.
+#[test]
+fn sort_programs_print_parse_and_evaluate() {
+    let cfg = GenConfig {
+        sorts: true,
+        ..GenConfig::default()
+    };
+    let mut ops = std::collections::BTreeMap::new();
+    for seed in 0..cases(300) {
+        let mut rng = Rng::new(seed);
+        let p = gen_program(&mut rng, &cfg).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let text = p.comp.to_hlo_text();
+        let again = oxla_ir::parse_hlo_module(&text).unwrap_or_else(|e| {
+            panic!("seed {seed}: the printed program does not parse: {e}\n{text}")
+        });
+        assert_eq!(again.to_hlo_text(), text, "seed {seed}");
+        let args: Vec<&oxla_ir::Literal> = p.args.iter().collect();
+        let out = oxla_interp::evaluate(&p.comp, &args)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.reproducer()));
+        assert_eq!(out.shape(), p.comp.result_shape(), "seed {seed}");
+        if p.ops.iter().any(|op| ["sort", "topk"].contains(op)) {
+            match oxla_jit::compile(&p.comp) {
+                Err(oxla_ir::Error::UnsupportedOp { .. }) => {}
+                other => panic!(
+                    "seed {seed}: the JIT gives {:?}",
+                    other.map(|_| "an executable")
+                ),
+            }
+        }
+        for op in p.ops {
+            *ops.entry(op).or_insert(0) += 1;
+        }
+    }
+    for needed in ["sort", "topk"] {
+        assert!(
+            ops.get(needed).is_some_and(|&n| n >= 30),
+            "generated {needed} fewer than 30 times: {ops:?}"
+        );
+    }
+}
+
+/// The misc family's ops the JIT refuses for now (rng, rng-bit-generator,
+/// cholesky, triangular-solve, batch norm, width-changing bitcasts), in
+/// interpreter-only runs: every generated program verifies, prints,
+/// re-parses to the same text, and evaluates to its declared shape; the
+/// JIT refuses the programs that use them with UnsupportedOp.
+#[test]
+fn misc_programs_print_reparse_and_evaluate() {
+    let cfg = GenConfig {
+        jit_unsupported_ops: true,
+        ..GenConfig::default()
+    };
+    let refused_ops = [
+        "bitcast-convert (narrowing)",
+        "bitcast-convert (widening)",
+        "rng",
+        "rng-bit-generator",
+        "cholesky",
+        "triangular-solve",
+        "batch-norm-training",
+        "batch-norm-inference",
+        "batch-norm-grad",
+    ];
+    let mut ops = std::collections::BTreeMap::new();
+    let mut refused = 0;
+    for seed in 0..cases(300) {
+        let mut rng = Rng::new(seed);
+        let p = gen_program(&mut rng, &cfg).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let text = p.comp.to_hlo_text();
+        let again = oxla_ir::parse_hlo_module(&text).unwrap_or_else(|e| {
+            panic!("seed {seed}: the printed program does not parse: {e}\n{text}")
+        });
+        assert_eq!(again.to_hlo_text(), text, "seed {seed}");
+        let args: Vec<&oxla_ir::Literal> = p.args.iter().collect();
+        let out = oxla_interp::evaluate(&again, &args)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.reproducer()));
+        assert_eq!(out.shape(), p.comp.result_shape(), "seed {seed}");
+        if p.ops.iter().any(|op| refused_ops.contains(op)) {
+            match oxla_jit::compile(&p.comp) {
+                Err(oxla_ir::Error::UnsupportedOp { .. }) => refused += 1,
+                Err(e) => panic!("seed {seed}: the JIT fails otherwise: {e}"),
+                Ok(_) => {
+                    panic!("seed {seed}: the JIT compiles it now: compare it in differential.rs")
+                }
+            }
+        }
+        for op in p.ops {
+            *ops.entry(op).or_insert(0) += 1;
+        }
+    }
+    assert!(refused > 0);
+    for needed in refused_ops
+        .iter()
+        .chain(&["bitcast-convert", "bitcast", "reduce-precision"])
+    {
+        assert!(
+            ops.contains_key(needed),
+            "never generated {needed}: {ops:?}"
+        );
+    }
+}

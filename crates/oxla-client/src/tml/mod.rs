@@ -67,7 +67,7 @@ mod types;
 pub use index::{get, set};
 pub use types::{TmlType, check_assign, infer_binary_type};
 
-use oxla_ir::{BinaryOp, Builder, ComparisonDirection, Literal, Op, Result};
+use oxla_ir::{BinaryOp, Builder, ComparisonDirection, ComparisonOrder, Literal, Op, Result};
 
 use crate::lower::{internal, place};
 use index::{iab_positions, index_text};
@@ -186,17 +186,17 @@ tml_ops! {
     /// Elementwise minimum.
     Min => min, Arithmetic, BinaryOp::Min, "s64";
     /// `==`.
-    Eq => eq, Relational, BinaryOp::Compare(ComparisonDirection::Eq), "s64";
+    Eq => eq, Relational, BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural), "s64";
     /// `!=`.
-    Ne => ne, Relational, BinaryOp::Compare(ComparisonDirection::Ne), "s64";
+    Ne => ne, Relational, BinaryOp::Compare(ComparisonDirection::Ne, ComparisonOrder::Natural), "s64";
     /// `<`.
-    Lt => lt, Relational, BinaryOp::Compare(ComparisonDirection::Lt), "f64";
+    Lt => lt, Relational, BinaryOp::Compare(ComparisonDirection::Lt, ComparisonOrder::Natural), "f64";
     /// `<=`.
-    Le => le, Relational, BinaryOp::Compare(ComparisonDirection::Le), "f64";
+    Le => le, Relational, BinaryOp::Compare(ComparisonDirection::Le, ComparisonOrder::Natural), "f64";
     /// `>`.
-    Gt => gt, Relational, BinaryOp::Compare(ComparisonDirection::Gt), "u64";
+    Gt => gt, Relational, BinaryOp::Compare(ComparisonDirection::Gt, ComparisonOrder::Natural), "u64";
     /// `>=`.
-    Ge => ge, Relational, BinaryOp::Compare(ComparisonDirection::Ge), "u64";
+    Ge => ge, Relational, BinaryOp::Compare(ComparisonDirection::Ge, ComparisonOrder::Natural), "u64";
     /// Logical and of `bool`s.
     LogicalAnd => logical_and, Logical, BinaryOp::And, "pred";
     /// Logical or of `bool`s.

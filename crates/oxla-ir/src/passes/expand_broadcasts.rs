@@ -431,7 +431,19 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Complex
             | OpKind::Real
             | OpKind::Imag
-            | OpKind::Fft { .. } => w.push(
+            | OpKind::Fft { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,

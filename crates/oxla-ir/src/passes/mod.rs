@@ -5,7 +5,10 @@
 //!
 //! - [`expand_broadcasts()`]: makes every implicit broadcast explicit, giving
 //!   XLA's strict HLO form (what `XlaBuilder` emits).
+//! - [`batch_norm`]: the batch-norm ops expanded into primitives as XLA
+//!   expands them (what the interpreter evaluates).
 
+pub mod batch_norm;
 pub mod expand_broadcasts;
 
 pub use expand_broadcasts::expand_broadcasts;

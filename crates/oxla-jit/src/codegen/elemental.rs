@@ -9,7 +9,7 @@ use cranelift_codegen::ir::{
     immediates::Ieee32, immediates::Ieee64, types,
 };
 use cranelift_frontend::FunctionBuilder;
-use oxla_ir::{BinaryOp, ComparisonDirection, ElementType, Result, UnaryOp};
+use oxla_ir::{BinaryOp, ComparisonDirection, ComparisonOrder, ElementType, Result, UnaryOp};
 
 use crate::entity::{IdVec, LoopVar, NodeId};
 use crate::graph::Node;
@@ -74,6 +74,9 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
         Node::Const { .. } | Node::Var { .. } => Some(plain),
         Node::Unary { op, ty, .. } => match op {
             UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Not => Some(plain),
+            // Cranelift lowers these for scalars only on x86-64.
+            UnaryOp::PopCnt | UnaryOp::Clz => None,
+            UnaryOp::RoundNearestAfz => yes(ty.is_float(), plain),
             UnaryOp::Floor
             | UnaryOp::Ceil
             | UnaryOp::RoundNearestEven
@@ -90,7 +93,7 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
             | BinaryOp::And
             | BinaryOp::Or
             | BinaryOp::Xor
-            | BinaryOp::Compare(_) => Some(plain),
+            | BinaryOp::Compare(..) => Some(plain),
             // Bytes multiply through 16-bit lanes (`imul_bytes`).
             BinaryOp::Mul => Some(plain),
             BinaryOp::Div => yes(ty.is_float(), plain),
@@ -120,6 +123,8 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
             yes(ok, plain)
         }
         Node::Select { .. } | Node::Clamp { .. } => Some(plain),
+        // Same width by construction: a bitcast of lanes.
+        Node::Bitcast { .. } => Some(plain),
         // A fold is a scalar loop of its own.
         Node::InBounds { .. } | Node::Fold { .. } | Node::Capture { .. } => None,
     }
@@ -229,6 +234,7 @@ impl KernelEmitter<'_, '_> {
             Node::Unary { op, ty, .. } => self.unary(mode, *op, *ty, ops[0])?,
             Node::Binary { op, ty, .. } => self.binary(mode, *op, *ty, ops[0], ops[1], amount)?,
             Node::Convert { from, to, .. } => self.convert(mode, *from, *to, ops[0])?,
+            Node::Bitcast { to, .. } => self.bitcast_bits(mode, *to, ops[0]),
             Node::Select { .. } => self.select(mode, ops[0], ops[1], ops[2]),
             Node::Clamp { ty, .. } => {
                 let m = self.binary(mode, BinaryOp::Max, *ty, ops[0], ops[1], None)?;
@@ -375,14 +381,12 @@ impl KernelEmitter<'_, '_> {
                 let i = self.constant(mode, et, inf);
                 self.b.ins().fcmp(FloatCC::LessThan, a, i)
             }
-            UnaryOp::Exp
-            | UnaryOp::Expm1
-            | UnaryOp::Log
-            | UnaryOp::Log1p
-            | UnaryOp::Tanh
-            | UnaryOp::Logistic
-            | UnaryOp::Sin
-            | UnaryOp::Cos => {
+            // The misc family: bit counts at the element's width, and
+            // rounding ties away from zero (`codegen/misc.rs`).
+            UnaryOp::PopCnt => self.b.ins().popcnt(x),
+            UnaryOp::Clz => self.b.ins().clz(x),
+            UnaryOp::RoundNearestAfz => self.round_nearest_afz(mode, et, x),
+            oxla_ir::transcendental_unary_ops!() => {
                 self.math
                     .emit_unary(self.module, self.b, op, x, self.const_pool_base)?
             }
@@ -470,14 +474,34 @@ impl KernelEmitter<'_, '_> {
                 };
                 self.shift(mode, op, et, a, amt)
             }
-            BinaryOp::Compare(dir) => {
+            BinaryOp::Compare(dir, ComparisonOrder::Natural) => {
                 if float {
                     self.b.ins().fcmp(Self::float_cc(dir), a, b)
                 } else {
                     self.b.ins().icmp(Self::int_cc(dir, signed), a, b)
                 }
             }
+            BinaryOp::Compare(dir, ComparisonOrder::Total) => {
+                if !float {
+                    return Err(bug(format!("a TOTALORDER compare of {et}")));
+                }
+                let (a, b) = (self.total_order_key(a), self.total_order_key(b));
+                self.b.ins().icmp(Self::int_cc(dir, true), a, b)
+            }
         })
+    }
+
+    /// XLA's key for `TOTALORDER`: the float's bits as a signed integer `i`
+    /// of the same width (lane by lane), mapped to `i < 0 ? i ^ INT_MAX : i`
+    /// branch-free, as `i ^ ((i >> (bits - 1)) >>> 1)`. Signed comparisons
+    /// of the keys order `-NaN < -inf < -0 < +0 < +inf < +NaN`, as the
+    /// interpreter's `compare_total` does.
+    fn total_order_key(&mut self, x: Value) -> Value {
+        let it = self.b.func.dfg.value_type(x).as_int();
+        let i = self.bitcast_to(it, x);
+        let sign = self.b.ins().sshr_imm_u(i, i64::from(it.lane_bits() - 1));
+        let flip = self.b.ins().ushr_imm_u(sign, 1);
+        self.b.ins().bxor(i, flip)
     }
 
     pub(super) fn shift(

@@ -65,6 +65,8 @@ mod elemental;
 mod fold;
 mod loops;
 mod memory;
+// Emitters of the misc family (round-nearest-afz, same-width bitcasts).
+mod misc;
 mod reduce;
 mod schedule;
 

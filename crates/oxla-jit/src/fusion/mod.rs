@@ -39,8 +39,8 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use oxla_ir::{
-    BinaryOp, Body, Computation, ComputationId, DotDimensionNumbers, ElementType, InstId, Literal,
-    OpKind, Result, Shape, printer::instruction_text, shape::row_major_strides,
+    Body, Computation, ComputationId, DotDimensionNumbers, ElementType, InstId, Literal, OpKind,
+    Result, Shape, printer::instruction_text, shape::row_major_strides,
 };
 
 use crate::entity::{BufferId, IdVec, ParamId};
@@ -49,8 +49,12 @@ mod row_groups;
 
 pub(crate) use row_groups::{RowSpace, pass_source};
 
-/// Cost of a transcendental op in the recompute heuristic.
-pub(crate) const EXPENSIVE: u64 = 10;
+/// Cost of a transcendental op in the recompute heuristic (the op table's
+/// weight for [`oxla_ir::Cost::Transcendental`]).
+pub(crate) const EXPENSIVE: u64 = match oxla_ir::Cost::Transcendental.weight() {
+    Some(w) => w,
+    None => panic!("transcendental ops are fused"),
+};
 /// A value used more than once is materialised above this cost.
 pub(crate) const SHARED_COST: u64 = 2 * EXPENSIVE;
 /// Any value is materialised above this cost (keeps kernels small).
@@ -190,18 +194,9 @@ pub(crate) struct Plan {
 }
 
 pub(crate) fn op_cost(kind: &OpKind) -> u64 {
-    match kind {
-        OpKind::Unary(oxla_ir::transcendental_unary_ops!()) => EXPENSIVE,
-        OpKind::Binary {
-            op: BinaryOp::Pow | BinaryOp::Atan2,
-            ..
-        } => EXPENSIVE,
-        OpKind::Binary {
-            op: BinaryOp::Div | BinaryOp::Rem,
-            ..
-        } => 3,
-        _ => 1,
-    }
+    // The op table's cost class; an op that is never fused (its own kernel,
+    // or a leaf in memory) costs 1 where a consumer reads it.
+    kind.opcode().cost().weight().unwrap_or(1)
 }
 
 /// `true` if reading `operand` (operand slot `k`) of `user` repeats its

@@ -938,6 +938,16 @@ impl<'m> OpCx<'_, 'm, '_, '_> {
         }
     }
 
+    /// The literal `id` holds when it is a constant: for operands whose
+    /// values an op needs while it is built (the misc family's
+    /// `stablehlo.rng` shape).
+    pub(super) fn constant_value(&self, id: InstId) -> Option<&Literal> {
+        match &self.t.instructions.get(id.index())?.kind {
+            OpKind::Constant { literal } => Some(literal),
+            _ => None,
+        }
+    }
+
     /// The attribute `key`, marked as read.
     pub(super) fn attr(&mut self, key: &str) -> Option<&'m AttrAt> {
         let k = self.op.attrs.iter().position(|a| a.key == key)?;

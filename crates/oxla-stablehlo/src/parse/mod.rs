@@ -27,12 +27,16 @@
 //!   `compare`, `select`, `clamp`, `convert`, `constant`, `iota`,
 //!   `broadcast_in_dim`, `broadcast`, `reshape`, `transpose`, `slice`,
 //!   `concatenate`, `reverse`, `pad`, single-operand `reduce` in its compact
-//!   and region forms, `dot_general`, `dot`, `tuple`, `optimization_barrier`);
+//!   and region forms, `dot_general`, `dot`, `tuple`, `optimization_barrier`;
+//!   the misc family's `popcnt`, `count_leading_zeros`, `cbrt`, `tan`,
+//!   `round_nearest_afz`, `bitcast_convert`, `reduce_precision`, `rng`,
+//!   `rng_bit_generator`, `cholesky`, `triangular_solve`, the batch norms);
 //! - the CHLO ops JAX and TensorFlow leave in, lowered to HLO ops: the
 //!   `chlo.broadcast_*` binary ops and `broadcast_compare` (XLA's implicit
 //!   broadcasting, with NumPy's trailing alignment when
 //!   `broadcast_dimensions` is absent), `broadcast_select`, `constant`,
-//!   `constant_like`, `is_inf`, `is_pos_inf`, `is_neg_inf`, `square`;
+//!   `constant_like`, `is_inf`, `is_pos_inf`, `is_neg_inf`, `square`,
+//!   `erf`, `tan`;
 //! - `tensor<...>` of `i1` (pred), `i8`..`i64` (s8..s64), `ui8`..`ui64`
 //!   (u8..u64), `f32`, `f64`, and `tuple<...>` of those; `dense<...>` as a
 //!   splat, nested lists or a hex blob, and `dense_resource<...>`.
@@ -48,9 +52,10 @@
 //!
 //! What is refused, with an error at the offending text: every other
 //! attribute (an attribute is honoured or refused, never ignored); ops the
-//! IR does not have yet (`gather`, `while`, `sort`, `convolution`,
-//! `chlo.erf`, `chlo.top_k`, ..., each with its reason); a variadic
-//! `reduce` (argmax); a `compare` of type `TOTALORDER`; a dot `algorithm`;
+//! IR does not have yet (`gather`, `while`, `convolution`, `chlo.erf`,
+//! ..., each with its reason); a variadic `reduce` (argmax); a `compare`
+//! whose type does not fit its operands (`TOTALORDER` on integers, as XLA
+//! refuses it); a dot `algorithm`;
 //! dynamic or unranked shapes; element types oxla lacks (`bf16`, `f16`,
 //! complex, quantized, `i4`, ...); control flow between blocks; recursion.
 //!
@@ -65,6 +70,7 @@
 mod cursor;
 mod dense;
 mod lower;
+mod misc;
 mod ops;
 mod pretty;
 mod source;

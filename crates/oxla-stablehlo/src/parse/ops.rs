@@ -9,11 +9,12 @@
 
 use oxla_ir::ir::{DotDimensionNumbers, InstId, OpKind, PadDim};
 use oxla_ir::{
-    BinaryOp, ComparisonDirection, ElementType, Int1, Int2, Int4, Literal, NativeType, Result,
-    Shape, SubByteInt, Uint1, Uint2, Uint4, UnaryOp,
+    BinaryOp, ComparisonDirection, ComparisonOrder, ComparisonType, ElementType, Int1, Int2, Int4,
+    Literal, NativeType, Result, Shape, SubByteInt, Uint1, Uint2, Uint4, UnaryOp,
 };
 
 use super::lower::OpCx;
+use super::misc;
 use super::syntax::{Attr, NamedAttr};
 
 /// A lowering function: the op's instructions, returning its results.
@@ -85,6 +86,21 @@ pub(super) enum Syntax {
     Call,
     /// CHLO's `%a, %b attr-dict : (types) -> type` and `%x : type -> type`.
     ChloTyped,
+    /// `chlo.top_k(%x, k = 3) attr-dict : type -> (type, type)`.
+    TopK,
+    // -- the misc family --------------------------------------------------
+    /// `%a, %b, keyword = WORD attr-dict : type` (`same_type`) or `: (types)
+    /// -> types`, the word stored as `attr`; `optional` when the
+    /// `, keyword = WORD` may be left out.
+    KeywordAfterOperands {
+        keyword: &'static str,
+        attr: &'static str,
+        optional: bool,
+        same_type: bool,
+    },
+    /// `%x, format = e5m10 attr-dict : type`.
+    ReducePrecision,
+    // -- end of the misc family ---------------------------------------------
     /// No pretty form: the generic form only.
     GenericOnly,
 }
@@ -211,6 +227,9 @@ pub(super) static OPS: &[OpDef] = &[
         Op(optimization_barrier),
     ),
     row("stablehlo.return", Return, Terminator),
+    // -- sort and top-k (the sort family) -----------------------------------
+    row("stablehlo.sort", GenericOnly, Op(sort)),
+    row("chlo.top_k", TopK, Op(chlo_top_k)),
     // -- func ------------------------------------------------------------------
     row("func.call", Call, Op(call)),
     row("func.return", Return, Terminator),
@@ -278,26 +297,90 @@ pub(super) static OPS: &[OpDef] = &[
     row("chlo.is_pos_inf", ChloTyped, Op(chlo_is_pos_inf)),
     row("chlo.is_neg_inf", ChloTyped, Op(chlo_is_neg_inf)),
     row("chlo.square", ChloTyped, Op(chlo_square)),
+    // -- the misc family (`misc.rs`) --------------------------------------------
+    row("stablehlo.popcnt", SameType, Unary(UnaryOp::PopCnt)),
+    row(
+        "stablehlo.count_leading_zeros",
+        SameType,
+        Unary(UnaryOp::Clz),
+    ),
+    row("stablehlo.cbrt", SameType, Unary(UnaryOp::Cbrt)),
+    row("stablehlo.tan", SameType, Unary(UnaryOp::Tan)),
+    row(
+        "stablehlo.round_nearest_afz",
+        SameType,
+        Unary(UnaryOp::RoundNearestAfz),
+    ),
+    row("chlo.erf", ChloTyped, Unary(UnaryOp::Erf)),
+    row("chlo.tan", ChloTyped, Unary(UnaryOp::Tan)),
+    row(
+        "stablehlo.bitcast_convert",
+        Functional,
+        Op(misc::bitcast_convert),
+    ),
+    row(
+        "stablehlo.reduce_precision",
+        ReducePrecision,
+        Op(misc::reduce_precision),
+    ),
+    row(
+        "stablehlo.rng",
+        KeywordAfterOperands {
+            keyword: "distribution",
+            attr: "rng_distribution",
+            optional: false,
+            same_type: false,
+        },
+        Op(misc::rng),
+    ),
+    row(
+        "stablehlo.rng_bit_generator",
+        KeywordAfterOperands {
+            keyword: "algorithm",
+            attr: "rng_algorithm",
+            optional: false,
+            same_type: false,
+        },
+        Op(misc::rng_bit_generator),
+    ),
+    row(
+        "stablehlo.cholesky",
+        KeywordAfterOperands {
+            keyword: "lower",
+            attr: "lower",
+            optional: true,
+            same_type: true,
+        },
+        Op(misc::cholesky),
+    ),
+    row(
+        "stablehlo.triangular_solve",
+        GenericOnly,
+        Op(misc::triangular_solve),
+    ),
+    row(
+        "stablehlo.batch_norm_training",
+        GenericOnly,
+        Op(misc::batch_norm_training),
+    ),
+    row(
+        "stablehlo.batch_norm_inference",
+        GenericOnly,
+        Op(misc::batch_norm_inference),
+    ),
+    row(
+        "stablehlo.batch_norm_grad",
+        GenericOnly,
+        Op(misc::batch_norm_grad),
+    ),
     // -- not in the IR yet -----------------------------------------------------
     not_yet(
-        "chlo.erf",
-        "it lowers to HLO's `erf`, which oxla's IR has no op for yet",
-    ),
-    not_yet(
         "chlo.erfc",
-        "oxla's IR has no `erf` yet; JAX's HLO text (`as_text(dialect=\"hlo\")`) spells erfc out in ops oxla has, and runs",
+        "HLO has no `erfc` (XLA expands it); JAX's HLO text (`as_text(dialect=\"hlo\")`) spells erfc out in ops oxla has, and runs",
     ),
     not_yet(
         "chlo.erf_inv",
         "it lowers to HLO's `erf-inv`, which oxla's IR has no op for yet",
-    ),
-    not_yet(
-        "chlo.top_k",
-        "it lowers to HLO's `topk` (a sort), which oxla's IR has no op for yet",
-    ),
-    not_yet(
-        "chlo.tan",
-        "it lowers to HLO's `tan`, which oxla's IR has no op for yet",
     ),
     not_yet("chlo.acos", NO_OP),
     not_yet("chlo.acosh", NO_OP),
@@ -322,27 +405,12 @@ pub(super) static OPS: &[OpDef] = &[
     not_yet("chlo.scan", NO_OP),
     not_yet("chlo.mulhi", NO_OP),
     not_yet("chlo._asin_acos_kernel", NO_OP),
-    not_yet("stablehlo.cbrt", "HLO's `cbrt` is not in oxla's IR yet"),
-    not_yet("stablehlo.tan", "HLO's `tan` is not in oxla's IR yet"),
-    not_yet("stablehlo.popcnt", "HLO's `popcnt` is not in oxla's IR yet"),
-    not_yet(
-        "stablehlo.count_leading_zeros",
-        "HLO's `count-leading-zeros` is not in oxla's IR yet",
-    ),
-    not_yet(
-        "stablehlo.round_nearest_afz",
-        "HLO's `round-nearest-afz` is not in oxla's IR yet",
-    ),
     not_yet("stablehlo.real", "oxla has no complex types"),
     not_yet("stablehlo.imag", "oxla has no complex types"),
     not_yet("stablehlo.complex", "oxla has no complex types"),
     not_yet(
         "stablehlo.get_tuple_element",
         "HLO's `get-tuple-element` is not in oxla's IR yet",
-    ),
-    not_yet(
-        "stablehlo.bitcast_convert",
-        "HLO's `bitcast-convert` is not in oxla's IR yet",
     ),
     not_yet("stablehlo.gather", "HLO's `gather` is not in oxla's IR yet"),
     not_yet(
@@ -369,7 +437,6 @@ pub(super) static OPS: &[OpDef] = &[
         "stablehlo.select_and_scatter",
         "HLO's `select-and-scatter` is not in oxla's IR yet",
     ),
-    not_yet("stablehlo.sort", "HLO's `sort` is not in oxla's IR yet"),
     not_yet("stablehlo.while", "HLO's `while` is not in oxla's IR yet"),
     not_yet(
         "stablehlo.if",
@@ -381,24 +448,10 @@ pub(super) static OPS: &[OpDef] = &[
     ),
     not_yet("stablehlo.map", "HLO's `map` is not in oxla's IR yet"),
     not_yet(
-        "stablehlo.reduce_precision",
-        "HLO's `reduce-precision` is not in oxla's IR yet",
-    ),
-    not_yet("stablehlo.rng", "HLO's `rng` is not in oxla's IR yet"),
-    not_yet(
-        "stablehlo.rng_bit_generator",
-        "HLO's `rng-bit-generator` is not in oxla's IR yet",
-    ),
-    not_yet(
         "stablehlo.custom_call",
         "a custom call runs code outside the module, which oxla cannot run",
     ),
     not_yet("stablehlo.fft", NO_OP),
-    not_yet("stablehlo.cholesky", NO_OP),
-    not_yet("stablehlo.triangular_solve", NO_OP),
-    not_yet("stablehlo.batch_norm_grad", NO_OP),
-    not_yet("stablehlo.batch_norm_inference", NO_OP),
-    not_yet("stablehlo.batch_norm_training", NO_OP),
     not_yet("stablehlo.einsum", NO_OP),
     not_yet("stablehlo.unary_einsum", NO_OP),
     not_yet("stablehlo.torch_index_select", NO_OP),
@@ -543,9 +596,14 @@ fn convert(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
     Ok(vec![cx.push(OpKind::Convert, cx.operands.clone(), &r)?])
 }
 
-/// The direction and compare type of a comparison, checked against the
-/// operands' element type.
-fn comparison(cx: &mut OpCx<'_, '_, '_, '_>, et: ElementType) -> Result<ComparisonDirection> {
+/// The direction and order of a comparison: its `compare_type` checked
+/// against the operands' element type as XLA's verifier checks it (the
+/// element type's default, or `TOTALORDER` for floats; `NOTYPE` is the
+/// default).
+fn comparison(
+    cx: &mut OpCx<'_, '_, '_, '_>,
+    et: ElementType,
+) -> Result<(ComparisonDirection, ComparisonOrder)> {
     let Some((dir, dpos)) = cx.word("comparison_direction") else {
         return Err(cx.err(
             cx.op.pos,
@@ -560,44 +618,34 @@ fn comparison(cx: &mut OpCx<'_, '_, '_, '_>, et: ElementType) -> Result<Comparis
             "EQ, NE, LT, LE, GT or GE",
         )
     })?;
-    if let Some((ty, tpos)) = cx.word("compare_type") {
-        let default = if et.is_float() {
-            "FLOAT"
-        } else if et.is_signed_integer() {
-            "SIGNED"
-        } else {
-            "UNSIGNED"
-        };
-        match ty.as_str() {
-            "NOTYPE" => {}
-            "TOTALORDER" if et.is_float() => {
-                return Err(cx.err(
-                    tpos,
-                    "compare type TOTALORDER is not supported yet: oxla's comparisons follow IEEE 754 (NaN is unordered, -0 == +0)",
-                    "compare type FLOAT",
-                ));
-            }
-            t if t == default => {}
-            t => {
-                return Err(cx.err(
-                    tpos,
-                    format!("compare type {t} does not fit operands of element type {et}"),
-                    format!("compare type {default}"),
-                ));
-            }
-        }
-    }
-    Ok(direction)
+    let Some((ty, tpos)) = cx.word("compare_type").filter(|(t, _)| t != "NOTYPE") else {
+        return Ok((direction, ComparisonOrder::Natural));
+    };
+    let default = ComparisonType::default_for(et);
+    let order = ComparisonType::from_name(&ty)
+        .and_then(|t| ComparisonOrder::from_type(t, et))
+        .ok_or_else(|| {
+            cx.err(
+                tpos,
+                format!("compare type {ty} does not fit operands of element type {et}"),
+                if et.is_float() {
+                    format!("compare type {default} or TOTALORDER")
+                } else {
+                    format!("compare type {default}")
+                },
+            )
+        })?;
+    Ok((direction, order))
 }
 
 fn compare(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
     cx.arity(2, 1)?;
     same_dims(cx)?;
     let et = cx.shape(cx.operands[0]).element_type();
-    let dir = comparison(cx, et)?;
+    let (dir, order) = comparison(cx, et)?;
     let r = cx.results[0].clone();
     let kind = OpKind::Binary {
-        op: BinaryOp::Compare(dir),
+        op: BinaryOp::Compare(dir, order),
         broadcast_dimensions: Vec::new(),
     };
     Ok(vec![cx.push(kind, cx.operands.clone(), &r)?])
@@ -946,8 +994,8 @@ pub(super) fn chlo_binary(cx: &mut OpCx<'_, '_, '_, '_>, op: BinaryOp) -> Result
 fn chlo_compare(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
     cx.arity(2, 1)?;
     let et = cx.shape(cx.operands[0]).element_type();
-    let dir = comparison(cx, et)?;
-    chlo_binary(cx, BinaryOp::Compare(dir))
+    let (dir, order) = comparison(cx, et)?;
+    chlo_binary(cx, BinaryOp::Compare(dir, order))
 }
 
 /// `chlo.broadcast_select`: each operand broadcast (NumPy style) to the
@@ -1100,7 +1148,7 @@ fn inf_test(cx: &mut OpCx<'_, '_, '_, '_>, negative: bool, abs: bool) -> Result<
     )?;
     let r = cx.results[0].clone();
     let kind = OpKind::Binary {
-        op: BinaryOp::Compare(ComparisonDirection::Eq),
+        op: BinaryOp::Compare(ComparisonDirection::Eq, ComparisonOrder::Natural),
         broadcast_dimensions: Vec::new(),
     };
     Ok(vec![cx.push(kind, vec![lhs, c], &r)?])
@@ -1128,4 +1176,80 @@ fn chlo_square(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
         broadcast_dimensions: Vec::new(),
     };
     Ok(vec![cx.push(kind, vec![x, x], &r)?])
+}
+
+// -- sort and top-k (the sort family) -----------------------------------------
+
+/// The results of a `tuple`-shaped instruction `t` of the ops that have
+/// several results in StableHLO: one `get-tuple-element` per result.
+pub(super) fn tuple_results(cx: &mut OpCx<'_, '_, '_, '_>, t: InstId) -> Result<Vec<InstId>> {
+    let results = cx.results.clone();
+    results
+        .iter()
+        .enumerate()
+        .map(|(k, r)| cx.push(OpKind::GetTupleElement { index: k as i64 }, vec![t], r))
+        .collect()
+}
+
+/// `stablehlo.sort`: the operands sorted together along `dimension`
+/// (negative counts from the end; -1 when absent, as StableHLO's default)
+/// by the comparator region; `is_stable` false when absent. One result per
+/// operand.
+fn sort(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
+    let n = cx.operands.len();
+    cx.arity(n.max(1), n)?;
+    let rank = cx.shape(cx.operands[0]).rank() as i64;
+    let dimension = match cx.attr("dimension") {
+        Some(_) => cx.int("dimension", "dimension = 0 : i64")?,
+        None => -1,
+    };
+    let dimension = if dimension < 0 {
+        dimension + rank
+    } else {
+        dimension
+    };
+    let is_stable = match cx.attr("is_stable") {
+        None => false,
+        Some(a) => match a.attr {
+            Attr::Bool(b) => b,
+            _ => {
+                return Err(cx.err(
+                    a.pos,
+                    "`is_stable` must be true or false",
+                    "is_stable = true",
+                ));
+            }
+        },
+    };
+    if cx.region_count() != 1 {
+        return Err(cx.err(
+            cx.op.pos,
+            format!("has {} regions, not one comparator", cx.region_count()),
+            "one comparator region",
+        ));
+    }
+    let to_apply = cx.region_body(0, "comparator")?;
+    let kind = OpKind::Sort {
+        dimension,
+        is_stable,
+        to_apply,
+    };
+    if let [r] = &cx.results[..] {
+        let r = r.clone();
+        return Ok(vec![cx.push(kind, cx.operands.clone(), &r)?]);
+    }
+    let shape = Shape::tuple(cx.results.clone());
+    let t = cx.push(kind, cx.operands.clone(), &shape)?;
+    tuple_results(cx, t)
+}
+
+/// `chlo.top_k`: the `k` largest elements of each row of the last
+/// dimension and their indices (CHLO's op has no `largest`).
+fn chlo_top_k(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
+    cx.arity(1, 2)?;
+    let k = cx.int("k", "k = 1")?;
+    let shape = Shape::tuple(cx.results.clone());
+    let kind = OpKind::TopK { k, largest: true };
+    let t = cx.push(kind, cx.operands.clone(), &shape)?;
+    tuple_results(cx, t)
 }

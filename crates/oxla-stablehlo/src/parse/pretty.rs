@@ -38,6 +38,14 @@ pub(super) fn parse(p: &mut Parser<'_, '_>, syntax: Syntax, op: &mut Operation) 
         Syntax::OptimizationBarrier => optimization_barrier(p, op),
         Syntax::Call => call(p, op),
         Syntax::ChloTyped => chlo_typed(p, op),
+        Syntax::TopK => top_k(p, op),
+        Syntax::KeywordAfterOperands {
+            keyword,
+            attr,
+            optional,
+            same_type,
+        } => keyword_after_operands(p, op, keyword, attr, optional, same_type),
+        Syntax::ReducePrecision => reduce_precision(p, op),
         Syntax::GenericOnly => Err(p.c.err(
             op.pos,
             format!(
@@ -340,6 +348,88 @@ fn call(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
 fn chlo_typed(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
     op.operands = uses(p)?;
     attr_dict(p, op)?;
+    chlo_signature(p, op)
+}
+
+/// `chlo.top_k(%x, k = 3) attr-dict : type -> (type, type)`.
+fn top_k(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    p.c.expect("(", "opening chlo.top_k's operand")?;
+    op.operands = vec![p.value_use()?];
+    p.c.expect(",", "after the operand")?;
+    let pos = p.c.expect_keyword("k", "after the operand")?;
+    p.c.expect("=", "after `k`")?;
+    let (k, _) = p.c.integer("k")?;
+    set(op, "k", Attr::Int(i128::from(k)), pos);
+    p.c.expect(")", "closing chlo.top_k's operand and `k`")?;
+    attr_dict(p, op)?;
+    chlo_signature(p, op)
+}
+
+// -- the misc family ------------------------------------------------------
+
+/// `%a, %b, keyword = WORD attr-dict : signature` (the misc family's
+/// `rng`, `rng_bit_generator`, `cholesky`): the word stored as `attr`,
+/// `true` and `false` as booleans; with `optional`, `, keyword = WORD` may
+/// be left out, as MLIR leaves out an unset optional attribute.
+fn keyword_after_operands(
+    p: &mut Parser<'_, '_>,
+    op: &mut Operation,
+    keyword: &str,
+    attr: &str,
+    optional: bool,
+    same_type: bool,
+) -> Result<()> {
+    op.operands = uses(p)?;
+    if !optional || p.c.at(",") {
+        p.c.expect(",", "after the operands")?;
+        p.c.expect_keyword(keyword, "after the operands")?;
+        p.c.expect("=", &format!("after `{keyword}`"))?;
+        let (word, pos) = p.c.expect_bare(&format!("the {keyword}"))?;
+        let value = match word {
+            "true" => Attr::Bool(true),
+            "false" => Attr::Bool(false),
+            w => Attr::Keyword(w.to_string()),
+        };
+        set(op, attr, value, pos);
+    }
+    attr_dict(p, op)?;
+    if same_type {
+        same_type_signature(p, op)
+    } else {
+        functional_signature(p, op)
+    }
+}
+
+/// `stablehlo.reduce_precision %x, format = e5m10 attr-dict : type`: the
+/// format's two numbers stored as `exponent_bits` and `mantissa_bits`.
+fn reduce_precision(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = vec![p.value_use()?];
+    p.c.expect(",", "after the operand")?;
+    p.c.expect_keyword("format", "after the operand")?;
+    p.c.expect("=", "after `format`")?;
+    let (word, pos) = p.c.expect_bare("a format (`e5m10`)")?;
+    let bits = word
+        .strip_prefix('e')
+        .and_then(|rest| rest.split_once('m'))
+        .and_then(|(e, m)| Some((e.parse::<u32>().ok()?, m.parse::<u32>().ok()?)));
+    let Some((exponent, mantissa)) = bits else {
+        return Err(p.c.err(
+            pos,
+            format!("`{word}` is not a format"),
+            "`eXmY`: X exponent bits and Y mantissa bits, such as e5m10",
+        ));
+    };
+    set(op, "exponent_bits", Attr::Int(i128::from(exponent)), pos);
+    set(op, "mantissa_bits", Attr::Int(i128::from(mantissa)), pos);
+    attr_dict(p, op)?;
+    same_type_signature(p, op)
+}
+
+// -- end of the misc family -----------------------------------------------
+
+/// CHLO's types: `: (types) -> type`, or `: type, type -> type` and
+/// `: type -> (types)`.
+fn chlo_signature(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
     p.c.expect(":", "before the op's types")?;
     let first = p.parse_type()?;
     if let Type::Function(..) = first.ty {

@@ -10,7 +10,11 @@
 //!   not show (older JAX, CHLO broadcasting, resources, hex blobs), each
 //!   checked against the HLO it must give;
 //! - `errors`: hand-broken MLIR files give located errors naming the op;
-//! - `fuzz`: mutated corpus files never panic or hang.
+//! - `fuzz`: mutated corpus files never panic or hang;
+//! - `misc`: the misc family in (MLIR's pretty and generic forms) and
+//!   both ways (every module of `tests/hlo/misc/`);
+//! - `sort`: the sort family out (pinned texts) and in (JAX's sorts give
+//!   JAX's values; defaults and comparison types).
 
 #![allow(clippy::result_large_err)]
 
@@ -18,5 +22,7 @@ mod common;
 mod corpus;
 mod errors;
 mod fuzz;
+mod misc;
 mod round_trip;
+mod sort;
 mod syntax;

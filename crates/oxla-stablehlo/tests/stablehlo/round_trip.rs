@@ -122,7 +122,7 @@ fn text_data(shape: &Shape, values: impl Iterator<Item = String>) -> ArrayData {
 }
 
 /// Both evaluate to the same bits (or fail alike), when the inputs are small.
-fn same_results(a: &Computation, b: &Computation, what: &str) -> bool {
+pub(super) fn same_results(a: &Computation, b: &Computation, what: &str) -> bool {
     let shapes = a.parameter_shapes();
     let elements: i64 = shapes.iter().map(Shape::element_count).sum();
     if elements > 1 << 16 || a.result_shape().element_count() > 1 << 16 {
@@ -170,7 +170,7 @@ fn same_bits_deep(a: &Literal, b: &Literal) -> bool {
 
 /// Whether a value anywhere in the module is a tuple (StableHLO flattens
 /// them).
-fn has_tuples(c: &Computation) -> bool {
+pub(super) fn has_tuples(c: &Computation) -> bool {
     c.bodies()
         .iter()
         .flat_map(|b| &b.instructions)

@@ -1,0 +1,267 @@
+//! Generator steps for the misc family: the ops the JIT compiles
+//! (same-width `bitcast-convert`, `bitcast`, `reduce-precision`), behind
+//! [`GenConfig::misc_ops`](crate::GenConfig::misc_ops), and the ones it
+//! refuses for now (`rng`, `rng-bit-generator`, `cholesky`,
+//! `triangular-solve`, the batch-norm ops, width-changing
+//! `bitcast-convert`), behind
+//! [`GenConfig::jit_unsupported_ops`](crate::GenConfig::jit_unsupported_ops),
+//! which the differential test keeps off until the JIT compiles them.
+//!
+//! As for the other ops, each step's result shape comes from the
+//! generator's own model, written from XLA's rules, and `step` checks it
+//! against what the builder inferred.
+
+use oxla_ir::ir::{RngAlgorithm, Transpose, TriangularSolveOptions};
+use oxla_ir::{ElementType, Op, Result, Shape};
+
+use crate::{Gen, random_dims};
+
+/// What a step made: the op, its modelled shape and its name; `None` when
+/// the chosen op does not fit the operand.
+pub(crate) type Made = Option<(Op, Shape, &'static str)>;
+
+/// The element types of `bits` bits.
+fn of_width(bits: u32) -> &'static [ElementType] {
+    use ElementType::*;
+    match bits {
+        8 => &[S8, U8],
+        16 => &[S16, U16],
+        32 => &[S32, U32, F32],
+        _ => &[S64, U64, F64],
+    }
+}
+
+impl Gen<'_> {
+    /// How many misc step kinds the config allows.
+    pub(crate) fn misc_kinds(&self) -> u64 {
+        2 * u64::from(self.cfg.misc_ops) + 4 * u64::from(self.cfg.jit_unsupported_ops)
+    }
+
+    /// Misc step number `k` (below [`Gen::misc_kinds`]) on `a`.
+    pub(crate) fn misc_step(&mut self, k: u64, a: Op, ashape: &Shape) -> Result<Made> {
+        let k = if self.cfg.misc_ops { k } else { k + 2 };
+        match k {
+            0 => self.same_width_bitcast(a, ashape),
+            1 => self.bitcast_or_reduce_precision(a, ashape),
+            2 => self.random_numbers(ashape),
+            3 => self.linear_algebra(ashape),
+            4 => self.batch_norm(ashape),
+            _ => self.width_changing_bitcast(a, ashape),
+        }
+    }
+
+    fn same_width_bitcast(&mut self, a: Op, ashape: &Shape) -> Result<Made> {
+        let ty = ashape.element_type();
+        if ty.is_pred() {
+            return Ok(None);
+        }
+        let to = self.rng.pick(of_width(ty.bit_width()));
+        let op = self.b.bitcast_convert_type(a, to)?;
+        Ok(Some((op, ashape.with_element_type(to), "bitcast-convert")))
+    }
+
+    fn bitcast_or_reduce_precision(&mut self, a: Op, ashape: &Shape) -> Result<Made> {
+        let ty = ashape.element_type();
+        if ty.is_float() && self.rng.chance(0.5) {
+            let (e, m) = self.rng.pick(&[
+                (8, 7),
+                (5, 10),
+                (5, 2),
+                (4, 3),
+                (8, 0),
+                (11, 52),
+                (1, 0),
+                (3, 1),
+            ]);
+            let op = self.b.reduce_precision(a, e, m)?;
+            return Ok(Some((op, ashape.clone(), "reduce-precision")));
+        }
+        // A bitcast keeps the elements: flatten, or add a unit dimension.
+        let n = ashape.element_count();
+        let dims: Vec<i64> = match self.rng.below(3) {
+            0 => vec![n],
+            1 => [ashape.dims(), &[1]].concat(),
+            _ => [&[1], ashape.dims()].concat(),
+        };
+        if dims.len() > self.cfg.max_rank + 1 {
+            return Ok(None);
+        }
+        let op = self.b.bitcast(a, &dims)?;
+        Ok(Some((op, Shape::new(ty, &dims), "bitcast")))
+    }
+
+    fn width_changing_bitcast(&mut self, a: Op, ashape: &Shape) -> Result<Made> {
+        let ty = ashape.element_type();
+        if ty.is_pred() {
+            return Ok(None);
+        }
+        let bits = ty.bit_width();
+        let narrower: Vec<u32> = [8, 16, 32].into_iter().filter(|&w| w < bits).collect();
+        if !narrower.is_empty() && self.rng.chance(0.5) && ashape.rank() <= self.cfg.max_rank {
+            let w = self.rng.pick(&narrower);
+            let to = self.rng.pick(of_width(w));
+            let op = self.b.bitcast_convert_type(a, to)?;
+            let dims = [ashape.dims(), &[i64::from(bits / w)]].concat();
+            return Ok(Some((
+                op,
+                Shape::new(to, &dims),
+                "bitcast-convert (narrowing)",
+            )));
+        }
+        // Widening: a fresh operand whose last dimension is the ratio.
+        let wider: Vec<u32> = [16, 32, 64].into_iter().filter(|&w| w > bits).collect();
+        if wider.is_empty() || ashape.rank() > self.cfg.max_rank {
+            return Ok(None);
+        }
+        let w = self.rng.pick(&wider);
+        let to = self.rng.pick(of_width(w));
+        let parts = [ashape.dims(), &[i64::from(w / bits)]].concat();
+        let x = self.param(Shape::new(ty, &parts))?;
+        let op = self.b.bitcast_convert_type(x, to)?;
+        Ok(Some((
+            op,
+            ashape.with_element_type(to),
+            "bitcast-convert (widening)",
+        )))
+    }
+
+    fn random_numbers(&mut self, ashape: &Shape) -> Result<Made> {
+        let ty = ashape.element_type();
+        let dims = ashape.dims().to_vec();
+        if self.rng.chance(0.5) {
+            let lo = self.param(Shape::scalar(ty))?;
+            let hi = self.param(Shape::scalar(ty))?;
+            let normal = ty.is_float() && self.rng.chance(0.5);
+            let shape = Shape::new(ty, &dims);
+            let op = if normal {
+                self.b.rng_normal(lo, hi, shape.clone())?
+            } else {
+                self.b.rng_uniform(lo, hi, shape.clone())?
+            };
+            return Ok(Some((op, shape, "rng")));
+        }
+        let algorithm = self.rng.pick(&[
+            RngAlgorithm::ThreeFry,
+            RngAlgorithm::Philox,
+            RngAlgorithm::Default,
+        ]);
+        let words = if algorithm != RngAlgorithm::ThreeFry && self.rng.chance(0.5) {
+            3
+        } else {
+            2
+        };
+        let state_shape = Shape::new(ElementType::U64, &[words]);
+        let state = self.param(state_shape.clone())?;
+        let unsigned = self.rng.pick(&[
+            ElementType::U8,
+            ElementType::U16,
+            ElementType::U32,
+            ElementType::U64,
+        ]);
+        let bits = Shape::new(unsigned, &dims);
+        let op = self.b.rng_bit_generator(algorithm, state, bits.clone())?;
+        self.keep_pair(
+            op,
+            Shape::tuple(vec![state_shape, bits]),
+            "rng-bit-generator",
+        )
+    }
+
+    /// A tuple-valued op: checked against its model and returned by the
+    /// root (no later step reads a tuple).
+    fn keep_pair(&mut self, op: Op, model: Shape, name: &'static str) -> Result<Made> {
+        let got = self.b.shape(op)?;
+        if got != model {
+            return Err(oxla_ir::Error::Internal {
+                stage: "generator".into(),
+                message: format!(
+                    "{name}: builder inferred {got}, the generator's model says {model}"
+                ),
+            });
+        }
+        self.keep.push(op);
+        self.ops.push(name);
+        Ok(None)
+    }
+
+    fn linear_algebra(&mut self, ashape: &Shape) -> Result<Made> {
+        let ty = if ashape.element_type().is_float() {
+            ashape.element_type()
+        } else {
+            self.rng.pick(&[ElementType::F32, ElementType::F64])
+        };
+        let batch_rank = self.rng.below(2) as usize;
+        let batch = random_dims(self.rng, self.cfg, batch_rank);
+        let k = self.rng.below(self.cfg.max_dim as u64 + 1) as i64;
+        let square = [batch.as_slice(), &[k, k]].concat();
+        let a = self.param(Shape::new(ty, &square))?;
+        if self.rng.chance(0.4) {
+            let op = self.b.cholesky(a, self.rng.chance(0.5))?;
+            return Ok(Some((op, Shape::new(ty, &square), "cholesky")));
+        }
+        let m = self.rng.below(self.cfg.max_dim as u64 + 1) as i64;
+        let left_side = self.rng.chance(0.5);
+        let bdims = if left_side {
+            [batch.as_slice(), &[k, m]].concat()
+        } else {
+            [batch.as_slice(), &[m, k]].concat()
+        };
+        let b = self.param(Shape::new(ty, &bdims))?;
+        let options = TriangularSolveOptions {
+            left_side,
+            lower: self.rng.chance(0.5),
+            unit_diagonal: self.rng.chance(0.3),
+            transpose_a: self.rng.pick(&[
+                Transpose::NoTranspose,
+                Transpose::Transpose,
+                Transpose::Adjoint,
+            ]),
+        };
+        let op = self.b.triangular_solve(a, b, &options)?;
+        Ok(Some((op, Shape::new(ty, &bdims), "triangular-solve")))
+    }
+
+    fn batch_norm(&mut self, ashape: &Shape) -> Result<Made> {
+        let ty = if ashape.element_type().is_float() {
+            ashape.element_type()
+        } else {
+            self.rng.pick(&[ElementType::F32, ElementType::F64])
+        };
+        let rank = 1 + self.rng.below(self.cfg.max_rank as u64) as usize;
+        let dims = random_dims(self.rng, self.cfg, rank);
+        let f = self.rng.below(rank as u64) as usize;
+        let feature = Shape::new(ty, &[dims[f]]);
+        let xshape = Shape::new(ty, &dims);
+        let x = self.param(xshape.clone())?;
+        let scale = self.param(feature.clone())?;
+        let epsilon = self.rng.pick(&[0.001f32, 1e-5, 0.5]);
+        let fi = f as i64;
+        match self.rng.below(3) {
+            0 => {
+                let offset = self.param(feature.clone())?;
+                let op = self.b.batch_norm_training(x, scale, offset, epsilon, fi)?;
+                let model = Shape::tuple(vec![xshape, feature.clone(), feature]);
+                self.keep_pair(op, model, "batch-norm-training")
+            }
+            1 => {
+                let offset = self.param(feature.clone())?;
+                let mean = self.param(feature.clone())?;
+                let var = self.param(feature.clone())?;
+                let op = self
+                    .b
+                    .batch_norm_inference(x, scale, offset, mean, var, epsilon, fi)?;
+                Ok(Some((op, xshape, "batch-norm-inference")))
+            }
+            _ => {
+                let mean = self.param(feature.clone())?;
+                let var = self.param(feature.clone())?;
+                let dy = self.param(xshape.clone())?;
+                let op = self
+                    .b
+                    .batch_norm_grad(x, scale, mean, var, dy, epsilon, fi)?;
+                let model = Shape::tuple(vec![xshape, feature.clone(), feature]);
+                self.keep_pair(op, model, "batch-norm-grad")
+            }
+        }
+    }
+}
