@@ -118,6 +118,24 @@ fn narrow_float_unary<T: Lift + Element>(op: UnaryOp) -> Option<fn(T) -> T> {
     }
 }
 
+/// XLA's total-order key for a narrow float's bit pattern: the bits read
+/// as a signed integer `i` of the type's width, `i < 0 ? i ^ INT_MAX : i`;
+/// `f8e8m0fnu`, which has no sign bit, orders by its bits.
+fn narrow_total_order_key(bits: u128, ty: oxla_ir::ElementType) -> i64 {
+    let width = ty.bit_width();
+    let bits = bits as i64 & ((1i64 << width) - 1);
+    if ty == oxla_ir::ElementType::F8E8M0FNU {
+        return bits;
+    }
+    let max = (1i64 << (width - 1)) - 1;
+    let i = if bits > max {
+        bits - (1i64 << width)
+    } else {
+        bits
+    };
+    if i < 0 { i ^ max } else { i }
+}
+
 /// The rounding of a result computed in `f32`: once for `bf16`, `f16` and
 /// `f8e8m0fnu`, through `f16` for the other float8 kinds and `f4e2m1fn`.
 trait Rounding {
@@ -165,6 +183,13 @@ macro_rules! narrow_float {
 
             fn unary_fn(op: UnaryOp) -> Option<fn($t) -> $t> {
                 narrow_float_unary::<$t>(op)
+            }
+
+            fn total_order_key(self) -> Option<i64> {
+                Some(narrow_total_order_key(
+                    oxla_ir::ElementBits::to_bits128(self),
+                    <$t as oxla_ir::NativeType>::ELEMENT_TYPE,
+                ))
             }
 
             fn binary_fn(op: BinaryOp) -> Option<fn($t, $t) -> $t> {
