@@ -522,7 +522,7 @@ op_table! {
         /// `pred ? on_true : on_false`, elementwise.
         Select => "select", Arity::Fixed(3), Selection, Any, Cheap, Some("stablehlo.select");
         /// `min(max(x, lo), hi)`, elementwise.
-        Clamp => "clamp", Arity::Fixed(3), Selection, Any, Cheap, Some("stablehlo.clamp");
+        Clamp => "clamp", Arity::Fixed(3), Selection, Real, Cheap, Some("stablehlo.clamp");
         /// Replicates an operand into a larger shape (BroadcastInDim).
         Broadcast => "broadcast", Arity::Fixed(1), IndexMap, Any, Cheap,
             Some("stablehlo.broadcast_in_dim");

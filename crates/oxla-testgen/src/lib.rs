@@ -566,6 +566,10 @@ impl Gen<'_> {
                 (op, ashape.clone(), "select")
             }
             10 => {
+                // Complex numbers have no order to clamp by.
+                if !oxla_ir::Opcode::Clamp.accepts(ty) {
+                    return Ok(());
+                }
                 let lo = self.param(Shape::scalar(ty))?;
                 let hi = self.param(Shape::scalar(ty))?;
                 let op = self.b.clamp(lo, a, hi)?;
@@ -728,11 +732,23 @@ pub fn unary_accepts(op: UnaryOp, ty: ElementType, transcendentals: bool) -> boo
 /// Which binary ops the generator may apply to `ty`, as for
 /// [`unary_accepts`]; `power` on integers is exact, so it stays in.
 pub fn binary_accepts(op: BinaryOp, ty: ElementType, transcendentals: bool) -> bool {
-    op.accepts(ty) && (transcendentals || op.class() != OpClass::Transcendental || !ty.is_float())
+    // Complex numbers compare EQ and NE only (shape inference says so).
+    let ordered_complex = ty.is_complex()
+        && matches!(
+            op,
+            BinaryOp::Compare(ComparisonDirection::Lt | ComparisonDirection::Le, _)
+                | BinaryOp::Compare(ComparisonDirection::Gt | ComparisonDirection::Ge, _)
+        );
+    op.accepts(ty)
+        && !ordered_complex
+        && (transcendentals || op.class() != OpClass::Transcendental || !ty.is_float())
 }
 
-/// A reducer `(T[], T[]) -> T[]`: add (0), max (1) or min (2).
+/// A reducer `(T[], T[]) -> T[]`: add (0), max (1) or min (2); always
+/// add for complex `T`.
 pub fn reducer(ty: ElementType, kind: u64) -> Result<Computation> {
+    // Complex numbers have no max or min: they always add.
+    let kind = if ty.is_complex() { 0 } else { kind };
     let mut r = Builder::new(["add", "max", "min"][kind.min(2) as usize]);
     let a = r.parameter(0, Shape::scalar(ty), "a")?;
     let c = r.parameter(1, Shape::scalar(ty), "c")?;
@@ -936,7 +952,7 @@ impl BodyGen<'_> {
                 let s = self.source(ty)?;
                 self.r.broadcast(s, dims)?
             }
-            3 | 4 if !dims.is_empty() => {
+            3 | 4 if !dims.is_empty() && oxla_ir::Opcode::Iota.accepts(ty) => {
                 let d = self.rng.below(dims.len() as u64) as i64;
                 self.r.iota(shape, d)?
             }
@@ -973,7 +989,9 @@ impl BodyGen<'_> {
             BinaryOp::Min,
         ];
         if self.rng.chance(0.8) {
-            return self.rng.pick(&common);
+            let op = self.rng.pick(&common);
+            // Complex numbers have no max or min.
+            return if op.accepts(ty) { op } else { BinaryOp::Add };
         }
         let candidates: Vec<BinaryOp> = BinaryOp::ALL
             .iter()
