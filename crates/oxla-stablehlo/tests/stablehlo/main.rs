@@ -26,3 +26,4 @@ mod misc;
 mod round_trip;
 mod sort;
 mod syntax;
+mod types;
