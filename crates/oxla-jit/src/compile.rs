@@ -19,7 +19,7 @@ use oxla_ir::{Computation, Result};
 use crate::codegen::{Jit, KernelReport, VectorPlan};
 use crate::executable::{Executable, Kernel};
 use crate::fusion::{Leaf, OutputTree, Plan};
-use crate::inplace::{StepIo, dot_io, in_place_params, loop_io, merge_io};
+use crate::inplace::{StepIo, dot_io, in_place_params, loop_io, merge_io, sort_io};
 use crate::kernel::{KernelDesc, LoopKernel, Work};
 use crate::launch::{Launch, LaunchShape};
 use crate::lower::lower_step;
@@ -108,6 +108,12 @@ fn compile_step(
                 compiled.push((f, LaunchShape::of_loop(spec)));
                 ios.push(loop_io(spec, result_buf));
                 texts.push(loop_kernel_text(spec, &report));
+            }
+            KernelDesc::Sort(spec) => {
+                let (f, text) = jit.sort_kernel(spec)?;
+                compiled.push((f, LaunchShape::of_sort(spec)));
+                ios.push(sort_io(spec));
+                texts.push(text);
             }
             KernelDesc::Dot(spec) => {
                 let f = jit.dot_kernel(spec)?;

@@ -19,6 +19,8 @@ use oxla_ir::Error;
 /// A stage of the JIT, for internal errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stage {
+    /// Fusion and buffer assignment (`fusion/`): the plan of each region.
+    Fusion,
     /// The index analysis (`graph.rs`): expression graphs.
     Index,
     /// Lowering (`lower.rs`): kernel descriptions.
@@ -41,6 +43,7 @@ impl Stage {
     /// The stage's name in messages.
     pub(crate) fn name(self) -> &'static str {
         match self {
+            Stage::Fusion => "fusion",
             Stage::Index => "index analysis",
             Stage::Lowering => "lowering",
             Stage::VerifyPlan => "IR verifier (after fusion)",

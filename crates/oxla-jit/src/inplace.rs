@@ -20,7 +20,7 @@ use crate::entity::BufferId;
 use crate::fusion::{BufferKind, Plan};
 use crate::graph::{Node, reachable};
 use crate::ix::Ix;
-use crate::kernel::{DotKernel, LoopKernel, Work};
+use crate::kernel::{DotKernel, LoopKernel, SortKernel, Work};
 
 /// What in-place runs need to know of one step.
 pub(crate) struct StepIo {
@@ -40,6 +40,16 @@ pub(crate) fn dot_io(spec: &DotKernel) -> StepIo {
     StepIo {
         writes: vec![spec.out],
         reads: vec![spec.lhs.buf, spec.rhs.buf],
+        alias_ok: vec![],
+    }
+}
+
+/// The I/O of a sort kernel: it never runs in place (a row is read
+/// whole before any of it is written, but through a permutation).
+pub(crate) fn sort_io(spec: &SortKernel) -> StepIo {
+    StepIo {
+        writes: spec.written(),
+        reads: spec.read(),
         alias_ok: vec![],
     }
 }

@@ -11,7 +11,8 @@
 //!   ([`Work::Store`]) or reducing one ([`Work::RowReduce`],
 //!   [`Work::ColumnReduce`]);
 //! - a [`DotKernel`]: a `dot_general` on canonical `[batch, m, k] x
-//!   [batch, k, n]` operands.
+//!   [batch, k, n]` operands;
+//! - a [`SortKernel`]: a `sort` or `topk`, row by row (`kernel/sort.rs`).
 //!
 //! Invariants (checked by `verify::check_kernels`): every loop variable a
 //! description uses has an extent; every node's operands come before it;
@@ -25,6 +26,10 @@ use crate::entity::{BufferId, LoopVar, NodeId};
 use crate::fusion::{DotInput, DotSizes};
 use crate::graph::Graph;
 use crate::ix::Ix;
+
+mod sort;
+
+pub(crate) use sort::{InlineComparator, SortKernel, SortOrder};
 
 /// How a reduce combines.
 #[derive(Clone, Debug)]
@@ -245,4 +250,5 @@ impl DotKernel {
 pub(crate) enum KernelDesc {
     Loop(LoopKernel),
     Dot(DotKernel),
+    Sort(SortKernel),
 }

@@ -19,7 +19,7 @@
 //!   apart. Measured: sum over axis 0 of `f32[4096,4096]` took 5.9 ms in
 //!   256-column chunks, 4.8 ms on one thread.
 
-use crate::kernel::{DotKernel, LoopKernel};
+use crate::kernel::{DotKernel, LoopKernel, SortKernel};
 
 /// Kernels with fewer elements than this run on the calling thread.
 pub const PARALLEL_THRESHOLD: i64 = 1 << 16;
@@ -78,6 +78,26 @@ impl LaunchShape {
                 s.n * s.k.max(1)
             },
             chunking: Chunking::OnePerThread,
+        }
+    }
+}
+
+impl LaunchShape {
+    /// The launch shape of a sort kernel: rows claimed by whichever thread
+    /// is free, each `length * log2(length)` of work (a top-k's scan,
+    /// `length`).
+    pub(crate) fn of_sort(kernel: &SortKernel) -> LaunchShape {
+        let n = kernel.rows.length.max(1);
+        let log = i64::from(64 - (n as u64).leading_zeros()).max(1);
+        LaunchShape {
+            extent: kernel.split_extent(),
+            work_per_iteration: match kernel.order {
+                crate::kernel::SortOrder::TopK { .. } => n,
+                crate::kernel::SortOrder::Keys(_) | crate::kernel::SortOrder::Comparator(_) => {
+                    n.saturating_mul(log)
+                }
+            },
+            chunking: Chunking::Balanced,
         }
     }
 }

@@ -89,6 +89,7 @@ pub(crate) mod launch;
 pub(crate) mod lower;
 pub(crate) mod math;
 pub(crate) mod pool;
+pub(crate) mod sortlib;
 pub(crate) mod unsupported;
 pub(crate) mod verify;
 

@@ -28,6 +28,8 @@ use crate::graph::{Ctx, Graph, Source, delinearise};
 use crate::ix::{Extents, Ix};
 use crate::kernel::{DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
+mod sort;
+
 /// An internal error of lowering.
 fn bug(message: impl Into<String>) -> Error {
     internal(Stage::Lowering, message)
@@ -681,7 +683,11 @@ fn build_group(
                     first_reduced: n_rows,
                 }
             }
-            StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => {
+            StepKind::DotCopy { .. }
+            | StepKind::Dot { .. }
+            | StepKind::RowGroup { .. }
+            | StepKind::Sort(_)
+            | StepKind::SortKey { .. } => {
                 return Err(bug("a row-group pass that is not a loop or a reduce"));
             }
         };
@@ -836,5 +842,19 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
             out: step.out,
             sizes: *sizes,
         })],
+        StepKind::Sort(sort) => vec![KernelDesc::Sort(sort::sort_kernel(comp, plan, sort)?)],
+        StepKind::SortKey {
+            comparator,
+            expr,
+            inputs,
+            ..
+        } => vec![KernelDesc::Loop(sort::sort_key_kernel(
+            comp,
+            plan,
+            step.out,
+            *comparator,
+            *expr,
+            inputs,
+        )?)],
     })
 }

@@ -3,14 +3,16 @@
 //! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
 //! of several inputs (or with a tuple-returning reducer), `convolution`,
 //! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
-//! `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk`; the misc
-//! family's ops that are not elementwise (`rng`, `rng-bit-generator`,
-//! `cholesky`, `triangular-solve`, the batch-norm ops) and a
-//! `bitcast-convert` that changes the element width; the element types of
-//! issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte integers,
-//! `c64`, `c128`: see [`supports_element_type`]) anywhere in the
-//! computation, and a `dot` whose operand and result types differ. Each is
-//! an [`Error::UnsupportedOp`] naming the op and the instruction; the
+//! `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk` outside the
+//! entry computation (in the entry they are compiled, with the
+//! `get-tuple-element`s of their tuples); the misc family's ops that are
+//! not elementwise (`rng`, `rng-bit-generator`, `cholesky`,
+//! `triangular-solve`, the batch-norm ops) and a `bitcast-convert` that
+//! changes the element width; the element types of issue 13 (`bf16`,
+//! `f16`, float8, `f4e2m1fn`, the sub-byte integers, `c64`, `c128`: see
+//! [`supports_element_type`]) anywhere in the computation, and a `dot`
+//! whose operand and result types differ. Each is an
+//! [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
 //! This is the one place that decides it: [`check`] runs first in
@@ -122,7 +124,14 @@ fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
 
 /// Why `inst` cannot be compiled, or `None`.
 fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static str> {
+    let of_sort = || {
+        inst.operands.first().is_some_and(|&o| {
+            matches!(body.inst(o).kind, OpKind::Sort { .. } | OpKind::TopK { .. })
+        })
+    };
     match &inst.kind {
+        // The arrays of a sort's tuple have buffers of their own.
+        OpKind::GetTupleElement { .. } if in_entry && of_sort() => None,
         OpKind::GetTupleElement { .. } => Some("the JIT does not read tuples as values yet"),
         OpKind::While { .. } | OpKind::Conditional { .. } => {
             Some("the JIT does not compile control flow yet")
@@ -143,9 +152,10 @@ fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static st
         OpKind::Complex | OpKind::Real | OpKind::Imag | OpKind::Fft { .. } => {
             Some("the JIT does not compile complex-number ops and fft yet")
         }
-        OpKind::Sort { .. } | OpKind::TopK { .. } => {
-            Some("the JIT does not compile sort and topk yet")
+        OpKind::Sort { .. } | OpKind::TopK { .. } if !in_entry => {
+            Some("the JIT compiles sort and topk in the entry computation only")
         }
+        OpKind::Sort { .. } | OpKind::TopK { .. } => None,
         OpKind::Reduce { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
             Some("the JIT compiles reduces of one input with a scalar reducer only")
         }

@@ -13,6 +13,7 @@
 //! | every load stays inside its buffer for every value of the loop variables, or is clamped into it; its element count is its buffer's | kernels | kernels load without bounds checks |
 //! | the split loop's variable is written by every pass | kernels | chunks run on different threads must write different elements |
 //! | a dot reads and writes inside its buffers | kernels | `matrixmultiply` and the integer kernel index without checks |
+//! | a sort's rows tile its buffers, of the types it declares; its comparator's loads stay inside them (`verify/sort.rs`) | kernels | the sort routines and the inline merge sort index without checks |
 //!
 //! The checks are linear in the size of the IR (a few microseconds per
 //! kernel, against milliseconds of Cranelift compilation), so they run on
@@ -30,6 +31,8 @@ use crate::fusion::{BufferKind, Leaf, OutputTree, Plan, Step, StepKind};
 use crate::graph::{Graph, Node, reachable};
 use crate::ix::{Atom, Extents, Ix};
 use crate::kernel::{DotKernel, KernelDesc, LoopKernel, Work};
+
+mod sort;
 
 /// Where a kernel-level problem is: step `step` of the plan, kernel
 /// `kernel` of that step.
@@ -100,6 +103,13 @@ pub(crate) enum Problem {
     SplitLoopNotWritten { at: At, pass: usize },
     /// A dot reads or writes outside its buffers.
     DotBounds {
+        at: At,
+        buf: BufferId,
+        what: &'static str,
+    },
+    /// A sort kernel's rows, buffers or comparator do not fit together
+    /// (see `verify/sort.rs`).
+    SortBounds {
         at: At,
         buf: BufferId,
         what: &'static str,
@@ -178,6 +188,7 @@ impl fmt::Display for Problem {
                  write the same element"
             ),
             Problem::DotBounds { at, buf, what } => write!(f, "{at}: the dot {what} {buf}"),
+            Problem::SortBounds { at, buf, what } => write!(f, "{at}: the sort {what} {buf}"),
         }
     }
 }
@@ -218,10 +229,12 @@ fn step_writes(step: &Step) -> Vec<Vec<BufferId>> {
                 w
             })
             .collect(),
+        StepKind::Sort(sort) => vec![sort.writes()],
         StepKind::Loop { .. }
         | StepKind::Reduce { .. }
         | StepKind::DotCopy { .. }
-        | StepKind::Dot { .. } => vec![vec![step.out]],
+        | StepKind::Dot { .. }
+        | StepKind::SortKey { .. } => vec![vec![step.out]],
     }
 }
 
@@ -262,6 +275,8 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<BufferId>
             }
         }],
         StepKind::Dot { lhs, rhs, .. } => vec![vec![lhs.buf, rhs.buf]],
+        StepKind::Sort(sort) => vec![sort.reads()],
+        StepKind::SortKey { inputs, .. } => vec![inputs.clone()],
         StepKind::RowGroup { passes, keep, .. } => passes
             .iter()
             .enumerate()
@@ -270,9 +285,11 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<BufferId>
                 match pass.kind {
                     StepKind::Loop { root } => of(root, &pass.fused, kept),
                     StepKind::Reduce { inst } => of(inst, &pass.fused, kept),
-                    StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => {
-                        vec![]
-                    }
+                    StepKind::DotCopy { .. }
+                    | StepKind::Dot { .. }
+                    | StepKind::RowGroup { .. }
+                    | StepKind::Sort(_)
+                    | StepKind::SortKey { .. } => vec![],
                 }
             })
             .collect(),
@@ -597,6 +614,7 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
             let written: Vec<BufferId> = match desc {
                 KernelDesc::Loop(kernel) => kernel.written().collect(),
                 KernelDesc::Dot(dot) => vec![dot.out],
+                KernelDesc::Sort(sort) => sort.written(),
             };
             for b in written {
                 match writer.get_mut(b) {
@@ -658,6 +676,9 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
                     &mut problems,
                 ),
                 KernelDesc::Dot(dot) => check_dot(at, dot, &numel, &known, &read_ok, &mut problems),
+                KernelDesc::Sort(sort) => {
+                    sort::check_sort_kernel(at, sort, plan, &numel, &known, &read_ok, &mut problems)
+                }
             }
         }
         let mut bufs: Vec<BufferId> = sets.iter().map(|s| s.0).collect();

@@ -121,8 +121,8 @@ pub struct GenConfig {
     /// test leaves them out; the interpreter-only property run turns it on.
     pub indexing: bool,
     /// Whether `sort` and `topk` may appear (see the `sorts` module). Off
-    /// by default: the JIT does not compile them yet, so the differential
-    /// tests leave them out; the interpreter-only property run turns it on.
+    /// by default, so that existing seeds keep their programs; the
+    /// differential test's sort run and the property run turn it on.
     pub sorts: bool,
 }
 

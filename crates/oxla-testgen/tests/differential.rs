@@ -132,6 +132,44 @@ fn exact_programs_agree_bit_for_bit() {
     );
 }
 
+/// Exact programs with `sort` and `topk` (every comparator the generator
+/// draws: strict total orders, IEEE `LT` with NaNs, `LE`, constants; one to
+/// three operands along any dimension) agree bit for bit: the JIT's sorts
+/// by keys, inline merge sorts and top-k selection give the interpreter's
+/// stable order.
+#[test]
+fn sort_programs_agree_bit_for_bit() {
+    let cfg = GenConfig {
+        sorts: true,
+        ..GenConfig::exact()
+    };
+    let n = cases(400);
+    let mut ops = std::collections::BTreeMap::new();
+    for seed in 0..n {
+        let mut rng = Rng::new(90_000 + seed);
+        let p = gen_program(&mut rng, &cfg).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        // Programs without a sort are the exact run's business.
+        if !p.ops.iter().any(|op| ["sort", "topk"].contains(op)) {
+            continue;
+        }
+        check_exact(90_000 + seed, &p);
+        for op in p.ops {
+            *ops.entry(op).or_insert(0u32) += 1;
+        }
+    }
+    let sorted = ops.get("sort").copied().unwrap_or(0) + ops.get("topk").copied().unwrap_or(0);
+    eprintln!(
+        "differential: the exact programs with a sort or topk among {n} agree ({sorted} \
+         sorts and top-ks); ops covered: {ops:?}"
+    );
+    for needed in ["sort", "topk"] {
+        assert!(
+            ops.get(needed).is_some_and(|&k| k as u64 * 20 >= n),
+            "generated {needed} too rarely: {ops:?}"
+        );
+    }
+}
+
 /// Programs whose reducer bodies hold reduces and dots of their own (the
 /// JIT's folds, `oxla_jit`'s graph.rs) come out of the ordinary exact
 /// configuration at a steady rate, some two levels deep, and agree bit for

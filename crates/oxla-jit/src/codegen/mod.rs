@@ -17,6 +17,7 @@
 //! | `elemental.rs` | the per-op rules: every arithmetic, logic, comparison and conversion op in scalar and vector form, beside the rule that says whether a node has a vector form |
 //! | `fold.rs` | folds (reduces and dots of called bodies), emitted in place as scalar loops |
 //! | `dot.rs` | dot kernels: a `matrixmultiply` call for floats, a blocked exact loop for integers |
+//! | `sort.rs` | sort kernels: stubs into the run-time sorts by keys and top-k (`sortlib.rs`), and the merge sort with the comparator compiled inline |
 //!
 //! ## Loop nests
 //!
@@ -69,6 +70,7 @@ mod memory;
 mod misc;
 mod reduce;
 mod schedule;
+mod sort;
 
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{AbiParam, Endianness, MemFlagsData, Type, types};
@@ -241,6 +243,7 @@ impl Jit {
         let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
         dot::GemmEntries::register_symbols(&mut jb);
         MathLib::register_symbols(&mut jb);
+        sort::register_symbols(&mut jb);
         let mut module = JITModule::new(jb);
         let math = MathLib::new(&mut module)?;
         let gemm = dot::GemmEntries::declare(&mut module)?;

@@ -46,8 +46,10 @@ use oxla_ir::{
 use crate::entity::{BufferId, IdVec, ParamId};
 
 mod row_groups;
+mod sort;
 
 pub(crate) use row_groups::{RowSpace, pass_source};
+pub(crate) use sort::{SortHow, SortKey, SortStep};
 
 /// Cost of a transcendental op in the recompute heuristic (the op table's
 /// weight for [`oxla_ir::Cost::Transcendental`]).
@@ -135,6 +137,18 @@ pub(crate) enum StepKind {
         /// A costly value computed by one pass, stored into the last
         /// pass's output row and loaded from there by later passes.
         keep: Option<KeepPlan>,
+    },
+    /// A `sort` or `topk`: every operand in a buffer, one output buffer
+    /// per result array that is read (see `sort.rs`).
+    Sort(Box<SortStep>),
+    /// The key kernel of a sort by keys: `out[i]` is the comparator's key
+    /// expression `expr` (its `a` side) with `a_k` read from `inputs[k]`
+    /// at `i`.
+    SortKey {
+        sort: InstId,
+        comparator: ComputationId,
+        expr: InstId,
+        inputs: Vec<BufferId>,
     },
 }
 
@@ -246,14 +260,24 @@ impl Plan {
                     true
                 }
                 OpKind::Constant { .. } => !inst.shape.is_scalar(),
-                _ => false,
+                kind => sort::is_sort(kind) || sort_part(body, InstId(i as u32)).is_some(),
             };
+        }
+        // A sort reads its operands from buffers.
+        for (i, inst) in body.instructions.iter().enumerate() {
+            if live[i] && sort::is_sort(&inst.kind) {
+                for o in &inst.operands {
+                    mat[o.index()] = true;
+                }
+            }
         }
         // Result leaves.
         let mut leaves = Vec::new();
         collect_leaves(body, body.root, &mut leaves);
         for &l in &leaves {
-            mat[l.index()] = true;
+            if let LeafSource::Inst(l) = l {
+                mat[l.index()] = true;
+            }
         }
         // Cost-based cuts, in definition order.
         let mut cost = vec![0u64; n];
@@ -300,9 +324,27 @@ impl Plan {
             materialised: HashMap::new(),
             called_constants: HashMap::new(),
         };
+        // The buffers of the arrays of tuple-shaped sorts, by (sort, index).
+        let mut parts: HashMap<(InstId, usize), BufferId> = HashMap::new();
         // Output buffers, in leaf order (duplicates and inputs are copies).
         let mut leaf_kinds = Vec::new();
         for (li, &l) in leaves.iter().enumerate() {
+            let l = match l {
+                LeafSource::Inst(l) => l,
+                LeafSource::Part(s, k) => {
+                    let leaf = match parts.get(&(s, k)) {
+                        Some(&b) => Leaf::Duplicate(b),
+                        None => {
+                            let (shape, name) = part_shape(body, s, k);
+                            let b = plan.push(BufferKind::Output(li), &shape, &name);
+                            parts.insert((s, k), b);
+                            Leaf::Buffer(b)
+                        }
+                    };
+                    leaf_kinds.push(leaf);
+                    continue;
+                }
+            };
             let inst = body.inst(l);
             let leaf = match &inst.kind {
                 OpKind::Parameter { number } => Leaf::Param(ParamId::new(*number as usize)),
@@ -328,6 +370,22 @@ impl Plan {
             let id = InstId(i as u32);
             let inst = body.inst(id);
             if plan.materialised.contains_key(&id) {
+                continue;
+            }
+            // An array of a sort's tuple: the buffer the sort writes it to.
+            if let Some(part) = sort_part(body, id) {
+                let b = match parts.get(&part) {
+                    Some(&b) => b,
+                    None => {
+                        let b = plan.push(BufferKind::Temp, &inst.shape, &inst.name);
+                        parts.insert(part, b);
+                        b
+                    }
+                };
+                plan.materialised.insert(id, b);
+                continue;
+            }
+            if sort::is_sort(&inst.kind) && inst.shape.is_tuple() {
                 continue;
             }
             let kind = match &inst.kind {
@@ -356,9 +414,16 @@ impl Plan {
                 }
             }
         }
-        for i in 0..n {
+        for (i, &alive) in live.iter().enumerate() {
             let id = InstId(i as u32);
             let inst = body.inst(id);
+            if alive && sort::is_sort(&inst.kind) {
+                plan.sort_steps(comp, id, &parts)?;
+                continue;
+            }
+            if sort_part(body, id).is_some() {
+                continue;
+            }
             let Some(&out) = plan.materialised.get(&id) else {
                 continue;
             };
@@ -561,6 +626,21 @@ impl Plan {
                 StepKind::Loop { root } => format!("loop root={}", body.inst(*root).name),
                 StepKind::Reduce { inst } => format!("reduce root={}", body.inst(*inst).name),
                 StepKind::RowGroup { .. } => String::new(),
+                StepKind::Sort(sort) => sort.head(comp, body, self),
+                StepKind::SortKey {
+                    sort,
+                    comparator,
+                    expr,
+                    ..
+                } => format!(
+                    "sort key of {}: {}",
+                    body.inst(*sort).name,
+                    instruction_text(
+                        comp,
+                        comp.body(*comparator),
+                        comp.body(*comparator).inst(*expr)
+                    )
+                ),
                 StepKind::DotCopy { source, groups } => format!(
                     "dot-operand-copy of {} groups={:?}",
                     body.inst(*source).name,
@@ -598,7 +678,10 @@ impl Plan {
             let root = match &step.kind {
                 StepKind::Loop { root } => Some(*root),
                 StepKind::Reduce { inst } | StepKind::Dot { inst, .. } => Some(*inst),
-                StepKind::DotCopy { .. } | StepKind::RowGroup { .. } => None,
+                StepKind::Sort(sort) => Some(sort.inst),
+                StepKind::DotCopy { .. } | StepKind::RowGroup { .. } | StepKind::SortKey { .. } => {
+                    None
+                }
             };
             if let Some(r) = root {
                 let _ = writeln!(s, "  ROOT {}", instruction_text(comp, body, body.inst(r)));
@@ -608,8 +691,41 @@ impl Plan {
     }
 }
 
+/// Where a result leaf comes from: an array instruction, or array `k` of
+/// a tuple-shaped `sort` or `topk`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LeafSource {
+    Inst(InstId),
+    Part(InstId, usize),
+}
+
+/// `(sort, k)` when `id` is `get-tuple-element(sort), index=k` of a
+/// `sort` or `topk`.
+fn sort_part(body: &Body, id: InstId) -> Option<(InstId, usize)> {
+    let inst = body.inst(id);
+    let OpKind::GetTupleElement { index } = inst.kind else {
+        return None;
+    };
+    let of = *inst.operands.first()?;
+    sort::is_sort(&body.inst(of).kind).then_some((of, index as usize))
+}
+
+/// The shape and name of array `k` of the sort `s`.
+fn part_shape(body: &Body, s: InstId, k: usize) -> (Shape, String) {
+    let inst = body.inst(s);
+    let shape = if inst.shape.is_tuple() {
+        inst.shape.tuple_shapes().get(k).cloned()
+    } else {
+        None
+    };
+    (
+        shape.unwrap_or_else(|| inst.shape.clone()),
+        format!("{}.{k}", inst.name),
+    )
+}
+
 /// The result leaves (arrays) under `id`, in tuple order.
-fn collect_leaves(body: &Body, id: InstId, out: &mut Vec<InstId>) {
+fn collect_leaves(body: &Body, id: InstId, out: &mut Vec<LeafSource>) {
     let inst = body.inst(id);
     match inst.kind {
         OpKind::Tuple => {
@@ -617,12 +733,19 @@ fn collect_leaves(body: &Body, id: InstId, out: &mut Vec<InstId>) {
                 collect_leaves(body, o, out);
             }
         }
-        _ => out.push(id),
+        _ if sort::is_sort(&inst.kind) && inst.shape.is_tuple() => {
+            out.extend((0..inst.shape.tuple_shapes().len()).map(|k| LeafSource::Part(id, k)));
+        }
+        _ => out.push(match sort_part(body, id) {
+            Some((s, k)) => LeafSource::Part(s, k),
+            None => LeafSource::Inst(id),
+        }),
     }
 }
 
 fn build_tree(body: &Body, id: InstId, leaves: &mut impl Iterator<Item = Leaf>) -> OutputTree {
     let inst = body.inst(id);
+    let mut next = || OutputTree::Leaf(leaves.next().unwrap_or(Leaf::Duplicate(BufferId::new(0))));
     match inst.kind {
         OpKind::Tuple => OutputTree::Tuple(
             inst.operands
@@ -630,7 +753,12 @@ fn build_tree(body: &Body, id: InstId, leaves: &mut impl Iterator<Item = Leaf>) 
                 .map(|&o| build_tree(body, o, leaves))
                 .collect(),
         ),
-        _ => OutputTree::Leaf(leaves.next().unwrap_or(Leaf::Duplicate(BufferId::new(0)))),
+        _ if sort::is_sort(&inst.kind) && inst.shape.is_tuple() => OutputTree::Tuple(
+            (0..inst.shape.tuple_shapes().len())
+                .map(|_| next())
+                .collect(),
+        ),
+        _ => next(),
     }
 }
 

@@ -176,7 +176,11 @@ fn joins(comp: &Computation, plan: &Plan, step: &Step, rs: &RowSpace) -> bool {
             let d = plan.buffers[step.out].shape.dims();
             d == &rs.dims[..] || d == &rs.row_dims[..]
         }
-        StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => false,
+        StepKind::DotCopy { .. }
+        | StepKind::Dot { .. }
+        | StepKind::RowGroup { .. }
+        | StepKind::Sort(_)
+        | StepKind::SortKey { .. } => false,
     }
 }
 
@@ -294,7 +298,11 @@ fn reads_stay_in_row(
                 graph.value(&ctx, operands[1], vec![])?;
                 row.clone()
             }
-            StepKind::DotCopy { .. } | StepKind::Dot { .. } | StepKind::RowGroup { .. } => {
+            StepKind::DotCopy { .. }
+            | StepKind::Dot { .. }
+            | StepKind::RowGroup { .. }
+            | StepKind::Sort(_)
+            | StepKind::SortKey { .. } => {
                 return Ok(false);
             }
         };
@@ -348,7 +356,9 @@ pub(super) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()>
                             StepKind::Reduce { inst } => body.inst(inst).operands.clone(),
                             StepKind::DotCopy { .. }
                             | StepKind::Dot { .. }
-                            | StepKind::RowGroup { .. } => continue,
+                            | StepKind::RowGroup { .. }
+                            | StepKind::Sort(_)
+                            | StepKind::SortKey { .. } => continue,
                         };
                         p.fused = plan.fused_under_except(body, &roots, Some(k.inst));
                     }

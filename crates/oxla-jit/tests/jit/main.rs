@@ -12,5 +12,6 @@ mod reduce_dot;
 mod reuse;
 mod rowgroup;
 mod shapes;
+mod sort;
 mod threads;
 mod types;
