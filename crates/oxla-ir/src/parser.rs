@@ -4780,8 +4780,9 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     let computed = match ty {
                         ElementType::F32 => Some("dot_f32_f32_f32"),
                         ElementType::F64 => Some("dot_f64_f64_f64"),
-                        ElementType::Bf16 => Some("dot_bf16_bf16_bf16"),
-                        ElementType::F16 => Some("dot_f16_f16_f16"),
+                        // The half-width floats accumulate in f32 (docs/types.md).
+                        ElementType::Bf16 => Some("dot_bf16_bf16_f32"),
+                        ElementType::F16 => Some("dot_f16_f16_f32"),
                         ElementType::S1
                         | ElementType::S2
                         | ElementType::S4
@@ -4814,10 +4815,17 @@ impl<'s, 'a> Lowering<'s, 'a> {
                         continue;
                     }
                     let what = match computed {
-                        Some(c) => format!(
-                            "oxla computes a dot of {ty} operands as {c} (inputs and \
-                             accumulation in {ty})"
-                        ),
+                        Some(c) => {
+                            let acc = if ty.is_narrow_float() {
+                                ElementType::F32
+                            } else {
+                                ty
+                            };
+                            format!(
+                                "oxla computes a dot of {ty} operands as {c} (inputs in {ty}, \
+                                 accumulation in {acc})"
+                            )
+                        }
                         None => format!("oxla computes a dot of {ty} operands in {ty} arithmetic"),
                     };
                     self.error(
