@@ -740,3 +740,92 @@ fn stablehlo_modules_work_in_every_command() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The shell commands of `docs/from-jax.md` (its sections "Run with the
+/// CLI" and "Back to XLA"), run as written on the committed classifier, so
+/// the guide cannot rot: every command succeeds, and the probabilities
+/// `oxla run` writes match the ones JAX computed.
+#[test]
+fn from_jax_guide_commands_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let guide = std::fs::read_to_string(root.join("docs/from-jax.md")).unwrap();
+    let dir = temp_dir();
+    // Every `oxla ...` line of the guide's `sh` blocks, continuations joined.
+    let mut commands = Vec::new();
+    let mut in_sh = false;
+    let mut pending = String::new();
+    let mut vars: Vec<(String, String)> = Vec::new();
+    for line in guide.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        let code = line.split(" #").next().unwrap_or("").trim();
+        if let Some((name, value)) = code
+            .split_once('=')
+            .filter(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        {
+            vars.push((format!("${name}"), value.to_string()));
+            continue;
+        }
+        pending.push_str(code.trim_end_matches('\\'));
+        pending.push(' ');
+        if !code.ends_with('\\') {
+            let cmd = std::mem::take(&mut pending);
+            if cmd.trim_start().starts_with("oxla ") {
+                commands.push(cmd);
+            }
+        }
+    }
+    assert!(commands.len() >= 6, "the guide's commands: {commands:?}");
+    // `model.hlo` in "Back to XLA" is the module `convert --to hlo` prints.
+    let mut hlo = None;
+    for cmd in &commands {
+        let mut cmd = cmd.clone();
+        for (name, value) in &vars {
+            cmd = cmd.replace(name, &root.join(value).display().to_string());
+        }
+        let args: Vec<String> = cmd
+            .split_whitespace()
+            .skip(1)
+            .map(|a| match a {
+                "probs.npy" | "model.mlir" => dir.join(a).display().to_string(),
+                "model.hlo" => hlo.clone().expect("convert --to hlo comes first"),
+                a => a.to_string(),
+            })
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = oxla(&args);
+        assert!(
+            o.status.success(),
+            "`{cmd}` failed:\n{}\n{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        if args.windows(2).any(|w| w == ["--to", "hlo"]) {
+            let path = dir.join("model.hlo");
+            std::fs::write(&path, stdout(&o)).unwrap();
+            hlo = Some(path.display().to_string());
+        }
+    }
+    let got = oxla::npy::read_npy(dir.join("probs.npy")).unwrap();
+    let want = oxla::npy::read_npy(root.join("examples/jax_classifier/probs.npy")).unwrap();
+    assert_eq!(got.shape(), want.shape());
+    let (g, w) = (got.to_vec::<f32>().unwrap(), want.to_vec::<f32>().unwrap());
+    let worst = g
+        .iter()
+        .zip(&w)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max);
+    assert!(
+        worst <= 1e-5,
+        "oxla's probabilities differ from JAX's by {worst}"
+    );
+    assert!(
+        dir.join("model.mlir").exists(),
+        "convert --to stablehlo wrote nothing"
+    );
+}

@@ -5,8 +5,15 @@
 
 #[path = "../../../examples/builder.rs"]
 mod builder;
+#[path = "../../../examples/jax_classifier.rs"]
+mod jax_classifier;
 
 #[test]
 fn builder_example_runs() -> Result<(), Box<dyn std::error::Error>> {
     builder::main()
+}
+
+#[test]
+fn jax_classifier_example_runs() -> Result<(), Box<dyn std::error::Error>> {
+    jax_classifier::main()
 }

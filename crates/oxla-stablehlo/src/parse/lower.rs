@@ -78,8 +78,59 @@ pub(super) const IGNORED_ATTRIBUTES: &[&str] = &[
     "mhlo.input_output_alias",
 ];
 
-/// Values visible in a block: each name's results.
-type Scope<'m> = HashMap<&'m str, Vec<InstId>>;
+/// Values visible in a block: `%name#k` by name and index, and how many
+/// results each name has. A region that captures values from outside
+/// (`stablehlo.if`, `case`, `while`) sees some results of a name only.
+#[derive(Default)]
+pub(super) struct Scope<'m> {
+    values: HashMap<(&'m str, usize), InstId>,
+    counts: HashMap<&'m str, usize>,
+}
+
+impl<'m> Scope<'m> {
+    /// Defines `name`'s results; false if the name is taken.
+    fn define(&mut self, name: &'m str, ids: &[InstId]) -> bool {
+        if self.counts.contains_key(name) {
+            return false;
+        }
+        self.counts.insert(name, ids.len());
+        for (k, &id) in ids.iter().enumerate() {
+            self.values.insert((name, k), id);
+        }
+        true
+    }
+
+    /// Binds one captured result, `%name#index`.
+    fn capture(&mut self, name: &'m str, index: usize, id: InstId) {
+        let count = self.counts.entry(name).or_insert(0);
+        *count = (*count).max(index + 1);
+        self.values.insert((name, index), id);
+    }
+
+    fn get(&self, name: &str, index: usize) -> Option<InstId> {
+        self.values.get(&(name, index)).copied()
+    }
+
+    fn names(&self) -> impl Iterator<Item = &'m str> + '_ {
+        self.counts.keys().copied()
+    }
+}
+
+/// How a region's values enter the body it becomes.
+#[derive(Default)]
+pub(super) struct RegionParams<'m> {
+    /// Values the region uses from outside it (`stablehlo.if`, `case` and
+    /// `while` may), with their shapes: they enter as parameters too.
+    pub(super) captures: Vec<(&'m Use, Shape)>,
+    /// One parameter holding the block arguments, then the captures: a
+    /// tuple, or the value itself when there is one (a loop's state, a
+    /// branch's operand). Otherwise one parameter per block argument (a
+    /// reducer's).
+    pub(super) packed: bool,
+    /// The body returns the captures after its own results, unchanged (a
+    /// loop body passes them on to the next iteration).
+    pub(super) pass_captures: bool,
+}
 
 /// Lowers a parsed module to a verified computation.
 pub(super) fn lower(src: &Source<'_>, module: &Module) -> Result<Computation> {
@@ -307,7 +358,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             params.push(id);
         }
         self.calls.push(main.name.as_str());
-        let (values, ret) = self.lower_block(&mut t, block, &params, &owner)?;
+        let (values, ret) = self.lower_block(&mut t, block, &params, &[], &owner)?;
         self.calls.pop();
         self.check_returned(&t, main, &values, ret)?;
         let root = match values.as_slice() {
@@ -321,16 +372,17 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
                     "at least one returned value",
                 ));
             }
-            [one] => *one,
-            many => {
-                let shapes: Vec<Shape> = many.iter().map(|&v| t.shape(v).clone()).collect();
-                t.push(
-                    "tuple".into(),
-                    OpKind::Tuple,
-                    many.to_vec(),
-                    Shape::tuple(shapes),
-                )
-            }
+            _ => match result_tree(main) {
+                Some(tree) => build_root(&mut t, &tree, &values),
+                None => match values.as_slice() {
+                    [one] => *one,
+                    many => build_root(
+                        &mut t,
+                        &ResultTree::Node((0..many.len()).map(ResultTree::Leaf).collect()),
+                        many,
+                    ),
+                },
+            },
         };
         let mut bodies = std::mem::take(&mut self.bodies);
         let taken: HashSet<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
@@ -428,11 +480,15 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
         t: &mut Target,
         block: &'m Block,
         args: &[InstId],
+        captures: &[(&'m Use, InstId)],
         owner: &str,
     ) -> Result<(Vec<InstId>, &'m Operation)> {
-        let mut scope: Scope<'m> = HashMap::new();
+        let mut scope = Scope::default();
+        for (u, id) in captures {
+            scope.capture(u.name.as_str(), u.index, *id);
+        }
         for (a, &id) in block.args.iter().zip(args) {
-            if scope.insert(a.name.as_str(), vec![id]).is_some() {
+            if !scope.define(a.name.as_str(), &[id]) {
                 return Err(self.err(
                     a.pos,
                     format!("the block argument %{} is defined twice", a.name),
@@ -470,7 +526,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
                 return Ok((values, op));
             }
             if !op.regions.is_empty() {
-                self.outer.push(scope.keys().copied().collect());
+                self.outer.push(scope.names().collect());
             }
             let ids = self.lower_op(t, &scope, op, def.lower);
             if !op.regions.is_empty() {
@@ -479,7 +535,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             let mut ids = ids?.into_iter();
             for r in &op.results {
                 let group: Vec<InstId> = ids.by_ref().take(r.count).collect();
-                if scope.insert(r.name.as_str(), group).is_some() {
+                if !scope.define(r.name.as_str(), &group) {
                     return Err(self.err(
                         r.pos,
                         format!("{}: the value %{} is defined twice", op.name, r.name),
@@ -497,14 +553,15 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
     }
 
     fn resolve(&self, scope: &Scope<'m>, u: &Use, op: &Operation) -> Result<InstId> {
-        match scope.get(u.name.as_str()) {
-            Some(ids) => ids.get(u.index).copied().ok_or_else(|| {
-                self.err(
-                    u.pos,
-                    format!("{}: %{}#{} does not exist; %{} has {} result(s)", op.name, u.name, u.index, u.name, ids.len()),
-                    format!("an index below {}", ids.len()),
-                )
-            }),
+        if let Some(id) = scope.get(&u.name, u.index) {
+            return Ok(id);
+        }
+        match scope.counts.get(u.name.as_str()) {
+            Some(&n) => Err(self.err(
+                u.pos,
+                format!("{}: %{}#{} does not exist; %{} has {n} result(s)", op.name, u.name, u.index, u.name),
+                format!("an index below {n}"),
+            )),
             None if self.outer.iter().any(|s| s.contains(u.name.as_str())) => Err(self.err(
                 u.pos,
                 format!(
@@ -579,6 +636,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
         let mut cx = OpCx {
             lx: self,
             t,
+            scope,
             op,
             operands,
             results,
@@ -705,7 +763,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
         self.enter(at, &op.name)?;
         self.calls.push(f.name.as_str());
         let outer = std::mem::take(&mut self.outer);
-        let lowered = self.lower_block(t, block, args, &owner);
+        let lowered = self.lower_block(t, block, args, &[], &owner);
         self.outer = outer;
         self.calls.pop();
         self.depth -= 1;
@@ -714,33 +772,76 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
         Ok(values)
     }
 
-    /// Lowers a region to a called body of its own: its block arguments are
-    /// the parameters, what it returns the root (a tuple if several).
+    /// Lowers a region to a called body of its own, its parameters and
+    /// root laid out as `params` says; what it returns is the root (a
+    /// tuple if several).
     fn region_body(
         &mut self,
         region: &'m Region,
         op: &Operation,
         kind: &str,
+        params: &RegionParams<'m>,
     ) -> Result<ComputationId> {
         let block = single_block(self, region, &op.name)?;
+        let mut shapes = Vec::new();
+        for arg in &block.args {
+            shapes.push(self.value_shape(&arg.ty, &op.name)?);
+        }
+        let n_args = shapes.len();
+        shapes.extend(params.captures.iter().map(|(_, s)| s.clone()));
+        let names: Vec<String> = block
+            .args
+            .iter()
+            .map(|a| hlo_name(&a.name, "parameter", 0))
+            .chain(
+                params
+                    .captures
+                    .iter()
+                    .map(|(u, _)| hlo_name(&u.name, "get-tuple-element", u.index)),
+            )
+            .collect();
         self.enter(region.pos, &op.name)?;
         let mut t = Target::new();
-        let mut params = Vec::new();
-        for (k, arg) in block.args.iter().enumerate() {
-            let shape = self.value_shape(&arg.ty, &op.name)?;
-            params.push(t.push(
-                hlo_name(&arg.name, "parameter", 0),
-                OpKind::Parameter { number: k as i64 },
-                Vec::new(),
-                shape,
-            ));
+        let mut ids = Vec::new();
+        if !params.packed {
+            for (k, (name, shape)) in names.into_iter().zip(shapes).enumerate() {
+                let number = k as i64;
+                ids.push(t.push(name, OpKind::Parameter { number }, Vec::new(), shape));
+            }
+        } else if let [shape] = shapes.as_slice() {
+            let name = names.into_iter().next().unwrap_or_default();
+            let number = 0;
+            ids.push(t.push(name, OpKind::Parameter { number }, vec![], shape.clone()));
+        } else {
+            let whole = Shape::tuple(shapes.clone());
+            let p = t.push(
+                "param".into(),
+                OpKind::Parameter { number: 0 },
+                vec![],
+                whole,
+            );
+            for (k, (name, shape)) in names.into_iter().zip(shapes).enumerate() {
+                self.spend(region.pos, &op.name)?;
+                let index = k as i64;
+                ids.push(t.push(name, OpKind::GetTupleElement { index }, vec![p], shape));
+            }
         }
-        let lowered = self.lower_block(&mut t, block, &params, &format!("{} {kind}", op.name));
+        let captured: Vec<(&'m Use, InstId)> = params
+            .captures
+            .iter()
+            .map(|(u, _)| *u)
+            .zip(ids[n_args..].iter().copied())
+            .collect();
+        let owner = format!("{} {kind}", op.name);
+        let lowered = self.lower_block(&mut t, block, &ids[..n_args], &captured, &owner);
         self.depth -= 1;
-        let (values, ret) = lowered?;
+        let (mut values, ret) = lowered?;
+        if params.pass_captures {
+            values.extend(captured.iter().map(|(_, id)| *id));
+        }
         let root = match values.as_slice() {
             [one] => *one,
-            [] => {
+            [] if !params.packed => {
                 return Err(self.err(
                     ret.pos,
                     format!("{}: the {kind} returns nothing", ret.name),
@@ -748,6 +849,7 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
                 ));
             }
             many => {
+                self.spend(ret.pos, &op.name)?;
                 let shapes: Vec<Shape> = many.iter().map(|&v| t.shape(v).clone()).collect();
                 t.push(
                     "tuple".into(),
@@ -768,6 +870,86 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             root,
         });
         Ok(ComputationId(self.bodies.len() as u32 - 1))
+    }
+}
+
+/// How the entry's results nest into its root: a result, or a tuple.
+enum ResultTree {
+    Leaf(usize),
+    Node(Vec<ResultTree>),
+}
+
+/// The nesting `jax.result_info` gives the results, when every result has
+/// one of the form `result`, `result[0]`, `result[1][0]`, ... and together
+/// they name the leaves of one tuple tree in order (what the exporter
+/// writes for a nested root, and JAX for a nested tuple of arrays).
+/// `None` otherwise (or deeper than [`MAX_DEPTH`]): the results are then a
+/// flat tuple (or the one value).
+fn result_tree(f: &Func) -> Option<ResultTree> {
+    let mut paths = Vec::new();
+    for attrs in &f.result_attrs {
+        let info = attrs.iter().find(|a| a.key == "jax.result_info")?;
+        let Attr::Str(text) = &info.value.attr else {
+            return None;
+        };
+        let mut rest = text.strip_prefix("result")?;
+        let mut path = Vec::new();
+        while !rest.is_empty() {
+            let inner = rest.strip_prefix('[')?;
+            let close = inner.find(']')?;
+            path.push(inner[..close].parse::<usize>().ok()?);
+            rest = &inner[close + 1..];
+            // Each level is a level of recursion below.
+            if path.len() > MAX_DEPTH {
+                return None;
+            }
+        }
+        paths.push(path);
+    }
+    if paths.len() != f.results.len() || paths.is_empty() {
+        return None;
+    }
+    let leaves: Vec<(usize, &[usize])> = paths
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (k, p.as_slice()))
+        .collect();
+    tree_of(&leaves)
+}
+
+/// The tree whose leaves, depth first, are `leaves` (each with its path
+/// below this node), or `None` if they are not one.
+fn tree_of(leaves: &[(usize, &[usize])]) -> Option<ResultTree> {
+    if let [(k, [])] = leaves {
+        return Some(ResultTree::Leaf(*k));
+    }
+    let mut children = Vec::new();
+    let mut rest = leaves;
+    while let Some(&(_, path)) = rest.first() {
+        let (&first, _) = path.split_first()?;
+        if first != children.len() {
+            return None;
+        }
+        let n = rest
+            .iter()
+            .take_while(|(_, p)| p.first() == Some(&first))
+            .count();
+        let group: Vec<(usize, &[usize])> = rest[..n].iter().map(|&(k, p)| (k, &p[1..])).collect();
+        children.push(tree_of(&group)?);
+        rest = &rest[n..];
+    }
+    Some(ResultTree::Node(children))
+}
+
+/// The root for `tree` over the returned `values`: tuples where it nests.
+fn build_root(t: &mut Target, tree: &ResultTree, values: &[InstId]) -> InstId {
+    match tree {
+        ResultTree::Leaf(k) => values[*k],
+        ResultTree::Node(children) => {
+            let parts: Vec<InstId> = children.iter().map(|c| build_root(t, c, values)).collect();
+            let shapes = parts.iter().map(|&v| t.shape(v).clone()).collect();
+            t.push("tuple".into(), OpKind::Tuple, parts, Shape::tuple(shapes))
+        }
     }
 }
 
@@ -795,11 +977,40 @@ fn single_block<'m>(
     }
 }
 
+/// The values `regions` use from outside them, in the order of their
+/// first use (nested regions included). MLIR names a value once in a
+/// region and everything it encloses, so a name defined anywhere inside is
+/// not a capture.
+fn free_uses<'m>(regions: &[&'m Region]) -> Vec<&'m Use> {
+    fn walk<'m>(region: &'m Region, defined: &mut HashSet<&'m str>, uses: &mut Vec<&'m Use>) {
+        for block in &region.blocks {
+            defined.extend(block.args.iter().map(|a| a.name.as_str()));
+            for op in &block.ops {
+                uses.extend(&op.operands);
+                defined.extend(op.results.iter().map(|r| r.name.as_str()));
+                for inner in &op.regions {
+                    walk(inner, defined, uses);
+                }
+            }
+        }
+    }
+    let (mut defined, mut uses) = (HashSet::new(), Vec::new());
+    for r in regions {
+        walk(r, &mut defined, &mut uses);
+    }
+    let mut seen = HashSet::new();
+    uses.into_iter()
+        .filter(|u| !defined.contains(u.name.as_str()) && seen.insert((u.name.as_str(), u.index)))
+        .collect()
+}
+
 /// What an op's lowering function works with: its resolved operands, its
 /// declared result shapes, its attributes, and the body being built.
 pub(super) struct OpCx<'l, 'm, 's, 'a> {
     lx: &'l mut Lowerer<'m, 's, 'a>,
     t: &'l mut Target,
+    /// The values visible where the op stands.
+    scope: &'l Scope<'m>,
     pub(super) op: &'m Operation,
     /// The operands, checked against the op's signature.
     pub(super) operands: Vec<InstId>,
@@ -808,7 +1019,7 @@ pub(super) struct OpCx<'l, 'm, 's, 'a> {
     used: Vec<bool>,
 }
 
-impl<'m> OpCx<'_, 'm, '_, '_> {
+impl<'m, 'a> OpCx<'_, 'm, '_, 'a> {
     /// A located error whose message names the op.
     pub(super) fn err(
         &self,
@@ -1045,6 +1256,153 @@ impl<'m> OpCx<'_, 'm, '_, '_> {
         }
     }
 
+    /// A list of integers that may be absent.
+    pub(super) fn opt_ints(&mut self, key: &str, example: &str) -> Result<Option<Vec<i64>>> {
+        match self.attr(key) {
+            None => Ok(None),
+            Some(a) => self.int_list(a, key, example).map(Some),
+        }
+    }
+
+    /// A boolean attribute, false when absent (`indices_are_sorted`).
+    pub(super) fn flag(&mut self, key: &str) -> Result<bool> {
+        let Some(a) = self.attr(key) else {
+            return Ok(false);
+        };
+        match &a.attr {
+            Attr::Bool(b) => Ok(*b),
+            Attr::Unit => Ok(true),
+            other => Err(self.err(
+                a.pos,
+                format!(
+                    "`{key}` must be true or false, not {}",
+                    dense::describe(other)
+                ),
+                format!("{key} = false"),
+            )),
+        }
+    }
+
+    /// A list of booleans that may be absent (`window_reversal`):
+    /// `array<i1: true, false>`, `[true, false]`, `[1, 0]` or a dense `i1`
+    /// tensor.
+    pub(super) fn opt_bools(&mut self, key: &str, example: &str) -> Result<Option<Vec<bool>>> {
+        let Some(a) = self.attr(key) else {
+            return Ok(None);
+        };
+        if let Attr::Array(items) = &a.attr
+            && items.iter().all(|i| matches!(i.attr, Attr::Bool(_)))
+        {
+            return Ok(Some(
+                items
+                    .iter()
+                    .map(|i| matches!(i.attr, Attr::Bool(true)))
+                    .collect(),
+            ));
+        }
+        if let Attr::Dense(_, Some(t)) = &a.attr
+            && let super::syntax::Type::Value(s) = &t.ty
+            && s.is_array()
+            && s.element_type().is_pred()
+        {
+            let mut budget = usize::MAX;
+            let lit = dense::dense_literal(
+                self.lx.src,
+                &self.lx.module.resources,
+                a,
+                s,
+                &mut budget,
+                &self.op.name,
+            )?;
+            let Dense::Full(l) = lit else {
+                return Err(self.err(a.pos, format!("`{key}` is not a list"), example));
+            };
+            return Ok(Some(l.to_vec::<bool>().unwrap_or_default()));
+        }
+        let list = self.int_list(a, key, example)?;
+        list.iter()
+            .map(|&v| match v {
+                0 => Ok(false),
+                1 => Ok(true),
+                _ => Err(self.err(a.pos, format!("`{key}` holds {v}, not a boolean"), example)),
+            })
+            .collect::<Result<Vec<bool>>>()
+            .map(Some)
+    }
+
+    /// `(low, high)` pairs, one per dimension, that may be absent
+    /// (`padding`): `dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>` (a splat
+    /// too), or the pretty form's `[[0, 1], [1, 0]]`.
+    pub(super) fn opt_pairs(
+        &mut self,
+        key: &str,
+        example: &str,
+    ) -> Result<Option<Vec<(i64, i64)>>> {
+        let Some(a) = self.attr(key) else {
+            return Ok(None);
+        };
+        let bad = |cx: &Self, why: String| cx.err(a.pos, format!("`{key}` {why}"), example);
+        match &a.attr {
+            Attr::Array(items) => items
+                .iter()
+                .map(|item| {
+                    let pair = self.int_list(item, key, example)?;
+                    match pair.as_slice() {
+                        &[lo, hi] => Ok((lo, hi)),
+                        _ => Err(bad(
+                            self,
+                            format!("has an entry of {} values, not 2", pair.len()),
+                        )),
+                    }
+                })
+                .collect::<Result<Vec<_>>>()
+                .map(Some),
+            Attr::Dense(_, Some(t)) => {
+                let ty = self.lx.value_shape(t, &self.op.name)?;
+                if ty.rank() != 2 || ty.dims()[1] != 2 || !ty.element_type().is_integer() {
+                    return Err(bad(
+                        self,
+                        format!("must be an Nx2 integer tensor, not {ty}"),
+                    ));
+                }
+                if ty.element_count() > 1 << 16 {
+                    return Err(bad(self, format!("is too large ({ty})")));
+                }
+                let mut budget = usize::MAX;
+                let lit = dense::dense_literal(
+                    self.lx.src,
+                    &self.lx.module.resources,
+                    a,
+                    &ty,
+                    &mut budget,
+                    &self.op.name,
+                )?;
+                let values: Vec<i64> = match lit {
+                    Dense::Full(l) => (0..l.element_count())
+                        .map(|i| {
+                            l.array_data()
+                                .map_or(0, |d| d.format_value(i).parse::<i64>().unwrap_or(0))
+                        })
+                        .collect(),
+                    Dense::Splat(l) => {
+                        let v = l
+                            .array_data()
+                            .map_or(0, |d| d.format_value(0).parse::<i64>().unwrap_or(0));
+                        vec![v; ty.element_count() as usize]
+                    }
+                };
+                Ok(Some(values.chunks(2).map(|c| (c[0], c[1])).collect()))
+            }
+            other => Err(bad(
+                self,
+                format!(
+                    "must be an Nx2 integer tensor, not {}",
+                    dense::describe(other)
+                ),
+            )),
+        }
+    }
+
     /// An enum attribute's value: `GT` from `#stablehlo<comparison_direction
     /// GT>` or from the pretty form's bare `GT`.
     pub(super) fn word(&mut self, key: &str) -> Option<(String, usize)> {
@@ -1079,6 +1437,16 @@ impl<'m> OpCx<'_, 'm, '_, '_> {
                 "#stablehlo.name<...>",
             )),
         }
+    }
+
+    /// The source text between two offsets (inside a dialect attribute).
+    pub(super) fn source_text(&self, start: usize, end: usize) -> &'a str {
+        self.lx.src.text.get(start..end).unwrap_or("")
+    }
+
+    /// The `key = value` parameters between two offsets of the text.
+    pub(super) fn parse_params(&self, start: usize, end: usize) -> Result<Vec<NamedAttr>> {
+        super::syntax::parse_params(self.lx.src, start, end)
     }
 
     /// A symbol attribute (`decomposition = @f`).
@@ -1119,8 +1487,40 @@ impl<'m> OpCx<'_, 'm, '_, '_> {
         Ok(())
     }
 
-    /// Region `k` of the op as a called body.
+    /// Region `k` of the op as a called body, one parameter per block
+    /// argument (a reducer, a comparator, a map's computation).
     pub(super) fn region_body(&mut self, k: usize, kind: &str) -> Result<ComputationId> {
+        self.region_with(k, kind, RegionParams::default())
+    }
+
+    /// Region `k` of the op as a called body taking one parameter: its
+    /// block arguments, then `captures`, as a tuple (or the one value);
+    /// `pass_captures` makes it return the captures after its results.
+    pub(super) fn packed_region(
+        &mut self,
+        k: usize,
+        kind: &str,
+        captures: &[(&'m Use, InstId)],
+        pass_captures: bool,
+    ) -> Result<ComputationId> {
+        let captures = captures
+            .iter()
+            .map(|&(u, id)| (u, self.shape(id)))
+            .collect();
+        let params = RegionParams {
+            captures,
+            packed: true,
+            pass_captures,
+        };
+        self.region_with(k, kind, params)
+    }
+
+    fn region_with(
+        &mut self,
+        k: usize,
+        kind: &str,
+        params: RegionParams<'m>,
+    ) -> Result<ComputationId> {
         let Some(region) = self.op.regions.get(k) else {
             return Err(self.err(
                 self.op.pos,
@@ -1128,7 +1528,50 @@ impl<'m> OpCx<'_, 'm, '_, '_> {
                 format!("a {kind} region"),
             ));
         };
-        self.lx.region_body(region, self.op, kind)
+        self.lx.region_body(region, self.op, kind, &params)
+    }
+
+    /// The values regions `ks` of the op use from outside them, in the
+    /// order of their first use, resolved where the op stands.
+    pub(super) fn captures(&self, ks: &[usize]) -> Result<Vec<(&'m Use, InstId)>> {
+        let regions: Vec<&'m Region> = ks.iter().filter_map(|&k| self.op.regions.get(k)).collect();
+        free_uses(&regions)
+            .into_iter()
+            .map(|u| Ok((u, self.lx.resolve(self.scope, u, self.op)?)))
+            .collect()
+    }
+
+    /// `values` as one: the value itself when there is one, a tuple
+    /// otherwise (how the IR's while, conditional, variadic reduce and
+    /// barrier take several values).
+    pub(super) fn pack(&mut self, values: &[InstId]) -> Result<InstId> {
+        if let [one] = values {
+            return Ok(*one);
+        }
+        let shape = Shape::tuple(values.iter().map(|&v| self.shape(v)).collect());
+        self.push(OpKind::Tuple, values.to_vec(), &shape)
+    }
+
+    /// The inverse of [`OpCx::pack`]: the `count` values `id` holds.
+    pub(super) fn unpack(&mut self, id: InstId, count: usize) -> Result<Vec<InstId>> {
+        if count == 1 {
+            return Ok(vec![id]);
+        }
+        let shape = self.shape(id);
+        let parts = shape.tuple_shapes().to_vec();
+        if !shape.is_tuple() || parts.len() != count {
+            return Err(self.err(
+                self.op.pos,
+                format!("gives {shape}, not {count} values"),
+                format!("{count} results"),
+            ));
+        }
+        (0..count)
+            .map(|k| {
+                let kind = OpKind::GetTupleElement { index: k as i64 };
+                self.push(kind, vec![id], &parts[k])
+            })
+            .collect()
     }
 
     /// The number of regions the op has.

@@ -24,13 +24,21 @@
 //!   `call`) calls it, and `stablehlo.composite` is its decomposition
 //!   function inlined;
 //! - the StableHLO ops oxla's IR has (elementwise unary and binary ops,
-//!   `compare`, `select`, `clamp`, `convert`, `constant`, `iota`,
-//!   `broadcast_in_dim`, `broadcast`, `reshape`, `transpose`, `slice`,
-//!   `concatenate`, `reverse`, `pad`, single-operand `reduce` in its compact
-//!   and region forms, `dot_general`, `dot`, `tuple`, `optimization_barrier`;
+//!   `compare` (`TOTALORDER` too), `select`, `clamp`, `convert`,
+//!   `constant`, `iota`, `broadcast_in_dim`, `broadcast`, `reshape`,
+//!   `transpose`, `slice`, `concatenate`, `reverse`, `pad`, `reduce` (one
+//!   input or several, as argmax prints it) in its compact and region
+//!   forms, `dot_general`, `dot`, `tuple`, `get_tuple_element`,
+//!   `optimization_barrier`, `while`, `if`, `case`, `map`, `gather`,
+//!   `scatter`, `dynamic_slice`, `dynamic_update_slice`, `convolution`,
+//!   `reduce_window`, `select_and_scatter`, `sort`, and `chlo.top_k`;
 //!   the misc family's `popcnt`, `count_leading_zeros`, `cbrt`, `tan`,
 //!   `round_nearest_afz`, `bitcast_convert`, `reduce_precision`, `rng`,
-//!   `rng_bit_generator`, `cholesky`, `triangular_solve`, the batch norms);
+//!   `rng_bit_generator`, `cholesky`, `triangular_solve`, the batch norms).
+//!   Where StableHLO passes several values and the IR one (a loop's state,
+//!   a variadic result, a barrier's operands), they are packed in a tuple;
+//!   values a `while`, `if` or `case` region uses from outside it become
+//!   extra loop state or branch operands ([`ops`]'s `ctrl`);
 //! - the CHLO ops JAX and TensorFlow leave in, lowered to HLO ops: the
 //!   `chlo.broadcast_*` binary ops and `broadcast_compare` (XLA's implicit
 //!   broadcasting, with NumPy's trailing alignment when
@@ -52,10 +60,9 @@
 //!
 //! What is refused, with an error at the offending text: every other
 //! attribute (an attribute is honoured or refused, never ignored); ops the
-//! IR does not have yet (`gather`, `while`, `convolution`, `chlo.erf`,
-//! ..., each with its reason); a variadic `reduce` (argmax); a `compare`
-//! whose type does not fit its operands (`TOTALORDER` on integers, as XLA
-//! refuses it); a dot `algorithm`;
+//! IR does not have yet (`bitcast_convert`, `chlo.erf`, `fft`, ..., each
+//! with its reason); a `compare` whose type does not fit its operands
+//! (`TOTALORDER` on integers, as XLA refuses it); a dot `algorithm`;
 //! dynamic or unranked shapes; element types oxla lacks (`bf16`, `f16`,
 //! complex, quantized, `i4`, ...); control flow between blocks; recursion.
 //!

@@ -17,6 +17,15 @@ use super::lower::OpCx;
 use super::misc;
 use super::syntax::{Attr, NamedAttr};
 
+// The op families, one file each, as in the IR.
+mod ctrl;
+mod indexing;
+mod windows;
+
+use ctrl::{case, get_tuple_element, if_op, map, optimization_barrier, packed, while_loop};
+use indexing::{dynamic_slice, dynamic_update_slice, gather, scatter};
+use windows::{convolution, reduce_window, select_and_scatter};
+
 /// A lowering function: the op's instructions, returning its results.
 pub(super) type LowerFn = fn(&mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>>;
 
@@ -86,6 +95,15 @@ pub(super) enum Syntax {
     Call,
     /// CHLO's `%a, %b attr-dict : (types) -> type` and `%x : type -> type`.
     ChloTyped,
+    /// `%t[1] attr-dict : (tuple<...>) -> type`.
+    GetTupleElement,
+    /// `(%iterArg = %x, ...) : types attributes {...} cond { ... } do { ... }`.
+    While,
+    /// `(%x, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window =
+    /// {stride = [..], pad = [[..]], ...} attr-dict : (types) -> type`.
+    Convolution,
+    /// `%x, %i, %j, sizes = [..] attr-dict : (types) -> type`.
+    DynamicSlice,
     /// `chlo.top_k(%x, k = 3) attr-dict : type -> (type, type)`.
     TopK,
     // -- the misc family --------------------------------------------------
@@ -225,6 +243,30 @@ pub(super) static OPS: &[OpDef] = &[
         "stablehlo.optimization_barrier",
         OptimizationBarrier,
         Op(optimization_barrier),
+    ),
+    row(
+        "stablehlo.get_tuple_element",
+        GetTupleElement,
+        Op(get_tuple_element),
+    ),
+    row("stablehlo.while", While, Op(while_loop)),
+    row("stablehlo.if", GenericOnly, Op(if_op)),
+    row("stablehlo.case", GenericOnly, Op(case)),
+    row("stablehlo.map", GenericOnly, Op(map)),
+    row("stablehlo.convolution", Convolution, Op(convolution)),
+    row("stablehlo.reduce_window", GenericOnly, Op(reduce_window)),
+    row(
+        "stablehlo.select_and_scatter",
+        GenericOnly,
+        Op(select_and_scatter),
+    ),
+    row("stablehlo.gather", GenericOnly, Op(gather)),
+    row("stablehlo.scatter", GenericOnly, Op(scatter)),
+    row("stablehlo.dynamic_slice", DynamicSlice, Op(dynamic_slice)),
+    row(
+        "stablehlo.dynamic_update_slice",
+        Functional,
+        Op(dynamic_update_slice),
     ),
     row("stablehlo.return", Return, Terminator),
     // -- sort and top-k (the sort family) -----------------------------------
@@ -408,45 +450,6 @@ pub(super) static OPS: &[OpDef] = &[
     not_yet("stablehlo.real", "oxla has no complex types"),
     not_yet("stablehlo.imag", "oxla has no complex types"),
     not_yet("stablehlo.complex", "oxla has no complex types"),
-    not_yet(
-        "stablehlo.get_tuple_element",
-        "HLO's `get-tuple-element` is not in oxla's IR yet",
-    ),
-    not_yet("stablehlo.gather", "HLO's `gather` is not in oxla's IR yet"),
-    not_yet(
-        "stablehlo.scatter",
-        "HLO's `scatter` is not in oxla's IR yet",
-    ),
-    not_yet(
-        "stablehlo.dynamic_slice",
-        "HLO's `dynamic-slice` is not in oxla's IR yet",
-    ),
-    not_yet(
-        "stablehlo.dynamic_update_slice",
-        "HLO's `dynamic-update-slice` is not in oxla's IR yet",
-    ),
-    not_yet(
-        "stablehlo.convolution",
-        "HLO's `convolution` is not in oxla's IR yet",
-    ),
-    not_yet(
-        "stablehlo.reduce_window",
-        "HLO's `reduce-window` is not in oxla's IR yet",
-    ),
-    not_yet(
-        "stablehlo.select_and_scatter",
-        "HLO's `select-and-scatter` is not in oxla's IR yet",
-    ),
-    not_yet("stablehlo.while", "HLO's `while` is not in oxla's IR yet"),
-    not_yet(
-        "stablehlo.if",
-        "HLO's `conditional` is not in oxla's IR yet",
-    ),
-    not_yet(
-        "stablehlo.case",
-        "HLO's `conditional` is not in oxla's IR yet",
-    ),
-    not_yet("stablehlo.map", "HLO's `map` is not in oxla's IR yet"),
     not_yet(
         "stablehlo.custom_call",
         "a custom call runs code outside the module, which oxla cannot run",
@@ -806,18 +809,19 @@ fn pad(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
     )?])
 }
 
+/// `stablehlo.reduce`: `n` inputs and `n` init values, `n` results (a
+/// variadic reduce, such as argmax, is one IR reduce of a tuple).
 fn reduce(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
-    let n = cx.operands.len() / 2;
-    if n != 1 || cx.operands.len() != 2 {
+    let total = cx.operands.len();
+    if total == 0 || !total.is_multiple_of(2) {
         return Err(cx.err(
             cx.op.pos,
-            format!(
-                "a reduce of {n} operand(s) (a variadic reduce, such as argmax prints) is not supported yet; oxla's reduce takes one operand and one init value"
-            ),
-            "one operand and one init value",
+            format!("has {total} operand(s), not inputs and as many init values"),
+            "inputs, then one init value per input",
         ));
     }
-    cx.arity(2, 1)?;
+    let n = total / 2;
+    cx.arity(total, n)?;
     let dimensions = cx.ints("dimensions", "across dimensions = [1]")?;
     if cx.region_count() != 1 {
         return Err(cx.err(
@@ -827,12 +831,13 @@ fn reduce(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
         ));
     }
     let to_apply = cx.region_body(0, "reducer")?;
-    let r = cx.results[0].clone();
+    let shape = packed(&cx.results);
     let kind = OpKind::Reduce {
         dimensions,
         to_apply,
     };
-    Ok(vec![cx.push(kind, cx.operands.clone(), &r)?])
+    let r = cx.push(kind, cx.operands.clone(), &shape)?;
+    cx.unpack(r, n)
 }
 
 /// `precision_config`: every precision is honoured, since oxla computes
@@ -936,14 +941,6 @@ fn composite(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
     }
     let args = cx.operands.clone();
     cx.call(callee, at, &args)
-}
-
-/// `stablehlo.optimization_barrier`: the identity on its operands (it only
-/// stops optimisations moving code across it, which oxla's passes do not
-/// do across its operands' uses).
-fn optimization_barrier(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
-    cx.arity(cx.operands.len(), cx.operands.len())?;
-    Ok(cx.operands.clone())
 }
 
 fn call(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {

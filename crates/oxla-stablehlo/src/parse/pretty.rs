@@ -38,6 +38,10 @@ pub(super) fn parse(p: &mut Parser<'_, '_>, syntax: Syntax, op: &mut Operation) 
         Syntax::OptimizationBarrier => optimization_barrier(p, op),
         Syntax::Call => call(p, op),
         Syntax::ChloTyped => chlo_typed(p, op),
+        Syntax::GetTupleElement => get_tuple_element(p, op),
+        Syntax::While => while_loop(p, op),
+        Syntax::Convolution => convolution(p, op),
+        Syntax::DynamicSlice => dynamic_slice(p, op),
         Syntax::TopK => top_k(p, op),
         Syntax::KeywordAfterOperands {
             keyword,
@@ -747,4 +751,156 @@ fn block_arg(p: &mut Parser<'_, '_>) -> Result<BlockArg> {
         pos,
         attrs: Vec::new(),
     })
+}
+
+/// `stablehlo.get_tuple_element %t[1] : (tuple<...>) -> type`.
+fn get_tuple_element(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = vec![p.value_use()?];
+    let pos = p.c.expect("[", "before the element index")?;
+    let (index, _) = p.c.integer("the element index")?;
+    p.c.expect("]", "after the element index")?;
+    set(op, "index", Attr::Int(i128::from(index)), pos);
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
+
+/// `stablehlo.while(%iterArg = %x, ...) : types attributes {...} cond {
+/// ... } do { ... }`: the names before `=` are both regions' block
+/// arguments, of the listed types.
+fn while_loop(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    p.c.expect("(", "opening the loop's initial values")?;
+    let mut names = Vec::new();
+    if !p.c.eat(")") {
+        loop {
+            let (name, pos) = p.c.sigil_name(b'%', "a loop variable (`%iterArg`)")?;
+            names.push((name.to_string(), pos));
+            p.c.expect("=", "after the loop variable")?;
+            op.operands.push(p.value_use()?);
+            if p.c.eat(")") {
+                break;
+            }
+            p.c.expect(",", "or `)` after a loop variable's initial value")?;
+        }
+    }
+    let types = if names.is_empty() {
+        Vec::new()
+    } else {
+        p.c.expect(":", "before the loop variables' types")?;
+        type_list(p)?
+    };
+    if types.len() != names.len() {
+        return Err(p.c.err(
+            op.pos,
+            format!(
+                "{} loop variable(s) but {} type(s)",
+                names.len(),
+                types.len()
+            ),
+            "one type per loop variable",
+        ));
+    }
+    if p.c.eat_keyword("attributes") {
+        for a in p.dict()? {
+            op.attrs.push(a);
+        }
+    }
+    let args: Vec<BlockArg> = names
+        .iter()
+        .zip(&types)
+        .map(|((name, pos), ty)| BlockArg {
+            name: name.clone(),
+            ty: ty.clone(),
+            pos: *pos,
+            attrs: Vec::new(),
+        })
+        .collect();
+    p.c.expect_keyword("cond", "before the loop's condition")?;
+    op.regions.push(p.region(Some(args.clone()))?);
+    p.c.expect_keyword("do", "before the loop's body")?;
+    op.regions.push(p.region(Some(args))?);
+    op.operand_types = types.clone();
+    op.result_types = types;
+    Ok(())
+}
+
+/// `stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i,
+/// o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]],
+/// lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]}
+/// {feature_group_count = 1 : i64, ...} : (types) -> type`: the labels
+/// are stored as the generic form's `#stablehlo.conv<...>` holds them, the
+/// window's fields under the generic names.
+fn convolution(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    p.c.expect("(", "opening the operands")?;
+    op.operands = p.uses_until(")")?;
+    let pos = p.c.expect_keyword("dim_numbers", "after the operands")?;
+    p.c.expect("=", "after `dim_numbers`")?;
+    p.c.skip_ws();
+    let start = p.c.pos;
+    for (k, sep) in ["x", "->", ""].into_iter().enumerate() {
+        if p.c.peek() != Some(b'[') {
+            return Err(p.c.err(
+                p.c.pos,
+                format!(
+                    "expected `[` opening dimension labels, found {}",
+                    p.c.found()
+                ),
+                "`[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`",
+            ));
+        }
+        p.c.skip_balanced("dimension labels")?;
+        if k < 2 {
+            let ok = if sep == "x" {
+                p.c.eat_keyword("x") || p.c.eat("x")
+            } else {
+                p.c.eat(sep)
+            };
+            if !ok {
+                return Err(p.c.err(
+                    p.c.pos,
+                    format!(
+                        "expected `{sep}` between dimension labels, found {}",
+                        p.c.found()
+                    ),
+                    "`[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`",
+                ));
+            }
+        }
+    }
+    let end = p.c.pos;
+    set(op, "dimension_numbers", Attr::Dialect(start, end), pos);
+    if p.c.eat(",") {
+        p.c.expect_keyword("window", "after the dimension numbers")?;
+        p.c.expect("=", "after `window`")?;
+        for a in p.dict()? {
+            let key = match a.key.as_str() {
+                "stride" => "window_strides",
+                "pad" => "padding",
+                "lhs_dilate" => "lhs_dilation",
+                "rhs_dilate" => "rhs_dilation",
+                "reverse" => "window_reversal",
+                other => {
+                    return Err(p.c.err(
+                        a.pos,
+                        format!("unknown window field `{other}`"),
+                        "stride, pad, lhs_dilate, rhs_dilate or reverse",
+                    ));
+                }
+            };
+            set(op, key, a.value.attr, a.value.pos);
+        }
+    }
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
+
+/// `stablehlo.dynamic_slice %x, %i, %j, sizes = [1, 2] : (types) -> type`.
+fn dynamic_slice(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = uses(p)?;
+    p.c.expect(",", "after the start indices")?;
+    let pos = p.c.expect_keyword("sizes", "after the start indices")?;
+    p.c.expect("=", "after `sizes`")?;
+    let (sizes, _) = p.c.int_list("the slice sizes")?;
+    set(op, "slice_sizes", dense_array(&sizes), pos);
+    attr_dict(p, op)?;
+    functional_signature(p, op)
 }

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use oxla_ir::ir::{Body, ComputationId, InstId, OpKind};
-use oxla_ir::{ArrayData, Computation, Literal};
+use oxla_ir::ir::{Body, ComputationId, InstId};
+use oxla_ir::{ArrayData, Computation, ElementType, Literal};
 
 /// `tests/data/...` of the repository.
 pub fn data(rel: &str) -> PathBuf {
@@ -77,14 +77,28 @@ pub fn read_npy(path: &Path) -> Literal {
         "<u8" => ArrayData::U64(le(data, u64::from_le_bytes)),
         "<f4" => ArrayData::F32(le(data, f32::from_le_bytes)),
         "<f8" => ArrayData::F64(le(data, f64::from_le_bytes)),
-        other => panic!("{}: unsupported dtype {other}", path.display()),
+        // The types of issue 13: NumPy's own and ml_dtypes' names.
+        other => {
+            let ty = match other {
+                "<f2" => ElementType::F16,
+                "<c8" => ElementType::C64,
+                "<c16" => ElementType::C128,
+                "bfloat16" => ElementType::Bf16,
+                "float8_e4m3fn" => ElementType::F8E4M3FN,
+                "float8_e5m2" | "<f1" => ElementType::F8E5M2,
+                "int4" => ElementType::S4,
+                "uint4" => ElementType::U4,
+                _ => panic!("{}: unsupported dtype {other}", path.display()),
+            };
+            ArrayData::from_bytes(ty, data, false).unwrap()
+        }
     };
     Literal::from_array_data(&dims, array).unwrap()
 }
 
 /// The module printed with every name replaced by its position (`v3`,
-/// `b1`), parameters first, identical reducers merged and bodies ordered
-/// by first use, so that modules that differ only in names, in where the
+/// `b1`), parameters first, identical called bodies merged and bodies
+/// ordered by first use, so that modules that differ only in names, in where the
 /// parameters stand (MLIR has them all up front) and in how reducers are
 /// shared print the same.
 pub fn canonical(comp: &Computation) -> String {
@@ -97,8 +111,8 @@ pub fn canonical(comp: &Computation) -> String {
         b.name = String::new();
         for (i, inst) in b.instructions.iter_mut().enumerate() {
             inst.name = format!("v{i}");
-            if let OpKind::Reduce { to_apply, .. } = &mut inst.kind {
-                *to_apply = rep[to_apply.index()];
+            for called in inst.kind.called_computations_mut() {
+                *called = rep[called.index()];
             }
         }
         let same = (k + 1 < bodies.len())
@@ -113,8 +127,8 @@ pub fn canonical(comp: &Computation) -> String {
             return;
         }
         for inst in &renamed[id].instructions {
-            if let OpKind::Reduce { to_apply, .. } = inst.kind {
-                visit(to_apply.index(), renamed, order);
+            for called in inst.kind.called_computations() {
+                visit(called.index(), renamed, order);
             }
         }
         order.push(id);
@@ -137,8 +151,8 @@ pub fn canonical(comp: &Computation) -> String {
                 format!("b{n}")
             };
             for inst in &mut b.instructions {
-                if let OpKind::Reduce { to_apply, .. } = &mut inst.kind {
-                    *to_apply = ComputationId(new_id[&to_apply.index()]);
+                for called in inst.kind.called_computations_mut() {
+                    *called = ComputationId(new_id[&called.index()]);
                 }
             }
             b

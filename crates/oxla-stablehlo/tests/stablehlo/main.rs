@@ -11,6 +11,8 @@
 //!   checked against the HLO it must give;
 //! - `errors`: hand-broken MLIR files give located errors naming the op;
 //! - `fuzz`: mutated corpus files never panic or hang;
+//! - `jax_programs`: the realistic JAX programs of `tests/data/jax/`, read
+//!   from their StableHLO, match JAX and their HLO text;
 //! - `misc`: the misc family in (MLIR's pretty and generic forms) and
 //!   both ways (every module of `tests/hlo/misc/`);
 //! - `sort`: the sort family out (pinned texts) and in (JAX's sorts give
@@ -22,6 +24,7 @@ mod common;
 mod corpus;
 mod errors;
 mod fuzz;
+mod jax_programs;
 mod misc;
 mod round_trip;
 mod sort;

@@ -1,4 +1,4 @@
-// error: 7:12: stablehlo.reduce: a reduce of 2 operand(s) (a variadic reduce, such as argmax prints) is not supported yet; oxla's reduce takes one operand and one init value
+// error: 7:12: stablehlo.reduce: Invalid reduce: Reduction function must produce a tuple with 2 elements, but produces a scalar ((f32[], s32[], f32[], s32[]) -> f32[]).
 module @jit_argmax attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%arg0: tensor<2x4xf32>) -> (tensor<2xi32> {jax.result_info = "result"}) {
     %0 = stablehlo.iota dim = 1 : tensor<2x4xi32>
@@ -9,7 +9,7 @@ module @jit_argmax attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas 
       %2 = stablehlo.compare  GT, %arg1, %arg3,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
       %3 = stablehlo.select %2, %arg1, %arg3 : tensor<i1>, tensor<f32>
       %4 = stablehlo.select %2, %arg2, %arg4 : tensor<i1>, tensor<i32>
-      stablehlo.return %3, %4 : tensor<f32>, tensor<i32>
+      stablehlo.return %3 : tensor<f32>
     }
     return %1#1 : tensor<2xi32>
   }
