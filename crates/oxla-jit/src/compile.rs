@@ -217,6 +217,7 @@ fn loop_kernel_text(spec: &LoopKernel, report: &KernelReport) -> String {
 fn pass_text(work: &Work) -> String {
     match work {
         Work::Store { out, .. } => format!("loop -> {out}"),
+        Work::Update { out, .. } => format!("update -> {out}"),
         Work::RowReduce { out, .. } => format!("row reduce -> {out}"),
         Work::ColumnReduce { out, .. } => format!("column reduce -> {out}"),
     }

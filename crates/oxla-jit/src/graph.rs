@@ -56,6 +56,8 @@ use crate::entity::{BufferId, FoldId, IdVec, LoopVar, NodeId};
 use crate::error::{Stage, internal};
 use crate::ix::{Extents, Ix};
 
+mod dynamic;
+
 /// One condition of a `pad`/`concatenate` guard.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Cond {
@@ -135,6 +137,16 @@ pub(crate) enum Node {
     },
     /// `pred`: every condition holds.
     InBounds { conds: Vec<Cond> },
+    /// An index read from data: `x`, an integer of type `from`, widened to
+    /// `i64` as the interpreter widens indices (a `u64` above `i64::MAX`
+    /// saturates to it) and clamped into `lo..=hi`; of type `s64`. An
+    /// [`Ix`] reads it as a data index ([`crate::ix::Atom::Data`]).
+    Index {
+        x: NodeId,
+        from: ElementType,
+        lo: i64,
+        hi: i64,
+    },
     /// The bits of `x` (of type `from`) read as `to`, of the same width
     /// (`bitcast-convert`; `reduce-precision` works through it).
     Bitcast {
@@ -166,11 +178,23 @@ impl Node {
             },
             Node::Convert { to, .. } | Node::Bitcast { to, .. } => *to,
             Node::InBounds { .. } => ElementType::Pred,
+            Node::Index { .. } => ElementType::S64,
         }
     }
 
-    /// The nodes this one reads.
+    /// The nodes this one reads: its operands, then the data indices its
+    /// index expressions read (in the order of [`Node::index_exprs`]).
     pub(crate) fn operands(&self) -> Vec<NodeId> {
+        let mut ops = self.value_operands();
+        for ix in self.index_exprs() {
+            ix.data_nodes(&mut ops);
+        }
+        ops
+    }
+
+    /// The nodes whose values this one computes with (data indices aside):
+    /// the head of [`Node::operands`].
+    pub(crate) fn value_operands(&self) -> Vec<NodeId> {
         match self {
             Node::Load { .. }
             | Node::Const { .. }
@@ -178,9 +202,10 @@ impl Node {
             | Node::Var { .. }
             | Node::Capture { .. }
             | Node::InBounds { .. } => vec![],
-            Node::Unary { x, .. } | Node::Convert { x, .. } | Node::Bitcast { x, .. } => {
-                vec![*x]
-            }
+            Node::Unary { x, .. }
+            | Node::Convert { x, .. }
+            | Node::Index { x, .. }
+            | Node::Bitcast { x, .. } => vec![*x],
             Node::Fold { init, captures, .. } => {
                 let mut ops = Vec::with_capacity(1 + captures.len());
                 ops.push(*init);
@@ -476,29 +501,53 @@ impl Graph {
     /// The node computing `root` at `index` (one [`Ix`] per dimension of
     /// `root`). `root` itself is expanded even if `ctx.source` names it.
     pub(crate) fn build(&mut self, ctx: &Ctx, root: InstId, index: Vec<Ix>) -> Result<NodeId> {
-        self.walk(ctx, root, index, true)
+        self.walk(ctx, root, index, true, false)
     }
 
     /// The node reading `inst` at `index`: a load when `ctx.source` names
     /// it, its expression otherwise.
     pub(crate) fn value(&mut self, ctx: &Ctx, inst: InstId, index: Vec<Ix>) -> Result<NodeId> {
-        self.walk(ctx, inst, index, false)
+        self.walk(ctx, inst, index, false, false)
     }
 
-    fn walk(&mut self, ctx: &Ctx, root: InstId, index: Vec<Ix>, expand: bool) -> Result<NodeId> {
+    /// [`Graph::value`] at an index that may lie outside `inst`'s shape
+    /// (under a window's guard that is then false): every load is clamped
+    /// into its buffer, and the value is only meaningful where the guard
+    /// holds.
+    pub(crate) fn guarded_value(
+        &mut self,
+        ctx: &Ctx,
+        inst: InstId,
+        index: Vec<Ix>,
+    ) -> Result<NodeId> {
+        self.walk(ctx, inst, index, false, true)
+    }
+
+    fn walk(
+        &mut self,
+        ctx: &Ctx,
+        root: InstId,
+        index: Vec<Ix>,
+        expand: bool,
+        guarded: bool,
+    ) -> Result<NodeId> {
         let top = Key {
             scope: None,
             body: ctx.body_id,
             inst: root,
             index,
-            guarded: false,
+            guarded,
         };
         if expand {
             // A root expanded here must not be found as a load in the memo.
             self.walked.memo.remove(&top);
         }
-        let mut stack: Vec<(Key, bool)> = vec![(top.clone(), false)];
-        while let Some((key, expanded)) = stack.pop() {
+        // Each request with its stage: 0 when first met, then 1 once its
+        // operands are requested (a gather's or dynamic slice's start
+        // indices), 2 once a gather's operand is (at the starts' index).
+        let mut stack: Vec<(Key, u8)> = vec![(top.clone(), 0)];
+        while let Some((key, stage)) = stack.pop() {
+            let expanded = stage > 0;
             if self.walked.memo.contains_key(&key) {
                 continue;
             }
@@ -516,7 +565,10 @@ impl Graph {
             // fold is built in the enclosing scope and captured.
             if let Some(f) = key.scope
                 && self.folds[f].owner == key.body
-                && !key.index.iter().any(|ix| self.folds[f].uses_own(ix))
+                && !key
+                    .index
+                    .iter()
+                    .any(|ix| self.folds[f].uses_own(ix) || ix.has_data())
             {
                 let outer = Key {
                     scope: self.folds[f].parent,
@@ -528,8 +580,8 @@ impl Graph {
                         self.walked.memo.insert(key, id);
                     }
                     None => {
-                        stack.push((key, true));
-                        stack.push((outer, false));
+                        stack.push((key, 1));
+                        stack.push((outer, 0));
                     }
                 }
                 continue;
@@ -539,13 +591,46 @@ impl Graph {
                 self.walked.memo.insert(key, id);
                 continue;
             }
+            if let OpKind::Gather { .. } | OpKind::DynamicSlice { .. } = inst.kind {
+                let (requests, dims) = match self.index_plan(ctx, &key)? {
+                    dynamic::IndexPlan::Zero => {
+                        let ty = inst.shape.element_type();
+                        let id = self.put(key.scope, Node::Const { ty, bits: 0 });
+                        self.walked.memo.insert(key, id);
+                        continue;
+                    }
+                    dynamic::IndexPlan::Read { requests, dims } => (requests, dims),
+                };
+                if stage == 0 {
+                    stack.push((key, 1));
+                    for r in requests {
+                        if !self.walked.memo.contains_key(&r) {
+                            stack.push((r, 0));
+                        }
+                    }
+                    continue;
+                }
+                let starts: Vec<NodeId> = requests.iter().map(|r| self.walked.memo[r]).collect();
+                let operand = self.indexed_operand(ctx, &key, &dims, &starts)?;
+                match self.walked.memo.get(&operand) {
+                    Some(&id) => {
+                        self.walked.memo.insert(key, id);
+                    }
+                    None if stage == 1 => {
+                        stack.push((key, 2));
+                        stack.push((operand, 0));
+                    }
+                    None => return Err(bug(format!("`{}`: operand not built", inst.name))),
+                }
+                continue;
+            }
             if let OpKind::Reduce { .. } | OpKind::DotGeneral { .. } = inst.kind {
                 let (f, requests) = self.begin_fold(ctx, &key)?;
                 if !expanded {
-                    stack.push((key, true));
+                    stack.push((key, 1));
                     for r in requests {
                         if !self.walked.memo.contains_key(&r) {
-                            stack.push((r, false));
+                            stack.push((r, 0));
                         }
                     }
                     continue;
@@ -556,10 +641,10 @@ impl Graph {
             }
             let plan = self.plan(ctx, &key)?;
             if !expanded {
-                stack.push((key.clone(), true));
+                stack.push((key.clone(), 1));
                 for r in plan.requests {
                     if !self.walked.memo.contains_key(&r) {
-                        stack.push((r, false));
+                        stack.push((r, 0));
                     }
                 }
                 continue;
@@ -920,9 +1005,6 @@ impl Graph {
             | OpKind::Conditional { .. }
             | OpKind::OptimizationBarrier
             | OpKind::Map { .. }
-            | OpKind::Convolution { .. }
-            | OpKind::ReduceWindow { .. }
-            | OpKind::SelectAndScatter { .. }
             | OpKind::Sort { .. }
             | OpKind::TopK { .. }
             | OpKind::Rng { .. }
@@ -931,26 +1013,31 @@ impl Graph {
             | OpKind::TriangularSolve { .. }
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
-            | OpKind::BatchNormGrad { .. } => {
-                return Err(bug(format!(
-                    "`{}` is not compiled (refused before planning)",
-                    inst.name
-                )));
-            }
-            // Refused by `compile` before planning (not compiled yet).
-            OpKind::Gather { .. }
-            | OpKind::Scatter { .. }
-            | OpKind::DynamicSlice { .. }
-            | OpKind::DynamicUpdateSlice
+            | OpKind::BatchNormGrad { .. }
             | OpKind::Complex
             | OpKind::Real
             | OpKind::Imag
             | OpKind::Fft { .. } => {
                 return Err(bug(format!(
-                    "the JIT does not compile `{}` (`{}`)",
-                    inst.kind.opcode_name(),
+                    "`{}` is not compiled (refused before planning)",
                     inst.name
                 )));
+            }
+            // Steps of their own: always materialised, read as loads.
+            OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicUpdateSlice => {
+                return Err(bug(format!(
+                    "`{}` ({}) has a step of its own; it is read from its buffer",
+                    inst.name,
+                    inst.kind.opcode_name()
+                )));
+            }
+            // Built by the walk's index stages (`dynamic.rs`).
+            OpKind::Gather { .. } | OpKind::DynamicSlice { .. } => {
+                return Err(bug(format!("`{}` is an index map, not a plan", inst.name)));
             }
             OpKind::Parameter { .. } | OpKind::Tuple => {
                 return Err(bug(format!(
@@ -1256,9 +1343,6 @@ impl Graph {
             | OpKind::Conditional { .. }
             | OpKind::OptimizationBarrier
             | OpKind::Map { .. }
-            | OpKind::Convolution { .. }
-            | OpKind::ReduceWindow { .. }
-            | OpKind::SelectAndScatter { .. }
             | OpKind::Sort { .. }
             | OpKind::TopK { .. }
             | OpKind::Rng { .. }
@@ -1273,26 +1357,28 @@ impl Graph {
                     inst.name
                 )));
             }
-            OpKind::Parameter { .. } | OpKind::Tuple => {
+            OpKind::Parameter { .. }
+            | OpKind::Tuple
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicUpdateSlice => {
                 return Err(bug(format!(
                     "`{}` cannot be computed inside a fused kernel",
                     inst.name
                 )));
             }
             // Refused by `compile` before planning (not compiled yet).
-            OpKind::Gather { .. }
-            | OpKind::Scatter { .. }
-            | OpKind::DynamicSlice { .. }
-            | OpKind::DynamicUpdateSlice
-            | OpKind::Complex
-            | OpKind::Real
-            | OpKind::Imag
-            | OpKind::Fft { .. } => {
+            OpKind::Complex | OpKind::Real | OpKind::Imag | OpKind::Fft { .. } => {
                 return Err(bug(format!(
                     "the JIT does not compile `{}` (`{}`)",
                     inst.kind.opcode_name(),
                     inst.name
                 )));
+            }
+            OpKind::Gather { .. } | OpKind::DynamicSlice { .. } => {
+                return Err(bug(format!("`{}` is an index map, not a plan", inst.name)));
             }
         })
     }

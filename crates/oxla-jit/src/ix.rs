@@ -11,6 +11,14 @@
 //! affine: `x / c * c + x % c` folds back to `x`, and a division or
 //! modulo whose operand's range already fits disappears.
 //!
+//! An atom may also be a *data index*: the value of a node of the
+//! kernel's graph ([`Atom::Data`]), an index a `gather` or a dynamic slice
+//! reads from data. It carries the range the node is clamped into (the
+//! node is a `graph::Node::Index` that clamps it there, which the verifier
+//! checks), so range analysis, and with it every bounds check, treats it
+//! like a loop variable of that range; it never varies along a loop
+//! variable by itself (its node's level says where it does).
+//!
 //! All arithmetic wraps: an expression only ever describes an index that a
 //! verified shape bounds, except under a `pad`/`concatenate` guard that is
 //! false, whose value is never used and whose load is clamped anyway.
@@ -18,7 +26,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::entity::{IdVec, LoopVar};
+use crate::entity::{IdVec, LoopVar, NodeId};
 
 /// The extent of each loop variable: variable `v` runs over `0..extents[v]`.
 pub(crate) type Extents = IdVec<LoopVar, i64>;
@@ -32,6 +40,9 @@ pub(crate) enum Atom {
     Div(Box<Ix>, i64),
     /// `x - d * floor(x / d)`, `d > 1`.
     Mod(Box<Ix>, i64),
+    /// The value of `node` (of the scope the expression is evaluated in),
+    /// an index read from data, in `lo..=hi` (`lo < hi`).
+    Data { node: NodeId, lo: i64, hi: i64 },
 }
 
 /// `Σ coefficient · atom + constant`, terms sorted by atom, no zero
@@ -55,6 +66,18 @@ impl Ix {
     pub(crate) fn var(v: LoopVar) -> Ix {
         Ix {
             terms: vec![(Atom::Var(v), 1)],
+            constant: 0,
+        }
+    }
+
+    /// The data index `node`, in `lo..=hi` (the constant `lo` when the
+    /// range holds one value).
+    pub(crate) fn data(node: NodeId, lo: i64, hi: i64) -> Ix {
+        if lo >= hi {
+            return Ix::constant(lo);
+        }
+        Ix {
+            terms: vec![(Atom::Data { node, lo, hi }, 1)],
             constant: 0,
         }
     }
@@ -236,7 +259,7 @@ impl Ix {
         for (a, c) in &self.terms {
             match a {
                 Atom::Var(w) if *w == v => coef = *c,
-                Atom::Var(_) => {}
+                Atom::Var(_) | Atom::Data { .. } => {}
                 Atom::Div(x, _) | Atom::Mod(x, _) => {
                     if x.uses(v) {
                         return None;
@@ -251,7 +274,39 @@ impl Ix {
     pub(crate) fn uses(&self, v: LoopVar) -> bool {
         self.terms.iter().any(|(a, _)| match a {
             Atom::Var(w) => *w == v,
+            Atom::Data { .. } => false,
             Atom::Div(x, _) | Atom::Mod(x, _) => x.uses(v),
+        })
+    }
+
+    /// The nodes of every data index it reads (with repeats), in order.
+    pub(crate) fn data_nodes(&self, out: &mut Vec<NodeId>) {
+        for (a, _) in &self.terms {
+            match a {
+                Atom::Var(_) => {}
+                Atom::Data { node, .. } => out.push(*node),
+                Atom::Div(x, _) | Atom::Mod(x, _) => x.data_nodes(out),
+            }
+        }
+    }
+
+    /// Every data index it reads: `(node, lo, hi)`, with repeats.
+    pub(crate) fn data_atoms(&self, out: &mut Vec<(NodeId, i64, i64)>) {
+        for (a, _) in &self.terms {
+            match a {
+                Atom::Var(_) => {}
+                Atom::Data { node, lo, hi } => out.push((*node, *lo, *hi)),
+                Atom::Div(x, _) | Atom::Mod(x, _) => x.data_atoms(out),
+            }
+        }
+    }
+
+    /// `true` if it reads a data index.
+    pub(crate) fn has_data(&self) -> bool {
+        self.terms.iter().any(|(a, _)| match a {
+            Atom::Var(_) => false,
+            Atom::Data { .. } => true,
+            Atom::Div(x, _) | Atom::Mod(x, _) => x.has_data(),
         })
     }
 
@@ -264,6 +319,7 @@ impl Ix {
                         out.push(*w)
                     }
                 }
+                Atom::Data { .. } => {}
                 Atom::Div(x, _) | Atom::Mod(x, _) => x.collect_vars(out),
             }
         }
@@ -290,6 +346,7 @@ impl Atom {
                 0,
                 (extents.get(*v).copied().unwrap_or(1) - 1).max(0) as i128,
             ),
+            Atom::Data { lo, hi, .. } => (*lo as i128, *hi as i128),
             Atom::Div(x, d) => {
                 let (lo, hi) = x.range(extents);
                 let d = *d as i128;
@@ -346,6 +403,7 @@ impl fmt::Display for Atom {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Atom::Var(v) => write!(f, "{v}"),
+            Atom::Data { node, .. } => write!(f, "{node}"),
             Atom::Div(x, d) => write!(f, "({x})/{d}"),
             Atom::Mod(x, d) => write!(f, "({x})%{d}"),
         }

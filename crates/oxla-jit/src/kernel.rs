@@ -62,6 +62,20 @@ pub(crate) enum Work {
         out_offset: Ix,
         first_reduced: usize,
     },
+    /// `out[out_offset] = root` over a buffer that already holds a value
+    /// in full (written by an earlier kernel of the same step, or, in
+    /// place, by an earlier step): a `dynamic-update-slice` window or a
+    /// `scatter`'s updates. The offset may read data indices; `root` may
+    /// read `out` at `out_offset` (the element's value before this write).
+    /// Unless the kernel has a split loop (then every iteration writes its
+    /// own element), iterations run in loop order on one thread, so an
+    /// element written twice ends with the later value, and a read sees
+    /// every earlier write.
+    Update {
+        root: NodeId,
+        out: BufferId,
+        out_offset: Ix,
+    },
     /// A reduction whose innermost loop walks the output's last dimension
     /// and whose reduced loops run from depth `first_reduced` to just
     /// above it: the output row is filled with `init`, then every reduced
@@ -81,6 +95,7 @@ impl Work {
     pub(crate) fn out(&self) -> BufferId {
         match self {
             Work::Store { out, .. }
+            | Work::Update { out, .. }
             | Work::RowReduce { out, .. }
             | Work::ColumnReduce { out, .. } => *out,
         }
@@ -90,6 +105,7 @@ impl Work {
     pub(crate) fn out_offset(&self) -> &Ix {
         match self {
             Work::Store { out_offset, .. }
+            | Work::Update { out_offset, .. }
             | Work::RowReduce { out_offset, .. }
             | Work::ColumnReduce { out_offset, .. } => out_offset,
         }
@@ -99,7 +115,7 @@ impl Work {
     /// reducer body, if the reducer is one.
     pub(crate) fn roots(&self) -> (NodeId, Option<NodeId>) {
         match self {
-            Work::Store { root, .. } => (*root, None),
+            Work::Store { root, .. } | Work::Update { root, .. } => (*root, None),
             Work::RowReduce {
                 element, reducer, ..
             }

@@ -28,6 +28,7 @@ use crate::graph::{Ctx, Graph, Source, delinearise};
 use crate::ix::{Extents, Ix};
 use crate::kernel::{DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
+mod ops;
 mod sort;
 
 /// An internal error of lowering.
@@ -686,6 +687,7 @@ fn build_group(
             StepKind::DotCopy { .. }
             | StepKind::Dot { .. }
             | StepKind::RowGroup { .. }
+            | StepKind::Op(_)
             | StepKind::Sort(_)
             | StepKind::SortKey { .. } => {
                 return Err(bug("a row-group pass that is not a loop or a reduce"));
@@ -830,6 +832,7 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
         } => vec![KernelDesc::Loop(row_group_kernel(
             comp, plan, space, passes, *keep,
         )?)],
+        StepKind::Op(op) => ops::lower_op_step(comp, plan, step, op)?,
         StepKind::Dot {
             inst,
             lhs,

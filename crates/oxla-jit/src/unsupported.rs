@@ -1,17 +1,18 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: tuples as values (`get-tuple-element`, tuple-typed parameters),
-//! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`
-//! of several inputs (or with a tuple-returning reducer), `convolution`,
-//! `reduce-window`, `select-and-scatter`, `gather`, `scatter`,
-//! `dynamic-slice`, `dynamic-update-slice`, `sort` and `topk` outside the
-//! entry computation (in the entry they are compiled, with the
-//! `get-tuple-element`s of their tuples); the misc family's ops that are
-//! not elementwise (`rng`, `rng-bit-generator`, `cholesky`,
-//! `triangular-solve`, the batch-norm ops) and a `bitcast-convert` that
-//! changes the element width; the element types of issue 13 (`bf16`,
-//! `f16`, float8, `f4e2m1fn`, the sub-byte integers, `c64`, `c128`: see
-//! [`supports_element_type`]) anywhere in the computation, and a `dot`
-//! whose operand and result types differ. Each is an
+//! control flow (`while`, `conditional`), `opt-barrier`, `map`, a `reduce`,
+//! `reduce-window` or `scatter` of several inputs (or with a
+//! tuple-returning body); `convolution`, `reduce-window`,
+//! `select-and-scatter`, `scatter`, `dynamic-update-slice`, `sort` and
+//! `topk` outside the entry computation (in the entry they are compiled,
+//! with the `get-tuple-element`s of a sort's tuple), and windows of more
+//! than 2^24 positions (the kernels walk every position); the misc
+//! family's ops that are not elementwise (`rng`, `rng-bit-generator`,
+//! `cholesky`, `triangular-solve`, the batch-norm ops) and a
+//! `bitcast-convert` that changes the element width; the element types of
+//! issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte integers,
+//! `c64`, `c128`: see [`supports_element_type`]) anywhere in the
+//! computation, and a `dot` whose operand and result types differ. Each is an
 //! [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -19,7 +20,7 @@
 //! `compile`, so the rest of the JIT may assume none of these occur (its
 //! exhaustive matches give them an internal error, never a result).
 
-use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result, Shape};
+use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result, Shape, Window};
 
 /// `true` for the element types the JIT compiles: `pred`, the 8- to
 /// 64-bit integers, `f32` and `f64`. The others run in the interpreter.
@@ -122,6 +123,21 @@ fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
     }
 }
 
+/// The most positions a window of a convolution, `reduce-window` or
+/// `select-and-scatter` may have: the JIT's kernels walk every position
+/// (skipping padding by a guard), so a window of 2^40 positions padded
+/// around a few elements would run for hours where the interpreter
+/// computes the few positions that hold elements.
+const MAX_WINDOW_POSITIONS: i64 = 1 << 24;
+
+/// The number of positions of `window` (saturating).
+fn window_positions(window: &Window) -> i64 {
+    window
+        .dimensions
+        .iter()
+        .fold(1i64, |n, d| n.saturating_mul(d.size.max(0)))
+}
+
 /// Why `inst` cannot be compiled, or `None`.
 fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static str> {
     let of_sort = || {
@@ -138,16 +154,30 @@ fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static st
         }
         OpKind::OptimizationBarrier => Some("the JIT does not compile opt-barrier yet"),
         OpKind::Map { .. } => Some("the JIT does not compile map yet"),
+        OpKind::Scatter { .. } if inst.operands.len() != 3 || inst.shape.is_tuple() => {
+            Some("the JIT compiles scatters of one input only")
+        }
+        OpKind::ReduceWindow { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
+            Some("the JIT compiles reduce-windows of one input only")
+        }
         OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
-        | OpKind::SelectAndScatter { .. } => {
-            Some("the JIT does not compile convolutions and windowed reductions yet")
-        }
-        OpKind::Gather { .. }
+        | OpKind::SelectAndScatter { .. }
         | OpKind::Scatter { .. }
-        | OpKind::DynamicSlice { .. }
-        | OpKind::DynamicUpdateSlice => {
-            Some("the JIT does not compile gathers, scatters and dynamic slices yet")
+        | OpKind::DynamicUpdateSlice
+            if !in_entry =>
+        {
+            Some("the JIT compiles this op in the entry computation only, not in a called body")
+        }
+        OpKind::Convolution { window, .. }
+        | OpKind::ReduceWindow { window, .. }
+        | OpKind::SelectAndScatter { window, .. }
+            if window_positions(window) > MAX_WINDOW_POSITIONS =>
+        {
+            Some(
+                "the JIT walks every position of a window, and this window has more than \
+                 2^24 (the interpreter computes which positions hold elements)",
+            )
         }
         OpKind::Complex | OpKind::Real | OpKind::Imag | OpKind::Fft { .. } => {
             Some("the JIT does not compile complex-number ops and fft yet")
@@ -198,6 +228,13 @@ fn reason(body: &Body, inst: &Instruction, in_entry: bool) -> Option<&'static st
         | OpKind::Pad { .. }
         | OpKind::Reduce { .. }
         | OpKind::DotGeneral { .. }
+        | OpKind::Gather { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::Convolution { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicUpdateSlice
         | OpKind::Tuple
         | OpKind::BitcastConvert
         | OpKind::Bitcast

@@ -21,6 +21,7 @@
 //! path and the thread pool rest on them. A problem is a bug in the JIT
 //! and becomes [`oxla_ir::Error::Internal`], never a panic.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use oxla_ir::{Computation, InstId, Result};
@@ -101,6 +102,27 @@ pub(crate) enum Problem {
     /// The split loop's variable is not one a pass writes along, so two
     /// chunks could write the same element.
     SplitLoopNotWritten { at: At, pass: usize },
+    /// An index expression reads a data index whose node is not a
+    /// `Node::Index` clamping into the range the expression assumes.
+    DataIndex {
+        at: At,
+        fold: Option<FoldId>,
+        node: NodeId,
+    },
+    /// An in-place update that does not update its operand's buffer after
+    /// the step that defines it.
+    InPlace {
+        step: usize,
+        buf: BufferId,
+        what: &'static str,
+    },
+    /// A step reads a value from a buffer that an in-place update has
+    /// overwritten since (or before the value was written).
+    StaleRead {
+        buf: BufferId,
+        step: usize,
+        inst: String,
+    },
     /// A dot reads or writes outside its buffers.
     DotBounds {
         at: At,
@@ -187,6 +209,21 @@ impl fmt::Display for Problem {
                 "{at}: pass {pass} writes no element along the split loop, so two chunks could \
                  write the same element"
             ),
+            Problem::DataIndex { at, fold, node } => match fold {
+                Some(fold) => write!(
+                    f,
+                    "{at}: an index of {fold} reads {node} as a data index outside its clamp"
+                ),
+                None => write!(
+                    f,
+                    "{at}: an index reads {node} as a data index outside its clamp"
+                ),
+            },
+            Problem::InPlace { step, buf, what } => write!(f, "step {step} {what} ({buf})"),
+            Problem::StaleRead { buf, step, inst } => write!(
+                f,
+                "step {step} reads `{inst}` from {buf}, which holds another value at that point"
+            ),
             Problem::DotBounds { at, buf, what } => write!(f, "{at}: the dot {what} {buf}"),
             Problem::SortBounds { at, buf, what } => write!(f, "{at}: the sort {what} {buf}"),
         }
@@ -234,49 +271,124 @@ fn step_writes(step: &Step) -> Vec<Vec<BufferId>> {
         | StepKind::Reduce { .. }
         | StepKind::DotCopy { .. }
         | StepKind::Dot { .. }
+        | StepKind::Op(_)
         | StepKind::SortKey { .. } => vec![vec![step.out]],
     }
 }
 
+/// The buffer a step updates in place (its output, which already holds
+/// its operand's value), if it is an in-place update.
+fn updated_in_place(comp: &Computation, step: &Step) -> Option<(BufferId, InstId)> {
+    match &step.kind {
+        StepKind::Op(op) => op
+            .updated_operand(comp.entry())
+            .map(|operand| (step.out, operand)),
+        StepKind::Loop { .. }
+        | StepKind::Reduce { .. }
+        | StepKind::DotCopy { .. }
+        | StepKind::Dot { .. }
+        | StepKind::RowGroup { .. }
+        | StepKind::Sort(_)
+        | StepKind::SortKey { .. } => None,
+    }
+}
+
+/// The instructions whose values steps compute into their buffers: each
+/// with the step (and its output buffer).
+fn producers(plan: &Plan) -> HashMap<InstId, (usize, BufferId)> {
+    let mut producers = HashMap::new();
+    for (k, step) in plan.steps.iter().enumerate() {
+        let mut put = |inst: InstId, out: BufferId| {
+            producers.insert(inst, (k, out));
+        };
+        match &step.kind {
+            StepKind::Loop { root } => put(*root, step.out),
+            StepKind::Reduce { inst } | StepKind::Dot { inst, .. } => put(*inst, step.out),
+            StepKind::Op(op) if op.defines_inst() => put(op.inst(), step.out),
+            StepKind::RowGroup { passes, .. } => {
+                for pass in passes {
+                    match pass.kind {
+                        StepKind::Loop { root } => put(root, pass.out),
+                        StepKind::Reduce { inst } => put(inst, pass.out),
+                        StepKind::DotCopy { .. }
+                        | StepKind::Dot { .. }
+                        | StepKind::RowGroup { .. }
+                        | StepKind::Op(_)
+                        | StepKind::Sort(_)
+                        | StepKind::SortKey { .. } => {}
+                    }
+                }
+            }
+            // A sort's arrays are never updated in place (`fusion/ops.rs`),
+            // so their reads need no producer.
+            StepKind::Op(_)
+            | StepKind::DotCopy { .. }
+            | StepKind::Sort(_)
+            | StepKind::SortKey { .. } => {}
+        }
+    }
+    producers
+}
+
+/// One read of a step: the buffer, and the instruction whose value it
+/// reads there (`None` for a helper buffer no instruction names: a dot
+/// operand's canonical copy, a row group's kept value, select-and-scatter's
+/// positions).
+type Read = (BufferId, Option<InstId>);
+
 /// The buffers a step reads, one list per pass: the materialised operands
 /// of its root and fused instructions (and, after a row group's kept
 /// value is stored, the buffer it is read from).
-fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<BufferId>> {
+fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<Read>> {
     let body = comp.entry();
     let of = |root: InstId, fused: &[InstId], kept: Option<(InstId, BufferId)>| {
         let mut reads = Vec::new();
         for &i in fused.iter().chain(std::iter::once(&root)) {
             for o in &body.inst(i).operands {
                 if let Some(&b) = plan.materialised.get(o) {
-                    reads.push(b);
+                    reads.push((b, Some(*o)));
                 }
                 if let Some((k, b)) = kept
                     && *o == k
                 {
-                    reads.push(b);
+                    reads.push((b, None));
                 }
             }
         }
         reads
     };
+    // A dot operand read straight from its buffer is that instruction's.
+    let named = |b: BufferId, inst: InstId, k: usize| -> Read {
+        let operand = body.inst(inst).operands.get(k).copied();
+        (b, operand.filter(|o| plan.materialised.get(o) == Some(&b)))
+    };
     match &step.kind {
         StepKind::Loop { root } => vec![of(*root, &step.fused, None)],
         StepKind::Reduce { inst } => vec![of(*inst, &step.fused, None)],
         StepKind::DotCopy { source, .. } => vec![match plan.materialised.get(source) {
-            Some(&b) => vec![b],
+            Some(&b) => vec![(b, Some(*source))],
             None => {
                 let mut reads = Vec::new();
                 for &i in &step.fused {
                     for o in &body.inst(i).operands {
-                        reads.extend(plan.materialised.get(o));
+                        if let Some(&b) = plan.materialised.get(o) {
+                            reads.push((b, Some(*o)));
+                        }
                     }
                 }
                 reads
             }
         }],
-        StepKind::Dot { lhs, rhs, .. } => vec![vec![lhs.buf, rhs.buf]],
-        StepKind::Sort(sort) => vec![sort.reads()],
-        StepKind::SortKey { inputs, .. } => vec![inputs.clone()],
+        StepKind::Dot { inst, lhs, rhs, .. } => {
+            vec![vec![named(lhs.buf, *inst, 0), named(rhs.buf, *inst, 1)]]
+        }
+        StepKind::Op(op) => {
+            let mut reads = of(op.inst(), &step.fused, None);
+            reads.extend(op.extra_reads().into_iter().map(|b| (b, None)));
+            vec![reads]
+        }
+        StepKind::Sort(sort) => vec![sort.reads().into_iter().map(|b| (b, None)).collect()],
+        StepKind::SortKey { inputs, .. } => vec![inputs.iter().map(|&b| (b, None)).collect()],
         StepKind::RowGroup { passes, keep, .. } => passes
             .iter()
             .enumerate()
@@ -288,6 +400,7 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<BufferId>
                     StepKind::DotCopy { .. }
                     | StepKind::Dot { .. }
                     | StepKind::RowGroup { .. }
+                    | StepKind::Op(_)
                     | StepKind::Sort(_)
                     | StepKind::SortKey { .. } => vec![],
                 }
@@ -299,11 +412,20 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<BufferId>
 /// The problems of fusion's plan of `comp`.
 pub(crate) fn check_plan(comp: &Computation, plan: &Plan) -> Vec<Problem> {
     let mut problems = Vec::new();
-    // Writers.
-    let mut writers: IdVec<BufferId, Vec<usize>> = IdVec::filled(plan.buffers.len(), vec![]);
+    // Writers: the steps that define each buffer, and those that update it
+    // in place afterwards.
+    let count = plan.buffers.len();
+    let mut writers: IdVec<BufferId, Vec<usize>> = IdVec::filled(count, vec![]);
+    let mut updaters: IdVec<BufferId, Vec<usize>> = IdVec::filled(count, vec![]);
     for (k, step) in plan.steps.iter().enumerate() {
+        let in_place = updated_in_place(comp, step);
         for b in step_writes(step).into_iter().flatten() {
-            match writers.get_mut(b) {
+            let list = if in_place.is_some_and(|(u, _)| u == b) {
+                updaters.get_mut(b)
+            } else {
+                writers.get_mut(b)
+            };
+            match list {
                 Some(w) if !w.contains(&k) => w.push(k),
                 Some(_) => {}
                 None => problems.push(Problem::WriterCount {
@@ -312,18 +434,36 @@ pub(crate) fn check_plan(comp: &Computation, plan: &Plan) -> Vec<Problem> {
                 }),
             }
         }
+        // An in-place update's operand lives in its buffer.
+        if let Some((b, operand)) = in_place
+            && plan.materialised.get(&operand) != Some(&b)
+        {
+            problems.push(Problem::InPlace {
+                step: k,
+                buf: b,
+                what: "updates a buffer its operand does not live in",
+            });
+        }
     }
     for (b, buffer) in plan.buffers.iter() {
         let w = &writers[b];
+        let u = &updaters[b];
         match buffer.kind {
             BufferKind::Output(_) | BufferKind::Temp if w.len() != 1 => {
-                problems.push(Problem::WriterCount {
-                    buf: b,
-                    steps: w.clone(),
-                });
+                let mut steps = w.clone();
+                steps.extend(u);
+                problems.push(Problem::WriterCount { buf: b, steps });
             }
-            BufferKind::Param(_) | BufferKind::Constant(_) if !w.is_empty() => {
-                problems.push(Problem::InputWritten { buf: b, step: w[0] });
+            BufferKind::Param(_) | BufferKind::Constant(_) if !w.is_empty() || !u.is_empty() => {
+                let step = w.first().or(u.first()).copied().unwrap_or(0);
+                problems.push(Problem::InputWritten { buf: b, step });
+            }
+            BufferKind::Output(_) | BufferKind::Temp if u.iter().any(|&s| s < w[0]) => {
+                problems.push(Problem::InPlace {
+                    step: u[0],
+                    buf: b,
+                    what: "updates a buffer before the step that defines it",
+                });
             }
             BufferKind::Output(_)
             | BufferKind::Temp
@@ -331,21 +471,50 @@ pub(crate) fn check_plan(comp: &Computation, plan: &Plan) -> Vec<Problem> {
             | BufferKind::Constant(_) => {}
         }
     }
-    // Reads after writes.
+    // Reads after writes; of a buffer updated in place, between the step
+    // that wrote the value read and the next update.
+    let producers = producers(plan);
     let written_before = |b: BufferId, k: usize| match plan.buffers.get(b).map(|x| &x.kind) {
         Some(BufferKind::Param(_) | BufferKind::Constant(_)) => true,
-        Some(BufferKind::Output(_) | BufferKind::Temp) => writers[b].iter().all(|&w| w < k),
+        Some(BufferKind::Output(_) | BufferKind::Temp) => {
+            !writers[b].is_empty() && writers[b].iter().all(|&w| w < k)
+        }
         None => false,
     };
     for (k, step) in plan.steps.iter().enumerate() {
         let writes = step_writes(step);
+        let in_place = updated_in_place(comp, step);
         for (p, reads) in step_reads(comp, plan, step).into_iter().enumerate() {
-            for b in reads {
+            for (b, inst) in reads {
                 let earlier_pass = writes[..p.min(writes.len())]
                     .iter()
                     .flatten()
                     .any(|&w| w == b);
-                if !earlier_pass && !written_before(b, k) {
+                let updated = updaters.get(b).is_some_and(|u| !u.is_empty());
+                if let (true, Some(i)) = (updated, inst) {
+                    // The step that wrote `i` into `b`, and no update of `b`
+                    // between it and this read (this step may read its own
+                    // operand: the kernel verifier checks where).
+                    let own_operand = in_place == Some((b, i));
+                    let ok = match producers.get(&i) {
+                        Some(&(w, wb)) => {
+                            wb == b
+                                && (w < k || (w == k && earlier_pass))
+                                && updaters[b].iter().all(|&u| u <= w || u >= k)
+                                && (own_operand || !updaters[b].contains(&k) || w == k)
+                        }
+                        None => false,
+                    };
+                    if !ok {
+                        problems.push(Problem::StaleRead {
+                            buf: b,
+                            step: k,
+                            inst: comp.entry().inst(i).name.clone(),
+                        });
+                    }
+                    continue;
+                }
+                if !earlier_pass && !written_before(b, k) && in_place.is_none_or(|(u, _)| u != b) {
                     problems.push(Problem::ReadBeforeWrite { buf: b, step: k });
                 }
             }
@@ -580,7 +749,7 @@ fn written_vars(kernel: &LoopKernel, pass: usize) -> Vec<LoopVar> {
         Work::Store { .. } if p.per_row => {
             order[..kernel.row_loops.unwrap_or(0).min(order.len())].to_vec()
         }
-        Work::Store { .. } => order.clone(),
+        Work::Store { .. } | Work::Update { .. } => order.clone(),
         Work::RowReduce { first_reduced, .. } => {
             order[..(*first_reduced).min(order.len())].to_vec()
         }
@@ -607,7 +776,17 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
     let numel = numels(plan);
     let buffer_count = plan.buffers.len();
     let known = |b: BufferId| b.index() < buffer_count;
-    // The step writing each buffer, from the kernels.
+    // The buffer each step updates in place, if any.
+    let in_place: Vec<Option<BufferId>> = plan
+        .steps
+        .iter()
+        .map(|s| match &s.kind {
+            StepKind::Op(op) if op.in_place() => Some(s.out),
+            _ => None,
+        })
+        .collect();
+    // The step writing each buffer, from the kernels (an in-place update
+    // of a buffer is not its writer).
     let mut writer: IdVec<BufferId, Option<usize>> = IdVec::filled(buffer_count, None);
     for (k, kernels) in lowered.iter().enumerate() {
         for desc in kernels {
@@ -617,6 +796,9 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
                 KernelDesc::Sort(sort) => sort.written(),
             };
             for b in written {
+                if in_place.get(k).copied().flatten() == Some(b) {
+                    continue;
+                }
                 match writer.get_mut(b) {
                     None => problems.push(Problem::WriterCount {
                         buf: b,
@@ -661,10 +843,14 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
         }
     }
     for (k, kernels) in lowered.iter().enumerate() {
-        // Coverage: the step's writes of each buffer, by kernel.
+        // Coverage: the step's writes of each buffer, by kernel; updates
+        // (`Work::Update`) apart, with their kernel.
         let mut sets: Vec<(BufferId, WriteSet)> = Vec::new();
+        let mut updates: Vec<(BufferId, usize)> = Vec::new();
+        let mut last_set: Vec<(BufferId, usize)> = Vec::new();
         for (j, desc) in kernels.iter().enumerate() {
             let at = At { step: k, kernel: j };
+            let before = sets.len();
             match desc {
                 KernelDesc::Loop(kernel) => check_loop_kernel(
                     at,
@@ -672,13 +858,32 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
                     &numel,
                     &known,
                     &read_ok,
-                    &mut sets,
+                    (&mut sets, &mut updates),
                     &mut problems,
                 ),
                 KernelDesc::Dot(dot) => check_dot(at, dot, &numel, &known, &read_ok, &mut problems),
                 KernelDesc::Sort(sort) => {
                     sort::check_sort_kernel(at, sort, plan, &numel, &known, &read_ok, &mut problems)
                 }
+            }
+            last_set.extend(sets[before..].iter().map(|s| (s.0, j)));
+        }
+        // An update writes over a whole value: the step's own earlier
+        // kernels wrote the buffer in full, or, in place, an earlier step.
+        let own = in_place.get(k).copied().flatten();
+        for &(b, j) in &updates {
+            let ok = if own == Some(b) {
+                writer[b].is_some_and(|w| w < k) && !sets.iter().any(|s| s.0 == b)
+            } else {
+                sets.iter().any(|s| s.0 == b)
+                    && last_set.iter().filter(|s| s.0 == b).all(|s| s.1 < j)
+            };
+            if !ok {
+                problems.push(Problem::WriteMap {
+                    at: At { step: k, kernel: j },
+                    buf: b,
+                    what: "updates a buffer no earlier kernel or step wrote in full".into(),
+                });
             }
         }
         let mut bufs: Vec<BufferId> = sets.iter().map(|s| s.0).collect();
@@ -719,7 +924,11 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
     problems
 }
 
-/// The checks of one loop kernel; its coverage writes go into `sets`.
+/// An update's write: the buffer and the kernel (of its step) writing it.
+type Written = (BufferId, usize);
+
+/// The checks of one loop kernel; its coverage writes go into `sets`
+/// (its updates into `updates`).
 #[allow(
     clippy::too_many_arguments,
     reason = "the kernel and the plan-wide tables"
@@ -730,7 +939,7 @@ fn check_loop_kernel(
     numel: &IdVec<BufferId, i64>,
     known: &dyn Fn(BufferId) -> bool,
     read_ok: &dyn Fn(BufferId, usize) -> bool,
-    sets: &mut Vec<(BufferId, WriteSet)>,
+    (sets, updates): (&mut Vec<(BufferId, WriteSet)>, &mut Vec<Written>),
     problems: &mut Vec<Problem>,
 ) {
     let graph = &kernel.graph;
@@ -857,6 +1066,14 @@ fn check_loop_kernel(
         {
             problems.push(Problem::SplitLoopNotWritten { at, pass: p });
         }
+        if let Work::Update { out_offset, .. } = &pass.work {
+            if let Err(what) = check_update(kernel, out_offset, &vars, numel[out]) {
+                problems.push(Problem::WriteMap { at, buf: out, what });
+            }
+            updates.push((out, at.kernel));
+            writes_in_kernel.push((p, out, out_offset.clone()));
+            continue;
+        }
         match WriteSet::of(pass.work.out_offset(), &vars, &graph.extents) {
             Ok(set) => {
                 let (lo, hi) = set.range();
@@ -913,7 +1130,12 @@ fn check_loop_kernel(
                 continue;
             }
             let first = mine[0];
-            if first.0 >= p || &first.2 != offset {
+            // An update reads the element it overwrites, unclamped.
+            let own_element = matches!(
+                &pass.work,
+                Work::Update { out, out_offset, .. } if out == buf && out_offset == offset
+            ) && !matches!(&graph.nodes[n], Node::Load { clamp: true, .. });
+            if !own_element && (first.0 >= p || &first.2 != offset) {
                 problems.push(Problem::ReadInKernel {
                     at,
                     pass: p,
@@ -935,6 +1157,87 @@ fn check_loop_kernel(
             }
         }
     }
+}
+
+/// Every data index `ix` (read by node `user` of `nodes`, or by a write
+/// when `user` is past the end) reads is an earlier `Node::Index` of the
+/// same scope that clamps into the range the expression assumes.
+fn check_data(
+    at: At,
+    fold: Option<FoldId>,
+    nodes: &IdVec<NodeId, Node>,
+    user: NodeId,
+    ix: &Ix,
+    problems: &mut Vec<Problem>,
+) {
+    let mut atoms = Vec::new();
+    ix.data_atoms(&mut atoms);
+    for (node, lo, hi) in atoms {
+        let ok = node < user
+            && matches!(
+                nodes.get(node),
+                Some(Node::Index { lo: l, hi: h, .. }) if *l >= lo && *h <= hi && l <= h
+            );
+        if !ok {
+            problems.push(Problem::DataIndex { at, fold, node });
+        }
+    }
+}
+
+/// The write of an update (`Work::Update`) along `vars`: an index that
+/// is affine in loop variables (positive coefficients) and data indices,
+/// inside the buffer for every value of both; and, when the kernel is
+/// split across threads, one element per iteration whatever the data: the
+/// loop variables written injectively, the data indices the same in every
+/// iteration (they read no loop variable).
+fn check_update(
+    kernel: &LoopKernel,
+    offset: &Ix,
+    vars: &[LoopVar],
+    numel: i64,
+) -> std::result::Result<(), String> {
+    let graph = &kernel.graph;
+    let mut loop_part = Ix::constant(offset.constant_part());
+    for (atom, c) in offset.terms() {
+        match atom {
+            Atom::Var(v) if *c > 0 && vars.contains(v) => {
+                loop_part = loop_part.add(&Ix::var(*v).scale(*c));
+            }
+            Atom::Data { .. } if *c > 0 => {}
+            Atom::Var(_) | Atom::Data { .. } | Atom::Div(..) | Atom::Mod(..) => {
+                return Err(format!("is not an update index ({offset})"));
+            }
+        }
+    }
+    let (lo, hi) = offset.range(&graph.extents);
+    let count: i128 = graph.extents.values().map(|&e| e.max(0) as i128).product();
+    if count > 0 && (lo < 0 || hi >= numel as i128) {
+        return Err(format!("reaches elements {lo}..={hi}, outside 0..{numel}"));
+    }
+    if kernel.split_loop.is_some() {
+        let mut data = Vec::new();
+        offset.data_nodes(&mut data);
+        let invariant = data.iter().all(|&n| node_invariant(&graph.nodes, n));
+        let injective = WriteSet::of(&loop_part, vars, &graph.extents).is_ok_and(|w| w.injective());
+        if !invariant || !injective {
+            return Err(
+                "is split across threads but may write an element in two iterations".into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Whether node `n`'s value is the same in every iteration of the kernel:
+/// nothing it reads uses a loop variable, a reducer argument or a fold.
+fn node_invariant(nodes: &IdVec<NodeId, Node>, n: NodeId) -> bool {
+    reachable(nodes, &[n]).into_iter().all(|m| {
+        let mut vars = Vec::new();
+        for ix in nodes[m].index_exprs() {
+            ix.collect_vars(&mut vars);
+        }
+        vars.is_empty() && !matches!(nodes[m], Node::Var { .. } | Node::Fold { .. })
+    })
 }
 
 /// Every variable of `ix` has an extent among the first `bound`.
@@ -996,6 +1299,7 @@ fn check_scope(
         }
         for ix in node.index_exprs() {
             check_vars(at, ix, bound, problems);
+            check_data(at, fold, nodes, n, ix, problems);
         }
         if let Node::Load {
             buf,

@@ -276,7 +276,10 @@ impl Gen<'_> {
         };
         let indices = self.param(idx.shape)?;
         let ety = s.element_type();
-        let (op, shape) = if self.rng.chance(0.25) {
+        // Two inputs make a tuple, which only programs with control flow
+        // and tuples read (the chance is drawn either way, so the stream
+        // of programs with tuples on is unchanged).
+        let (op, shape) = if self.rng.chance(0.25) && self.cfg.control_flow {
             // Two inputs: a second one of another element type.
             let ty2 = self.rng.pick(&self.cfg.element_types);
             let second = self.param(Shape::new(ty2, s.dims()))?;

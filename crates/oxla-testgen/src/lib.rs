@@ -104,8 +104,8 @@ pub struct GenConfig {
     /// not compile them yet, so the differential test cannot use them.
     pub control_flow: bool,
     /// Whether `convolution`, `reduce-window` and `select-and-scatter` may
-    /// appear (see the `windows` module). Off by default: the JIT does not
-    /// compile them yet, so the differential tests leave them out.
+    /// appear (see the `windows` module). Off by default (it changes the
+    /// mix of programs); the differential test's exact run turns it on.
     pub windows: bool,
     /// Whether the misc family's ops the JIT compiles (same-width
     /// `bitcast-convert`, `bitcast`, `reduce-precision`) may appear.
@@ -116,9 +116,10 @@ pub struct GenConfig {
     /// runs; off by default, and off in the differential tests).
     pub jit_unsupported_ops: bool,
     /// Whether `gather`, `scatter`, `dynamic-slice` and
-    /// `dynamic-update-slice` may appear (see the `indexing` module). Off
-    /// by default: the JIT does not compile them yet, so the differential
-    /// test leaves them out; the interpreter-only property run turns it on.
+    /// `dynamic-update-slice` may appear (see the `indexing` module); a
+    /// scatter of two inputs (a tuple) only with `control_flow` too. Off
+    /// by default (it changes the mix of programs); the differential
+    /// test's exact run and the interpreter-only property run turn it on.
     pub indexing: bool,
     /// Whether `sort` and `topk` may appear (see the `sorts` module). Off
     /// by default, so that existing seeds keep their programs; the

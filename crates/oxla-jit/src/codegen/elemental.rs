@@ -64,7 +64,7 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
                 lanes.inner,
                 lanes.inner_extent,
                 w,
-            ),
+            ) && data_hoisted(offset, lanes),
             plain,
         ),
         Node::Iota { ty, index } => yes(
@@ -125,9 +125,20 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
         Node::Select { .. } | Node::Clamp { .. } => Some(plain),
         // Same width by construction: a bitcast of lanes.
         Node::Bitcast { .. } => Some(plain),
-        // A fold is a scalar loop of its own.
-        Node::InBounds { .. } | Node::Fold { .. } | Node::Capture { .. } => None,
+        // A fold is a scalar loop of its own; a data index varying along
+        // the loop makes its loads gathers.
+        Node::InBounds { .. } | Node::Fold { .. } | Node::Capture { .. } | Node::Index { .. } => {
+            None
+        }
     }
+}
+
+/// Whether every data index `offset` reads is known above the innermost
+/// loop (then a load contiguous along it is still one vector per row).
+fn data_hoisted(offset: &crate::ix::Ix, lanes: &Lanes) -> bool {
+    let mut data = Vec::new();
+    offset.data_nodes(&mut data);
+    data.iter().all(|&n| lanes.level[n] < lanes.loop_count)
 }
 
 /// `a * b` on 16 byte lanes, wrapping (the same bits for `s8` and `u8`).
@@ -258,6 +269,10 @@ impl KernelEmitter<'_, '_> {
                     Mode::Vector(w) => self.splat_scalar(ElementType::Pred, w, v),
                 }
             }
+            Node::Index { from, lo, hi, .. } => match mode {
+                Mode::Scalar => self.index_clamp(ops[0], *from, *lo, *hi),
+                Mode::Vector(_) => return Err(bug("a data index in a vector loop")),
+            },
             _ => return Ok(None),
         }))
     }

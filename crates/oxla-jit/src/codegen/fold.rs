@@ -48,6 +48,14 @@ impl<'a> KernelEmitter<'a, '_> {
     /// after the other when there are few. Nested folds are emitted where
     /// their values are needed, inside or before this one's loop.
     pub(super) fn emit_fold(&mut self, f: FoldId, init: Value, caps: &[Value]) -> Result<Value> {
+        self.fold_depth += 1;
+        let v = self.emit_fold_body(f, init, caps);
+        self.fold_depth -= 1;
+        v
+    }
+
+    /// [`KernelEmitter::emit_fold`], inside the fold.
+    fn emit_fold_body(&mut self, f: FoldId, init: Value, caps: &[Value]) -> Result<Value> {
         let kernel: &'a LoopKernel = self.kernel;
         let fold = kernel
             .graph
@@ -200,7 +208,21 @@ impl<'a> KernelEmitter<'a, '_> {
             .into_iter()
             .map(|o| vals[o].ok_or_else(|| bug(format!("fold operand {o} of {n} missing"))))
             .collect::<Result<_>>()?;
-        if let Some(v) = self.pure_op(Mode::Scalar, node, &ops, None)? {
+        self.bind_data(node, &ops);
+        let v = self.fold_bound_node(st, node, &ops, bind);
+        self.data_values.clear();
+        v
+    }
+
+    /// [`KernelEmitter::fold_node`] once its data indices are bound.
+    fn fold_bound_node(
+        &mut self,
+        st: &FoldEmit,
+        node: &Node,
+        ops: &[Value],
+        bind: [Option<Value>; 2],
+    ) -> Result<Value> {
+        if let Some(v) = self.pure_op(Mode::Scalar, node, ops, None)? {
             return Ok(v);
         }
         Ok(match node {

@@ -66,6 +66,16 @@ pub(super) struct KernelEmitter<'a, 'f> {
     pub(super) const_pool_base: Option<Value>,
     /// The innermost loop's index while an element is emitted.
     pub(super) inner_index: Option<Value>,
+    /// The values of the data indices (`Node::Index` nodes) the index
+    /// expressions being emitted read, when they are not hoisted values of
+    /// the kernel's own scope (see [`KernelEmitter::index_value`]).
+    pub(super) data_values: Vec<(NodeId, Value)>,
+    /// Set when an index expression read a data index with no value: a bug,
+    /// reported once the kernel is emitted.
+    pub(super) missing_data: bool,
+    /// How many folds are being emitted around the current node (a fold's
+    /// nodes are not the kernel's: their data indices are always bound).
+    pub(super) fold_depth: usize,
 }
 
 impl<'a, 'f> KernelEmitter<'a, 'f> {
@@ -117,6 +127,9 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             touch_rows: Vec::new(),
             const_pool_base: None,
             inner_index: None,
+            data_values: Vec::new(),
+            missing_data: false,
+            fold_depth: 0,
         }
     }
 
@@ -185,6 +198,9 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             self.finish_reduction(0)?;
         }
         self.b.ins().return_(&[]);
+        if self.missing_data {
+            return Err(bug("an index expression read a data index with no value"));
+        }
         Ok(())
     }
 
@@ -325,6 +341,11 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             root,
             out,
             out_offset,
+        }
+        | Work::Update {
+            root,
+            out,
+            out_offset,
         } = self.work()
         {
             let v = self.scalar[*root].ok_or_else(|| bug("rank-0 root not computed"))?;
@@ -425,6 +446,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                 clamp,
             } = &self.nodes[n]
                 && offset.affine_coefficient(inner).is_some()
+                && self.data_hoisted(offset)
             {
                 let rest = offset.without_var(inner);
                 let mut off = self.index_value(&rest);
@@ -440,8 +462,17 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                 self.row_ptr[n] = Some(p);
             }
         }
-        // Output row pointer.
-        if let Work::Store {
+        // Output row pointer (an update at an offset that varies per
+        // element by data, or that does not step by one element along the
+        // innermost loop, computes its address per element).
+        if let Work::Update { out_offset, .. } = self.work()
+            && (!self.data_hoisted(out_offset) || out_offset.affine_coefficient(inner) != Some(1))
+        {
+            self.out_row = None;
+        } else if let Work::Store {
+            out, out_offset, ..
+        }
+        | Work::Update {
             out, out_offset, ..
         } = self.work()
         {
@@ -492,14 +523,14 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             let w = p.width;
             let mut need: Vec<NodeId> = Vec::new();
             for &n in &varying {
-                for o in self.nodes[n].operands() {
+                for o in self.nodes[n].value_operands() {
                     if self.schedule.level[o] < depth {
                         need.push(o);
                     }
                 }
             }
             match self.work() {
-                Work::Store { root, .. } => need.push(*root),
+                Work::Store { root, .. } | Work::Update { root, .. } => need.push(*root),
                 Work::RowReduce { element, .. } | Work::ColumnReduce { element, .. } => {
                     need.push(*element)
                 }
@@ -548,6 +579,31 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                 let v = self.value_of(mode, root, &vals)?;
                 let row = self.out_row.ok_or_else(|| bug("output row missing"))?;
                 self.store_at(mode, ty, row, i, u, v);
+            }
+            Work::Update {
+                root,
+                out,
+                out_offset,
+            } => {
+                let v = self.value_of(mode, root, &vals)?;
+                match self.out_row {
+                    Some(row) => self.store_at(mode, ty, row, i, u, v),
+                    None => {
+                        // The offset's data indices are computed per element.
+                        let mut data = Vec::new();
+                        out_offset.data_nodes(&mut data);
+                        self.data_values.clear();
+                        for n in data {
+                            let dv = self.value_of(Mode::Scalar, n, &vals)?;
+                            self.data_values.push((n, dv));
+                        }
+                        let off = self.index_value(&out_offset);
+                        self.data_values.clear();
+                        let base = self.buffer_base(out);
+                        let a = self.address(base, off, size_of(ty));
+                        self.b.ins().store(flags(), v, a, 0);
+                    }
+                }
             }
             Work::RowReduce {
                 element: x,
@@ -621,10 +677,16 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
         u: u32,
         vals: &IdVec<NodeId, Option<Value>>,
     ) -> Result<Value> {
+        // Data indices are scalars (a vectorised load reads one per row).
+        let values = self.nodes[n].value_operands().len();
         let ops: Vec<Value> = self.nodes[n]
             .operands()
             .into_iter()
-            .map(|o| self.value_of(mode, o, vals))
+            .enumerate()
+            .map(|(k, o)| {
+                let m = if k < values { mode } else { Mode::Scalar };
+                self.value_of(m, o, vals)
+            })
             .collect::<Result<_>>()?;
         self.emit_node(mode, n, u, &ops)
     }
@@ -644,6 +706,22 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
     /// reducer arguments and folds (`fold.rs`).
     fn emit_node(&mut self, mode: Mode, n: NodeId, u: u32, ops: &[Value]) -> Result<Value> {
         let node = self.nodes[n].clone();
+        self.bind_data(&node, ops);
+        let v = self.emit_bound_node(mode, n, &node, u, ops);
+        self.data_values.clear();
+        v
+    }
+
+    /// [`KernelEmitter::emit_node`] once its data indices are bound.
+    fn emit_bound_node(
+        &mut self,
+        mode: Mode,
+        n: NodeId,
+        node: &Node,
+        u: u32,
+        ops: &[Value],
+    ) -> Result<Value> {
+        let node = node.clone();
         let amount = match (mode, &node) {
             (Mode::Vector(_), Node::Binary { b, .. }) => self.scalar[*b],
             _ => None,

@@ -19,7 +19,7 @@ use cranelift_codegen::ir::{ConstantData, InstBuilder, Value, condcodes::IntCC, 
 use oxla_ir::{ElementType, Result};
 
 use crate::entity::{BufferId, LoopVar, NodeId};
-use crate::graph::Cond;
+use crate::graph::{Cond, Node};
 use crate::ix::{Atom, Ix};
 
 use super::loops::KernelEmitter;
@@ -101,6 +101,7 @@ impl KernelEmitter<'_, '_> {
                     let dv = self.int64(*d);
                     self.b.ins().srem(xv, dv)
                 }
+                Atom::Data { node, .. } => self.data_value(*node),
             };
             let t = if *c == 1 {
                 a
@@ -122,6 +123,78 @@ impl KernelEmitter<'_, '_> {
                 self.b.ins().iadd(s, kv)
             }
         }
+    }
+
+    /// The value of data index `node`: bound by the node being emitted
+    /// ([`KernelEmitter::bind_data`]), else the node's hoisted value in the
+    /// kernel's own scope (a row pointer, a write offset).
+    fn data_value(&mut self, node: NodeId) -> Value {
+        if let Some(&(_, v)) = self.data_values.iter().find(|(n, _)| *n == node) {
+            return v;
+        }
+        let hoisted = match self.fold_depth {
+            0 => self.scalar.get(node).copied().flatten(),
+            _ => None,
+        };
+        match hoisted {
+            Some(v) => v,
+            None => {
+                self.missing_data = true;
+                self.int64(0)
+            }
+        }
+    }
+
+    /// Binds the data indices `node`'s index expressions read to their
+    /// values: the tail of its operand values `ops` (see `Node::operands`).
+    pub(super) fn bind_data(&mut self, node: &Node, ops: &[Value]) {
+        self.data_values.clear();
+        let mut data = Vec::new();
+        for ix in node.index_exprs() {
+            ix.data_nodes(&mut data);
+        }
+        if data.is_empty() || data.len() > ops.len() {
+            return;
+        }
+        let first = ops.len() - data.len();
+        self.data_values
+            .extend(data.into_iter().zip(ops[first..].iter().copied()));
+    }
+
+    /// Whether every data index `offset` reads is computed above the
+    /// innermost loop (so a row pointer can hold it).
+    pub(super) fn data_hoisted(&self, offset: &Ix) -> bool {
+        let mut data = Vec::new();
+        offset.data_nodes(&mut data);
+        data.iter()
+            .all(|&n| self.schedule.level[n] < self.schedule.loop_count)
+    }
+
+    /// A data index: integer `x` of type `from` widened to `i64` as the
+    /// interpreter widens indices (`u64` above `i64::MAX` saturates), then
+    /// clamped into `lo..=hi`.
+    pub(super) fn index_clamp(&mut self, x: Value, from: ElementType, lo: i64, hi: i64) -> Value {
+        let t = self.b.func.dfg.value_type(x);
+        let wide = if from.is_unsigned_integer() {
+            let w = if t == types::I64 {
+                x
+            } else {
+                self.b.ins().uextend(types::I64, x)
+            };
+            if from.byte_size() >= 8 {
+                let m = self.int64(i64::MAX);
+                self.b.ins().umin(w, m)
+            } else {
+                w
+            }
+        } else if t == types::I64 {
+            x
+        } else {
+            self.b.ins().sextend(types::I64, x)
+        };
+        let lov = self.int64(lo);
+        let hiv = self.int64(hi);
+        self.clamp_i64(wide, lov, hiv)
     }
 
     /// `v` clamped into `lo..=hi`.

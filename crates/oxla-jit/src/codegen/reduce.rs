@@ -46,7 +46,7 @@ impl KernelEmitter<'_, '_> {
                 out_offset.clone(),
                 *first_reduced,
             )),
-            Work::Store { .. } => None,
+            Work::Store { .. } | Work::Update { .. } => None,
         }
     }
 
@@ -148,7 +148,7 @@ impl KernelEmitter<'_, '_> {
                     Ok(())
                 })?;
             }
-            Work::Store { .. } => {}
+            Work::Store { .. } | Work::Update { .. } => {}
         }
         Ok(())
     }

@@ -78,6 +78,14 @@ impl Schedule {
         for (d, &v) in kernel.loop_order.iter().enumerate() {
             depth_of[v] = d;
         }
+        let updated: Vec<BufferId> = kernel
+            .passes
+            .iter()
+            .filter_map(|p| match &p.work {
+                Work::Update { out, .. } => Some(*out),
+                Work::Store { .. } | Work::RowReduce { .. } | Work::ColumnReduce { .. } => None,
+            })
+            .collect();
         let mut level: IdVec<NodeId, usize> = IdVec::filled(nodes.len(), 0);
         for (n, node) in nodes.iter() {
             let mut l = 0;
@@ -89,6 +97,14 @@ impl Schedule {
                 l = l.max(depth_of.get(v).map_or(loop_count, |d| d + 1));
             }
             if matches!(node, Node::Var { .. }) {
+                l = loop_count;
+            }
+            // A load of a buffer an update pass writes reads the value of
+            // the iteration it is in (an earlier one may have changed it):
+            // never hoisted.
+            if let Node::Load { buf, .. } = node
+                && updated.contains(buf)
+            {
                 l = loop_count;
             }
             for o in node.operands() {
@@ -189,6 +205,18 @@ impl Schedule {
         {
             return None;
         }
+        // An update whose offset reads data that changes per element, or
+        // that does not step by one element along the innermost loop (its
+        // lanes could write one element twice), stores element by element.
+        if let Work::Update { out_offset, .. } = &pass.work {
+            let mut data = Vec::new();
+            out_offset.data_nodes(&mut data);
+            if data.iter().any(|&n| self.level[n] >= self.loop_count)
+                || out_offset.affine_coefficient(inner) != Some(1)
+            {
+                return None;
+            }
+        }
         let mut w = 0u32;
         let mut note = |et: ElementType| {
             if !et.is_pred() {
@@ -219,7 +247,7 @@ impl Schedule {
         let mut math = false;
         for &n in &varying {
             let node = &nodes[n];
-            if !fits(node.ty()) || node.operands().iter().any(|&o| !fits(nodes[o].ty())) {
+            if !fits(node.ty()) || node.value_operands().iter().any(|&o| !fits(nodes[o].ty())) {
                 return None;
             }
             math |= vector_support(node, &lanes_of)?.calls_math;

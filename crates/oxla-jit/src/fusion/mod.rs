@@ -45,9 +45,11 @@ use oxla_ir::{
 
 use crate::entity::{BufferId, IdVec, ParamId};
 
+mod ops;
 mod row_groups;
 mod sort;
 
+pub(crate) use ops::OpStep;
 pub(crate) use row_groups::{RowSpace, pass_source};
 pub(crate) use sort::{SortHow, SortKey, SortStep};
 
@@ -138,6 +140,8 @@ pub(crate) enum StepKind {
         /// pass's output row and loaded from there by later passes.
         keep: Option<KeepPlan>,
     },
+    /// A step of an indexing or windowed op (`ops.rs`).
+    Op(OpStep),
     /// A `sort` or `topk`: every operand in a buffer, one output buffer
     /// per result array that is read (see `sort.rs`).
     Sort(Box<SortStep>),
@@ -224,6 +228,14 @@ fn repeats(body: &Body, user: InstId, k: usize) -> bool {
         | OpKind::Select
         | OpKind::Clamp
         | OpKind::Pad { .. } => u.shape.element_count() > o.shape.element_count(),
+        OpKind::Gather { .. } | OpKind::DynamicSlice { .. } => {
+            k == 0 && u.shape.element_count() > o.shape.element_count()
+        }
+        OpKind::Convolution { window, .. }
+        | OpKind::ReduceWindow { window, .. }
+        | OpKind::SelectAndScatter { window, .. } => {
+            window.dimensions.iter().map(|d| d.size).product::<i64>() > 1
+        }
         _ => false,
     }
 }
@@ -259,6 +271,7 @@ impl Plan {
                 OpKind::Parameter { .. } | OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
                     true
                 }
+                k if ops::op_family(k).is_some() => true,
                 OpKind::Constant { .. } => !inst.shape.is_scalar(),
                 kind => sort::is_sort(kind) || sort_part(body, InstId(i as u32)).is_some(),
             };
@@ -317,6 +330,15 @@ impl Plan {
             }
         }
 
+        // Updates that write into their operand's buffer (`ops.rs`).
+        let leaf_insts: Vec<InstId> = leaves
+            .iter()
+            .filter_map(|l| match l {
+                LeafSource::Inst(i) => Some(*i),
+                LeafSource::Part(..) => None,
+            })
+            .collect();
+        let alias = ops::in_place_updates(body, &live, &mat, &leaf_insts);
         let mut plan = Plan {
             buffers: IdVec::new(),
             steps: Vec::new(),
@@ -369,7 +391,7 @@ impl Plan {
             }
             let id = InstId(i as u32);
             let inst = body.inst(id);
-            if plan.materialised.contains_key(&id) {
+            if plan.materialised.contains_key(&id) || alias.contains_key(&id) {
                 continue;
             }
             // An array of a sort's tuple: the buffer the sort writes it to.
@@ -395,6 +417,16 @@ impl Plan {
             };
             let b = plan.push(kind, &inst.shape, &inst.name);
             plan.materialised.insert(id, b);
+        }
+        // An operand updated in place lives in its (last) updater's buffer.
+        for &x in alias.keys() {
+            let mut d = x;
+            while let Some(&next) = alias.get(&d) {
+                d = next;
+            }
+            if let Some(&b) = plan.materialised.get(&d) {
+                plan.materialised.insert(x, b);
+            }
         }
         for (bi, b) in comp.bodies().iter().enumerate() {
             if bi + 1 == comp.bodies().len() {
@@ -437,6 +469,13 @@ impl Plan {
                         out,
                         fused,
                     });
+                }
+                k if let Some(family) = ops::op_family(k) => {
+                    let in_place = inst
+                        .operands
+                        .first()
+                        .is_some_and(|x| alias.get(x) == Some(&id));
+                    plan.push_op_steps(body, family, id, out, in_place);
                 }
                 OpKind::DotGeneral { dims } => {
                     let lhs = plan.dot_input(body, inst.operands[0], dims, true);
@@ -626,6 +665,7 @@ impl Plan {
                 StepKind::Loop { root } => format!("loop root={}", body.inst(*root).name),
                 StepKind::Reduce { inst } => format!("reduce root={}", body.inst(*inst).name),
                 StepKind::RowGroup { .. } => String::new(),
+                StepKind::Op(op) => op.head(body),
                 StepKind::Sort(sort) => sort.head(comp, body, self),
                 StepKind::SortKey {
                     sort,
@@ -678,6 +718,7 @@ impl Plan {
             let root = match &step.kind {
                 StepKind::Loop { root } => Some(*root),
                 StepKind::Reduce { inst } | StepKind::Dot { inst, .. } => Some(*inst),
+                StepKind::Op(op) => Some(op.inst()),
                 StepKind::Sort(sort) => Some(sort.inst),
                 StepKind::DotCopy { .. } | StepKind::RowGroup { .. } | StepKind::SortKey { .. } => {
                     None

@@ -179,6 +179,7 @@ fn joins(comp: &Computation, plan: &Plan, step: &Step, rs: &RowSpace) -> bool {
         StepKind::DotCopy { .. }
         | StepKind::Dot { .. }
         | StepKind::RowGroup { .. }
+        | StepKind::Op(_)
         | StepKind::Sort(_)
         | StepKind::SortKey { .. } => false,
     }
@@ -301,6 +302,7 @@ fn reads_stay_in_row(
             StepKind::DotCopy { .. }
             | StepKind::Dot { .. }
             | StepKind::RowGroup { .. }
+            | StepKind::Op(_)
             | StepKind::Sort(_)
             | StepKind::SortKey { .. } => {
                 return Ok(false);
@@ -357,6 +359,7 @@ pub(super) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()>
                             StepKind::DotCopy { .. }
                             | StepKind::Dot { .. }
                             | StepKind::RowGroup { .. }
+                            | StepKind::Op(_)
                             | StepKind::Sort(_)
                             | StepKind::SortKey { .. } => continue,
                         };

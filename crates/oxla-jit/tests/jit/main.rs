@@ -15,3 +15,4 @@ mod shapes;
 mod sort;
 mod threads;
 mod types;
+mod windows;

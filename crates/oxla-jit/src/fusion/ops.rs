@@ -1,0 +1,362 @@
+//! The steps of the indexing and windowed ops that get buffers of their
+//! own: `dynamic-update-slice`, `scatter`, `select-and-scatter`,
+//! `reduce-window` and `convolution` ([`OpStep`]), and which updates may
+//! write into their operand's buffer ([`in_place_updates`]).
+//!
+//! (`gather` and `dynamic-slice` have no step: they fuse into their
+//! consumers as index maps, see `graph/dynamic.rs`.)
+//!
+//! ## Updates in place
+//!
+//! A `dynamic-update-slice` or `scatter` computes its operand with a few
+//! elements changed. Its step writes its buffer in two kernels: one that
+//! copies the operand in, one that writes the update (`Work::Update`).
+//! When the operand is an intermediate that nothing reads afterwards, the
+//! copy is wasted work: the operand's own step writes straight into the
+//! update's buffer (both instructions are materialised there), and the
+//! update step only writes the update, *in place*. That is allowed when
+//!
+//! - the operand is computed by a step of this plan (not an argument or
+//!   constant, which the executable does not own, nor an array of a sort's
+//!   tuple, whose buffer its tuple's readers share), is not a leaf of the
+//!   result, and is a value of one buffer (not a tuple);
+//! - every other step that reads the operand comes before the update
+//!   step (a later one would see the updated values);
+//! - the update step reads the operand only through that buffer (its
+//!   update, indices and starts do not read the operand).
+//!
+//! The plan verifier checks the result as a property of the plan (each
+//! buffer has one defining step, then update steps in order, and each
+//! read of a value happens between the step that wrote it and the next
+//! update of its buffer); the kernel verifier checks that an update kernel
+//! reads its own buffer only at the element it writes. A chain of updates
+//! (`dus(dus(x, a, i), b, j)`) updates one buffer twice. The loop-carried
+//! buffers of control flow can use the same property: an update step whose
+//! operand's buffer is its own runs with no copy.
+
+use std::collections::HashMap;
+
+use oxla_ir::{Body, ElementType, InstId, OpKind, Shape};
+
+use super::{BufferKind, Plan, Step, StepKind};
+use crate::entity::BufferId;
+
+/// A step of an indexing or windowed op (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) enum OpStep {
+    /// `dynamic-update-slice`: the operand (copied in, or already there
+    /// `in_place`), then the update written over the window at the clamped
+    /// starts.
+    UpdateSlice { inst: InstId, in_place: bool },
+    /// `scatter` of one input: the input (copied in, or in place), then
+    /// every update window combined into it, in the interpreter's order.
+    Scatter { inst: InstId, in_place: bool },
+    /// `select-and-scatter`, first step: for each source element, the
+    /// linear position in the operand of the element its window selects
+    /// (`-1` when the window holds no operand element), as `s64`.
+    SelectPositions { inst: InstId },
+    /// `select-and-scatter`, second step: the result filled with the init
+    /// value, then each source element scattered onto the position read
+    /// from `positions`, in order.
+    SelectScatter { inst: InstId, positions: BufferId },
+    /// `reduce-window` of one input: a column reduction over the window.
+    ReduceWindow { inst: InstId },
+    /// `convolution`, computed directly: a column reduction over the
+    /// window and the input features of each group, in the interpreter's
+    /// order.
+    Convolution { inst: InstId },
+}
+
+impl OpStep {
+    /// The instruction the step computes (or helps compute).
+    pub(crate) fn inst(&self) -> InstId {
+        match self {
+            OpStep::UpdateSlice { inst, .. }
+            | OpStep::Scatter { inst, .. }
+            | OpStep::SelectPositions { inst }
+            | OpStep::SelectScatter { inst, .. }
+            | OpStep::ReduceWindow { inst }
+            | OpStep::Convolution { inst } => *inst,
+        }
+    }
+
+    /// Whether the step's output buffer holds its instruction's value once
+    /// the step has run (a helper step's temporary does not).
+    pub(crate) fn defines_inst(&self) -> bool {
+        match self {
+            OpStep::UpdateSlice { .. }
+            | OpStep::Scatter { .. }
+            | OpStep::SelectScatter { .. }
+            | OpStep::ReduceWindow { .. }
+            | OpStep::Convolution { .. } => true,
+            OpStep::SelectPositions { .. } => false,
+        }
+    }
+
+    /// The operand an in-place update overwrites (its buffer is the
+    /// step's), if the step is one.
+    pub(crate) fn updated_operand(&self, body: &Body) -> Option<InstId> {
+        match self {
+            OpStep::UpdateSlice {
+                inst,
+                in_place: true,
+            }
+            | OpStep::Scatter {
+                inst,
+                in_place: true,
+            } => body.inst(*inst).operands.first().copied(),
+            OpStep::UpdateSlice { .. }
+            | OpStep::Scatter { .. }
+            | OpStep::SelectPositions { .. }
+            | OpStep::SelectScatter { .. }
+            | OpStep::ReduceWindow { .. }
+            | OpStep::Convolution { .. } => None,
+        }
+    }
+
+    /// Whether the step updates its output in place (its operand's value
+    /// is already there).
+    pub(crate) fn in_place(&self) -> bool {
+        match self {
+            OpStep::UpdateSlice { in_place, .. } | OpStep::Scatter { in_place, .. } => *in_place,
+            OpStep::SelectPositions { .. }
+            | OpStep::SelectScatter { .. }
+            | OpStep::ReduceWindow { .. }
+            | OpStep::Convolution { .. } => false,
+        }
+    }
+
+    /// Buffers the step reads besides its instruction's operands.
+    pub(crate) fn extra_reads(&self) -> Vec<BufferId> {
+        match self {
+            OpStep::SelectScatter { positions, .. } => vec![*positions],
+            OpStep::UpdateSlice { .. }
+            | OpStep::Scatter { .. }
+            | OpStep::SelectPositions { .. }
+            | OpStep::ReduceWindow { .. }
+            | OpStep::Convolution { .. } => vec![],
+        }
+    }
+
+    /// The step's head line in the fusion text.
+    pub(crate) fn head(&self, body: &Body) -> String {
+        let name = |i: &InstId| body.inst(*i).name.clone();
+        match self {
+            OpStep::UpdateSlice { inst, in_place } => format!(
+                "dynamic-update-slice root={}{}",
+                name(inst),
+                if *in_place { " (in place)" } else { "" }
+            ),
+            OpStep::Scatter { inst, in_place } => format!(
+                "scatter root={}{}",
+                name(inst),
+                if *in_place { " (in place)" } else { "" }
+            ),
+            OpStep::SelectPositions { inst } => {
+                format!("select-and-scatter positions of {}", name(inst))
+            }
+            OpStep::SelectScatter { inst, positions } => {
+                format!(
+                    "select-and-scatter root={} positions={positions}",
+                    name(inst)
+                )
+            }
+            OpStep::ReduceWindow { inst } => format!("reduce-window root={}", name(inst)),
+            OpStep::Convolution { inst } => format!("convolution root={} (direct)", name(inst)),
+        }
+    }
+}
+
+/// Which op family a step of the kinds above computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OpFamily {
+    UpdateSlice,
+    Scatter,
+    SelectAndScatter,
+    ReduceWindow,
+    Convolution,
+}
+
+/// The family of `kind` if it gets a step of the kinds above (it is then
+/// always materialised); `None` for every other op.
+pub(crate) fn op_family(kind: &OpKind) -> Option<OpFamily> {
+    match kind {
+        OpKind::DynamicUpdateSlice => Some(OpFamily::UpdateSlice),
+        OpKind::Scatter { .. } => Some(OpFamily::Scatter),
+        OpKind::SelectAndScatter { .. } => Some(OpFamily::SelectAndScatter),
+        OpKind::ReduceWindow { .. } => Some(OpFamily::ReduceWindow),
+        OpKind::Convolution { .. } => Some(OpFamily::Convolution),
+        OpKind::Parameter { .. }
+        | OpKind::Constant { .. }
+        | OpKind::Iota { .. }
+        | OpKind::Unary(_)
+        | OpKind::Binary { .. }
+        | OpKind::Convert
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::Broadcast { .. }
+        | OpKind::Reshape
+        | OpKind::Transpose { .. }
+        | OpKind::Slice { .. }
+        | OpKind::Concatenate { .. }
+        | OpKind::Reverse { .. }
+        | OpKind::Pad { .. }
+        | OpKind::Reduce { .. }
+        | OpKind::DotGeneral { .. }
+        | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::Map { .. }
+        | OpKind::Gather { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. }
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. } => None,
+    }
+}
+
+/// The updates that run in place (see the module docs): operand →
+/// updater, for the live `dynamic-update-slice`s and one-input `scatter`s
+/// of `body` whose operand may share their buffer. `mat` says which
+/// instructions are materialised, `leaves` the result's leaves.
+pub(crate) fn in_place_updates(
+    body: &Body,
+    live: &[bool],
+    mat: &[bool],
+    leaves: &[InstId],
+) -> HashMap<InstId, InstId> {
+    let n = body.instructions.len();
+    // The instructions each materialised root reads through its fused
+    // expression: the operands of the root and of every instruction fused
+    // into it (stopping at materialised ones).
+    let reads_of = |roots: &[InstId]| -> Vec<InstId> {
+        let mut seen = vec![false; n];
+        let mut stack: Vec<InstId> = roots.to_vec();
+        let mut reads = Vec::new();
+        while let Some(i) = stack.pop() {
+            if mat[i.index()] {
+                reads.push(i);
+                continue;
+            }
+            if seen[i.index()] {
+                continue;
+            }
+            seen[i.index()] = true;
+            stack.extend(body.inst(i).operands.iter().copied());
+        }
+        reads
+    };
+    // readers[x]: the materialised roots whose steps read x.
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for r in 0..n {
+        let inst = &body.instructions[r];
+        if !live[r] || !mat[r] || matches!(inst.kind, OpKind::Parameter { .. }) {
+            continue;
+        }
+        for x in reads_of(&inst.operands) {
+            if !readers[x.index()].contains(&r) {
+                readers[x.index()].push(r);
+            }
+        }
+    }
+    let mut alias = HashMap::new();
+    for (d, inst) in body.instructions.iter().enumerate() {
+        let updates = match op_family(&inst.kind) {
+            Some(OpFamily::UpdateSlice) => true,
+            Some(OpFamily::Scatter) => inst.operands.len() == 3,
+            Some(OpFamily::SelectAndScatter | OpFamily::ReduceWindow | OpFamily::Convolution)
+            | None => false,
+        };
+        if !live[d] || !updates {
+            continue;
+        }
+        let x = inst.operands[0];
+        let xi = body.inst(x);
+        let owned = mat[x.index()]
+            && !matches!(
+                xi.kind,
+                OpKind::Parameter { .. }
+                    | OpKind::Constant { .. }
+                    | OpKind::Tuple
+                    | OpKind::GetTupleElement { .. }
+            )
+            && !xi.shape.is_tuple()
+            && !leaves.contains(&x)
+            && !alias.contains_key(&x);
+        let others_first = readers[x.index()].iter().all(|&r| r <= d);
+        let only_through_buffer = !reads_of(&inst.operands[1..]).contains(&x);
+        if owned && others_first && only_through_buffer {
+            alias.insert(x, InstId(d as u32));
+        }
+    }
+    alias
+}
+
+impl Plan {
+    /// Pushes the steps computing `inst` (of `family`) into `out`;
+    /// `in_place` when its operand already lives in `out`.
+    pub(super) fn push_op_steps(
+        &mut self,
+        body: &Body,
+        family: OpFamily,
+        inst: InstId,
+        out: BufferId,
+        in_place: bool,
+    ) {
+        let i = body.inst(inst);
+        let step = |kind: OpStep, out: BufferId, fused: Vec<InstId>| Step {
+            kind: StepKind::Op(kind),
+            out,
+            fused,
+        };
+        match family {
+            OpFamily::SelectAndScatter => {
+                let source = body.inst(i.operands[1]);
+                let shape = Shape::new(ElementType::S64, source.shape.dims());
+                let name = format!("{}.positions", i.name);
+                let positions = self.push(BufferKind::Temp, &shape, &name);
+                let fused = self.fused_under(body, &i.operands[..1]);
+                self.steps
+                    .push(step(OpStep::SelectPositions { inst }, positions, fused));
+                let fused = self.fused_under(body, &i.operands[1..]);
+                self.steps
+                    .push(step(OpStep::SelectScatter { inst, positions }, out, fused));
+            }
+            OpFamily::UpdateSlice => {
+                let fused = self.fused_under(body, &i.operands);
+                self.steps
+                    .push(step(OpStep::UpdateSlice { inst, in_place }, out, fused));
+            }
+            OpFamily::Scatter => {
+                let fused = self.fused_under(body, &i.operands);
+                self.steps
+                    .push(step(OpStep::Scatter { inst, in_place }, out, fused));
+            }
+            OpFamily::ReduceWindow => {
+                let fused = self.fused_under(body, &i.operands);
+                self.steps
+                    .push(step(OpStep::ReduceWindow { inst }, out, fused));
+            }
+            OpFamily::Convolution => {
+                let fused = self.fused_under(body, &i.operands);
+                self.steps
+                    .push(step(OpStep::Convolution { inst }, out, fused));
+            }
+        }
+    }
+}

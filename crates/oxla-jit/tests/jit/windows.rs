@@ -1,0 +1,317 @@
+//! The indexing and windowed ops at sizes the `.hlo` files do not reach:
+//! large enough to take the threaded and vectorised paths, with repeated
+//! and out-of-range indices, non-associative combiners, grouped and
+//! dilated convolutions. Every result is the interpreter's, bit for bit
+//! (the JIT computes these ops in the interpreter's order).
+
+use oxla_ir::{Computation, ElementType, Literal, Shape};
+
+use crate::common::*;
+
+fn module(text: &str) -> Computation {
+    oxla_ir::parse_hlo_module(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// Integer indices `lo + (k * 7919) % span` (repeats and, where the range
+/// passes the operand, out-of-range values).
+fn indices(ty: ElementType, dims: &[i64], lo: i128, span: i128) -> Literal {
+    literal_from(&sh(ty, dims), |_| 0.0, |k| lo + (k as i128 * 7919) % span)
+}
+
+/// An integer dot (exact) feeds the update: its buffer is the update's.
+#[test]
+fn dynamic_update_slice_of_a_dying_intermediate_runs_in_place() {
+    let comp = module(
+        "HloModule dus\n\
+         ENTRY dus {\n\
+           x = s32[512,64] parameter(0)\n\
+           w = s32[64,256] parameter(1)\n\
+           u = s32[64,256] parameter(2)\n\
+           i = s32[] parameter(3)\n\
+           zero = s32[] constant(0)\n\
+           y = s32[512,256] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n\
+           ROOT d = s32[512,256] dynamic-update-slice(y, u, i, zero)\n\
+         }\n",
+    );
+    let text = oxla_jit::fusion_text(&comp).expect("fusion text");
+    assert!(text.contains("(in place)"), "{text}");
+    for start in [0, 7, 448, 500, -3] {
+        let i = literal_from(&sh(ElementType::S32, &[]), |_| 0.0, |_| start);
+        check(
+            &comp,
+            &[
+                values(&sh(ElementType::S32, &[512, 64]), 1),
+                values(&sh(ElementType::S32, &[64, 256]), 15),
+                values(&sh(ElementType::S32, &[64, 256]), 2),
+                i,
+            ],
+        );
+    }
+}
+
+#[test]
+fn dynamic_update_slice_of_an_argument_copies_then_updates() {
+    // The operand is read again after the update: no update in place.
+    let comp = module(
+        "HloModule dus2\n\
+         ENTRY dus2 {\n\
+           x = s16[300,40] parameter(0)\n\
+           u = s16[30,17] parameter(1)\n\
+           i = s16[] parameter(2)\n\
+           j = s16[] parameter(3)\n\
+           d = s16[300,40] dynamic-update-slice(x, u, i, j)\n\
+           ROOT s = s16[300,40] add(d, x)\n\
+         }\n",
+    );
+    for (i, j) in [(0, 0), (300, 23), (100, 40), (3, -1)] {
+        check(
+            &comp,
+            &[
+                values(&sh(ElementType::S16, &[300, 40]), 3),
+                values(&sh(ElementType::S16, &[30, 17]), 4),
+                literal_from(&sh(ElementType::S16, &[]), |_| 0.0, |_| i),
+                literal_from(&sh(ElementType::S16, &[]), |_| 0.0, |_| j),
+            ],
+        );
+    }
+}
+
+fn scatter_rows(combiner: &str, ty: &str) -> Computation {
+    module(&format!(
+        "HloModule scatter_rows\n\
+         combine {{\n\
+           a = {ty}[] parameter(0)\n\
+           b = {ty}[] parameter(1)\n\
+           ROOT c = {ty}[] {combiner}(a, b)\n\
+         }}\n\
+         ENTRY scatter_rows {{\n\
+           x = {ty}[1024,64] parameter(0)\n\
+           idx = s32[4096] parameter(1)\n\
+           u = {ty}[4096,64] parameter(2)\n\
+           ROOT s = {ty}[1024,64] scatter(x, idx, u), update_window_dims={{1}}, \
+             inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, \
+             index_vector_dim=1, to_apply=combine\n\
+         }}\n"
+    ))
+}
+
+#[test]
+fn scatter_rows_with_repeats_and_out_of_range_indices_combine_in_order() {
+    // Indices in [-5, 1100): most rows hit several times, some skipped.
+    for (combiner, ty) in [
+        ("add", ElementType::F32),
+        ("subtract", ElementType::F32),
+        ("multiply", ElementType::S32),
+        ("maximum", ElementType::F64),
+    ] {
+        let name = ty.to_string();
+        let comp = scatter_rows(combiner, &name);
+        check(
+            &comp,
+            &[
+                values(&sh(ty, &[1024, 64]), 5),
+                indices(ElementType::S32, &[4096], -5, 1105),
+                values(&sh(ty, &[4096, 64]), 6),
+            ],
+        );
+    }
+}
+
+#[test]
+fn scatter_of_points_with_a_two_instruction_combiner() {
+    // Scalar updates at (row, col) points of a 2-d input: x * 2 + u, in
+    // update order; u64 indices past i64::MAX are out of range.
+    let comp = module(
+        "HloModule scatter_points\n\
+         combine {\n\
+           a = f32[] parameter(0)\n\
+           b = f32[] parameter(1)\n\
+           two = f32[] constant(2)\n\
+           t = f32[] multiply(a, two)\n\
+           ROOT c = f32[] add(t, b)\n\
+         }\n\
+         ENTRY scatter_points {\n\
+           x = f32[33,47] parameter(0)\n\
+           idx = u64[3000,2] parameter(1)\n\
+           u = f32[3000] parameter(2)\n\
+           ROOT s = f32[33,47] scatter(x, idx, u), update_window_dims={}, \
+             inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, \
+             index_vector_dim=1, to_apply=combine\n\
+         }\n",
+    );
+    let idx = literal_from(
+        &sh(ElementType::U64, &[3000, 2]),
+        |_| 0.0,
+        |k| match k % 97 {
+            0 => u64::MAX as i128,
+            _ => (k as i128 * 7919) % 50,
+        },
+    );
+    check(
+        &comp,
+        &[
+            values(&sh(ElementType::F32, &[33, 47]), 7),
+            idx,
+            values(&sh(ElementType::F32, &[3000]), 8),
+        ],
+    );
+}
+
+#[test]
+fn reduce_windows_pool_large_nhwc_inputs() {
+    for (reducer, init, window, out) in [
+        (
+            "maximum",
+            "-inf",
+            "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0",
+            "f32[4,32,32,32]",
+        ),
+        (
+            "add",
+            "0",
+            "size=1x2x2x1 stride=1x1x1x1 pad=0_0x0_1x0_1x0_0",
+            "f32[4,64,64,32]",
+        ),
+        (
+            "add",
+            "0.5",
+            "size=1x3x2x1 stride=1x2x1x1 lhs_dilate=1x2x1x1 rhs_dilate=1x1x2x1",
+            "f32[4,63,62,32]",
+        ),
+    ] {
+        let comp = module(&format!(
+            "HloModule pool\n\
+             r {{\n\
+               a = f32[] parameter(0)\n\
+               b = f32[] parameter(1)\n\
+               ROOT c = f32[] {reducer}(a, b)\n\
+             }}\n\
+             ENTRY pool {{\n\
+               x = f32[4,64,64,32] parameter(0)\n\
+               init = f32[] constant({init})\n\
+               ROOT p = {out} reduce-window(x, init), window={{{window}}}, to_apply=r\n\
+             }}\n"
+        ));
+        check(&comp, &[values(&sh(ElementType::F32, &[4, 64, 64, 32]), 9)]);
+    }
+}
+
+#[test]
+fn convolutions_of_every_layout_and_grouping_agree() {
+    let cases = [
+        // NHWC x HWIO, SAME padding.
+        (
+            "f32[4,32,32,16]",
+            "f32[3,3,16,32]",
+            "f32[4,32,32,32]",
+            "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
+        ),
+        // NCHW x OIHW, strided and dilated.
+        (
+            "f32[2,16,33,31]",
+            "f32[24,16,3,2]",
+            "f32[2,24,16,30]",
+            "window={size=3x2 stride=2x1 rhs_dilate=2x3 pad=2_1x0_2}, dim_labels=bf01_oi01->bf01",
+        ),
+        // Depthwise (feature groups = input features), NHWC.
+        (
+            "f32[2,40,40,32]",
+            "f32[3,3,1,32]",
+            "f32[2,40,40,32]",
+            "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32",
+        ),
+        // Grouped: 4 groups of 8 input features.
+        (
+            "f32[2,20,20,32]",
+            "f32[3,3,8,16]",
+            "f32[2,18,18,16]",
+            "window={size=3x3}, dim_labels=b01f_01io->b01f, feature_group_count=4",
+        ),
+        // Batch groups (a weight gradient), base dilation, reversal.
+        (
+            "f32[4,18,18,6]",
+            "f32[5,5,6,8]",
+            "f32[2,35,18,8]",
+            "window={size=5x5 lhs_dilate=2x1 pad=2_2x2_2 rhs_reversal=1x0}, \
+             dim_labels=b01f_01io->b01f, batch_group_count=2",
+        ),
+    ];
+    for (lhs, rhs, out, attrs) in cases {
+        let comp = module(&format!(
+            "HloModule conv\n\
+             ENTRY conv {{\n\
+               x = {lhs} parameter(0)\n\
+               k = {rhs} parameter(1)\n\
+               ROOT c = {out} convolution(x, k), {attrs}\n\
+             }}\n"
+        ));
+        let shapes: Vec<Shape> = comp
+            .entry()
+            .instructions
+            .iter()
+            .take(2)
+            .map(|i| i.shape.clone())
+            .collect();
+        check(&comp, &[values(&shapes[0], 10), values(&shapes[1], 11)]);
+    }
+}
+
+#[test]
+fn integer_convolutions_wrap_as_the_interpreter_does() {
+    let comp = module(
+        "HloModule conv_s8\n\
+         ENTRY conv_s8 {\n\
+           x = s8[2,24,24,8] parameter(0)\n\
+           k = s8[3,3,8,8] parameter(1)\n\
+           ROOT c = s8[2,24,24,8] convolution(x, k), window={size=3x3 pad=1_1x1_1}, \
+             dim_labels=b01f_01io->b01f\n\
+         }\n",
+    );
+    check(
+        &comp,
+        &[
+            values(&sh(ElementType::S8, &[2, 24, 24, 8]), 12),
+            values(&sh(ElementType::S8, &[3, 3, 8, 8]), 13),
+        ],
+    );
+}
+
+#[test]
+fn select_and_scatter_large_pool_gradients() {
+    for (window, source) in [
+        ("size=1x2x2x1 stride=1x2x2x1", "f32[4,32,32,16]"),
+        (
+            "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0",
+            "f32[4,32,32,16]",
+        ),
+    ] {
+        let comp = module(&format!(
+            "HloModule pool_grad\n\
+             ge {{\n\
+               a = f32[] parameter(0)\n\
+               b = f32[] parameter(1)\n\
+               ROOT c = pred[] compare(a, b), direction=GE\n\
+             }}\n\
+             add {{\n\
+               a = f32[] parameter(0)\n\
+               b = f32[] parameter(1)\n\
+               ROOT c = f32[] add(a, b)\n\
+             }}\n\
+             ENTRY pool_grad {{\n\
+               x = f32[4,64,64,16] parameter(0)\n\
+               s = {source} parameter(1)\n\
+               init = f32[] constant(0)\n\
+               ROOT g = f32[4,64,64,16] select-and-scatter(x, s, init), \
+                 window={{{window}}}, select=ge, scatter=add\n\
+             }}\n"
+        ));
+        // Coarse values: many ties, which the earliest position wins.
+        let x = literal_from(
+            &sh(ElementType::F32, &[4, 64, 64, 16]),
+            |k| ((k * 7919) % 5) as f64,
+            |_| 0,
+        );
+        let src = values(&comp.entry().instructions[1].shape, 14);
+        check(&comp, &[x, src]);
+    }
+}
