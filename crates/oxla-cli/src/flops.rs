@@ -72,9 +72,13 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::Scatter { .. }
         | OpKind::DynamicSlice { .. }
         | OpKind::DynamicUpdateSlice
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. }
         // Comparisons, not arithmetic.
         | OpKind::Sort { .. }
-        | OpKind::TopK { .. } => None,
+        | OpKind::TopK { .. }
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. }

@@ -112,6 +112,46 @@ fn random_literal(shape: &Shape, rng: &mut SplitMix64) -> Result<Literal, CliErr
         ElementType::U64 => (0..n).map(|_| uint(rng)).collect::<Vec<_>>().into(),
         ElementType::F32 => (0..n).map(|_| rng.unit() as f32).collect::<Vec<_>>().into(),
         ElementType::F64 => (0..n).map(|_| rng.unit()).collect::<Vec<_>>().into(),
+        // The other types from their bit patterns: small integers wrapped
+        // to the width, floats in [-1, 1) rounded to the type, complex
+        // values with both parts so.
+        ty @ (ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4) => {
+            let bytes: Vec<u8> = (0..n).map(|_| int(rng) as u8).collect();
+            from_bytes(ty, &bytes)?
+        }
+        ty @ (ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16) => {
+            let mut bytes = Vec::new();
+            for _ in 0..n {
+                let v = Literal::float_scalar(ty, rng.unit())
+                    .and_then(|l| l.array_data().map(ArrayData::to_le_bytes))
+                    .unwrap_or_default();
+                bytes.extend(v);
+            }
+            from_bytes(ty, &bytes)?
+        }
+        ElementType::C64 => (0..n)
+            .map(|_| oxla::Complex64::new(rng.unit() as f32, rng.unit() as f32))
+            .collect::<Vec<_>>()
+            .into(),
+        ElementType::C128 => (0..n)
+            .map(|_| oxla::Complex128::new(rng.unit(), rng.unit()))
+            .collect::<Vec<_>>()
+            .into(),
         ElementType::Tuple => {
             return Err(CliError::Failure(format!(
                 "cannot generate a value of shape {shape}"
@@ -119,6 +159,11 @@ fn random_literal(shape: &Shape, rng: &mut SplitMix64) -> Result<Literal, CliErr
         }
     };
     Literal::from_array_data(shape.dims(), data).map_err(|e| CliError::Failure(e.to_string()))
+}
+
+fn from_bytes(ty: ElementType, bytes: &[u8]) -> Result<ArrayData, CliError> {
+    ArrayData::from_bytes(ty, bytes, false)
+        .ok_or_else(|| CliError::Failure(format!("cannot generate values of type {ty}")))
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): small, fast, and the same on every

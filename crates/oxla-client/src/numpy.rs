@@ -944,6 +944,12 @@ fn scalar_literal(ty: ElementType, value: f64) -> Option<Literal> {
         }
         T::try_from(value as i128).ok().map(Literal::scalar)
     }
+    fn sub_byte<T: oxla_ir::NativeType + oxla_ir::SubByteInt>(value: f64) -> Option<Literal> {
+        if value.fract() != 0.0 || !value.is_finite() || value.abs() > 1e20 {
+            return None;
+        }
+        T::new(value as i64).map(Literal::scalar)
+    }
     match ty {
         ElementType::Pred if value == 0.0 || value == 1.0 => Some(Literal::scalar(value == 1.0)),
         ElementType::Pred => None,
@@ -955,8 +961,27 @@ fn scalar_literal(ty: ElementType, value: f64) -> Option<Literal> {
         ElementType::U16 => int::<u16>(value),
         ElementType::U32 => int::<u32>(value),
         ElementType::U64 => int::<u64>(value),
+        ElementType::S1 => sub_byte::<oxla_ir::Int1>(value),
+        ElementType::S2 => sub_byte::<oxla_ir::Int2>(value),
+        ElementType::S4 => sub_byte::<oxla_ir::Int4>(value),
+        ElementType::U1 => sub_byte::<oxla_ir::Uint1>(value),
+        ElementType::U2 => sub_byte::<oxla_ir::Uint2>(value),
+        ElementType::U4 => sub_byte::<oxla_ir::Uint4>(value),
         ElementType::F32 => Some(Literal::scalar(value as f32)),
         ElementType::F64 => Some(Literal::scalar(value)),
+        ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16 => Literal::float_scalar(ty, value),
+        ElementType::C64 => Some(Literal::scalar(oxla_ir::Complex64::new(value as f32, 0.0))),
+        ElementType::C128 => Some(Literal::scalar(oxla_ir::Complex128::new(value, 0.0))),
         ElementType::Tuple => None,
     }
 }

@@ -155,6 +155,10 @@ fn shares_its_operands(kind: &OpKind) -> bool {
         | OpKind::Scatter { .. }
         | OpKind::DynamicSlice { .. }
         | OpKind::DynamicUpdateSlice
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. }
         | OpKind::Sort { .. }
         | OpKind::TopK { .. }
         | OpKind::BitcastConvert
@@ -225,8 +229,20 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
         }
         // One position per contracted element on each side (at most each
         // operand's elements).
+        // Operands of another type than the result, or narrower than
+        // `f32`, are converted first (at most 8 bytes a value).
         OpKind::DotGeneral { .. } => {
+            let converted: u128 = (0..2)
+                .filter_map(operand)
+                .filter(|s| {
+                    s.element_type() != inst.shape.element_type()
+                        || s.element_type().bit_width() < 32
+                })
+                .map(|s| elements(s) * 8)
+                .sum();
             position * (operand(0).map_or(0, elements) + operand(1).map_or(0, elements))
+                + converted
+                + out * 8
         }
         // Operands converted to a wider result type first.
         OpKind::Convolution { .. } => (0..2)
@@ -245,6 +261,12 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
         // One position per element moved.
         OpKind::DynamicSlice { .. } => position * out,
         OpKind::DynamicUpdateSlice => position * operand(1).map_or(0, elements),
+        // Every value as an f64 pair, twice (one transform's input and
+        // output), and a line of them.
+        OpKind::Fft { .. } => {
+            let most = out.max(operand(0).map_or(0, elements));
+            2 * 16 * most
+        }
         // The positions each element comes from, and a row's two orders;
         // a comparator run through the evaluator also holds one scalar
         // literal per operand and element of the row being sorted.
@@ -291,7 +313,10 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
         | OpKind::OptimizationBarrier
         | OpKind::While { .. }
         | OpKind::Conditional { .. }
-        | OpKind::Map { .. } => 0,
+        | OpKind::Map { .. }
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag => 0,
     }
 }
 

@@ -22,12 +22,14 @@ pub(crate) enum Conv {
     Pred(bool),
     /// Any signed or unsigned integer.
     Int(i128),
-    /// `f32` or `f64`.
+    /// Any real float (every one is exact in `f64`).
     Float(f64),
+    /// `c64` or `c128`: (re, im).
+    Complex(f64, f64),
 }
 
 /// XLA's semantics for one element type.
-pub(crate) trait Element: NativeType + PartialOrd {
+pub(crate) trait Element: NativeType {
     /// The value as a [`Conv`] (exact).
     fn to_conv(self) -> Conv;
 
@@ -52,6 +54,8 @@ pub(crate) trait Element: NativeType + PartialOrd {
         Self::from_conv(Conv::Int(0))
     }
 
+    /// `a <direction> b` (see [`compare`]).
+    fn compare(direction: ComparisonDirection, a: Self, b: Self) -> bool;
     /// The value's place in the total order of `compare ...,
     /// type=TOTALORDER`, or `None` for the types without one (every type
     /// but the floats): XLA's rule, the bits read as a signed integer `i`
@@ -79,8 +83,15 @@ pub(crate) fn compare_total<T: Element>(
 
 /// `a <direction> b`: IEEE for floats (every comparison with NaN is false
 /// except `NE`), `false < true` for `pred`, unsigned order for unsigned
-/// integers. Rust's `PartialOrd` is exactly this for every element type.
-pub(crate) fn compare<T: PartialOrd>(direction: ComparisonDirection, a: T, b: T) -> bool {
+/// integers; complex values are only equal or not (shape inference refuses
+/// the ordered directions on them).
+pub(crate) fn compare<T: Element>(direction: ComparisonDirection, a: T, b: T) -> bool {
+    T::compare(direction, a, b)
+}
+
+/// [`compare`] for the types whose `PartialOrd` is XLA's order: every real
+/// type.
+pub(crate) fn ordered<T: PartialOrd>(direction: ComparisonDirection, a: T, b: T) -> bool {
     match direction {
         ComparisonDirection::Eq => a == b,
         ComparisonDirection::Ne => a != b,
@@ -115,6 +126,10 @@ wrapping_pow!(pow_u32, u32);
 wrapping_pow!(pow_u64, u64);
 
 impl Element for bool {
+    fn compare(direction: ComparisonDirection, a: bool, b: bool) -> bool {
+        ordered(direction, a, b)
+    }
+
     fn to_conv(self) -> Conv {
         Conv::Pred(self)
     }
@@ -124,6 +139,7 @@ impl Element for bool {
             Conv::Pred(b) => b,
             Conv::Int(i) => i != 0,
             Conv::Float(f) => f != 0.0,
+            Conv::Complex(re, im) => re != 0.0 || im != 0.0,
         }
     }
 
@@ -180,6 +196,10 @@ impl Element for bool {
 /// The conversions every integer type shares.
 macro_rules! integer_common {
     ($t:ty) => {
+        fn compare(direction: ComparisonDirection, a: $t, b: $t) -> bool {
+            ordered(direction, a, b)
+        }
+
         fn to_conv(self) -> Conv {
             Conv::Int(self as i128)
         }
@@ -190,8 +210,8 @@ macro_rules! integer_common {
                 // `as` from a wider integer keeps the low bits (wraps).
                 Conv::Int(i) => i as $t,
                 // `as` from a float truncates toward zero, saturates, and
-                // maps NaN to 0: XLA's convert.
-                Conv::Float(f) => f as $t,
+                // maps NaN to 0: XLA's convert. Complex: the real part.
+                Conv::Float(f) | Conv::Complex(f, _) => f as $t,
             }
         }
     };
@@ -431,6 +451,10 @@ macro_rules! float_element {
         }
 
         impl Element for $t {
+            fn compare(direction: ComparisonDirection, a: $t, b: $t) -> bool {
+                ordered(direction, a, b)
+            }
+
             fn to_conv(self) -> Conv {
                 Conv::Float(self as f64)
             }
@@ -452,7 +476,8 @@ macro_rules! float_element {
                     // `as` from an integer rounds to nearest, ties to even.
                     Conv::Int(i) => i as $t,
                     // Exact for f32 -> f64 -> f32; rounds for f64 -> f32.
-                    Conv::Float(f) => f as $t,
+                    // Complex: the real part.
+                    Conv::Float(f) | Conv::Complex(f, _) => f as $t,
                 }
             }
 

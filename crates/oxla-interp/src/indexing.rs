@@ -35,7 +35,7 @@
 use oxla_ir::shape::row_major_strides;
 use oxla_ir::{
     ArrayData, Body, ComputationId, GatherDimensionNumbers, Literal, NativeType,
-    ScatterDimensionNumbers, dispatch_array,
+    ScatterDimensionNumbers, SubByteInt, dispatch_array,
 };
 
 use crate::Eval;
@@ -60,9 +60,28 @@ fn index_values(indices: &Literal) -> OpResult<Vec<i64>> {
         ArrayData::U16(v) => widen(v, i64::from),
         ArrayData::U32(v) => widen(v, i64::from),
         ArrayData::U64(v) => widen(v, |x| i64::try_from(x).unwrap_or(i64::MAX)),
-        ArrayData::Pred(_) => not_integer("pred"),
-        ArrayData::F32(_) => not_integer("f32"),
-        ArrayData::F64(_) => not_integer("f64"),
+        ArrayData::S1(v) => widen(v, SubByteInt::get),
+        ArrayData::S2(v) => widen(v, SubByteInt::get),
+        ArrayData::S4(v) => widen(v, SubByteInt::get),
+        ArrayData::U1(v) => widen(v, SubByteInt::get),
+        ArrayData::U2(v) => widen(v, SubByteInt::get),
+        ArrayData::U4(v) => widen(v, SubByteInt::get),
+        other @ (ArrayData::Pred(_)
+        | ArrayData::F4E2M1FN(_)
+        | ArrayData::F8E3M4(_)
+        | ArrayData::F8E4M3(_)
+        | ArrayData::F8E4M3FN(_)
+        | ArrayData::F8E4M3FNUZ(_)
+        | ArrayData::F8E4M3B11FNUZ(_)
+        | ArrayData::F8E5M2(_)
+        | ArrayData::F8E5M2FNUZ(_)
+        | ArrayData::F8E8M0FNU(_)
+        | ArrayData::Bf16(_)
+        | ArrayData::F16(_)
+        | ArrayData::F32(_)
+        | ArrayData::F64(_)
+        | ArrayData::C64(_)
+        | ArrayData::C128(_)) => not_integer(other.element_type().name()),
     }
 }
 

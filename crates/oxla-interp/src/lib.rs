@@ -136,11 +136,13 @@
 #![allow(clippy::result_large_err)]
 
 mod budget;
+mod complex;
 mod ctrl;
 mod element;
 mod index;
 mod indexing;
 mod misc;
+mod narrow;
 mod ops;
 mod sort;
 mod value;
@@ -385,7 +387,11 @@ impl<'a> Eval<'a> {
             | OpKind::TriangularSolve { .. }
             | OpKind::Gather { .. }
             | OpKind::DynamicSlice { .. }
-            | OpKind::DynamicUpdateSlice => array_op(inst, &args)?,
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. } => array_op(inst, &args)?,
             OpKind::Scatter {
                 dims: numbers,
                 indices_are_sorted: _,
@@ -704,7 +710,7 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         OpKind::Reverse { dimensions } => ops::reverse(operand(0)?, dimensions)?,
         OpKind::Pad { config } => ops::pad(operand(0)?, operand(1)?, config, dims)?,
         OpKind::DotGeneral { dims: numbers } => {
-            ops::dot_general(operand(0)?, operand(1)?, numbers, dims)?
+            ops::dot_general(operand(0)?, operand(1)?, numbers, &inst.shape)?
         }
         // -- indexing (see the `indexing` module) --
         OpKind::Gather {
@@ -728,6 +734,14 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         OpKind::Convolution { .. } => {
             windows::convolution(operand(0)?, operand(1)?, &inst.kind, &inst.shape)?
         }
+        // -- complex numbers (complex.rs) --
+        OpKind::Complex => complex::compose(operand(0)?, operand(1)?)?,
+        OpKind::Real => complex::part(operand(0)?, false)?,
+        OpKind::Imag => complex::part(operand(0)?, true)?,
+        OpKind::Fft {
+            fft_type,
+            fft_length,
+        } => complex::fft(operand(0)?, *fft_type, fft_length, &inst.shape)?,
         // The misc family (`misc.rs`).
         OpKind::BitcastConvert => misc::bitcast_convert(operand(0)?, inst.shape.element_type())?,
         OpKind::Bitcast => array(operand(0)?)?.clone(),

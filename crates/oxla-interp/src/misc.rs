@@ -22,26 +22,17 @@ use crate::Eval;
 use crate::ops::{OpResult, array};
 use crate::value::Value;
 
-/// The values of `data` as their little-endian bytes, row-major: the
-/// memory image XLA's `bitcast-convert` reinterprets.
-fn to_le_bytes(data: &ArrayData) -> Vec<u8> {
-    fn bytes<const N: usize, T: Copy>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
-        v.iter().flat_map(|&x| f(x)).collect()
-    }
-    match data {
-        ArrayData::Pred(v) => v.iter().map(|&b| u8::from(b)).collect(),
-        ArrayData::S8(v) => bytes(v, i8::to_le_bytes),
-        ArrayData::S16(v) => bytes(v, i16::to_le_bytes),
-        ArrayData::S32(v) => bytes(v, i32::to_le_bytes),
-        ArrayData::S64(v) => bytes(v, i64::to_le_bytes),
-        ArrayData::U8(v) => v.clone(),
-        ArrayData::U16(v) => bytes(v, u16::to_le_bytes),
-        ArrayData::U32(v) => bytes(v, u32::to_le_bytes),
-        ArrayData::U64(v) => bytes(v, u64::to_le_bytes),
-        // `to_bits` keeps every bit: NaN payloads and signs included.
-        ArrayData::F32(v) => bytes(v, |x: f32| x.to_bits().to_le_bytes()),
-        ArrayData::F64(v) => bytes(v, |x: f64| x.to_bits().to_le_bytes()),
-    }
+/// The values of `data` as one little-endian stream of bits, row-major,
+/// each value its `bit_width` bits (sub-byte values packed, as XLA's
+/// `bitcast-convert` sees them): the image XLA reinterprets.
+fn to_bits(data: &ArrayData) -> Vec<bool> {
+    let width = data.element_type().bit_width() as usize;
+    let mut out = Vec::with_capacity(data.len() * width);
+    oxla_ir::dispatch_array!(data, v => for &x in v.iter() {
+        let bits = oxla_ir::ElementBits::to_bits128(x);
+        out.extend((0..width).map(|b| (bits >> b) & 1 == 1));
+    });
+    out
 }
 
 /// A batch-norm op, evaluated as the expansion into primitives XLA runs
@@ -67,47 +58,30 @@ pub(crate) fn batch_norm<'b>(
         .map_err(|e| format!("in the expansion of {}: {e}", kind.opcode_name()))
 }
 
-/// Reads little-endian `bytes` as values of `ty`.
-fn from_le_bytes(ty: ElementType, bytes: &[u8]) -> OpResult<ArrayData> {
-    fn values<const N: usize, T>(bytes: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
-        bytes
-            .chunks_exact(N)
-            .map(|c| {
-                let mut a = [0u8; N];
-                a.copy_from_slice(c);
-                f(a)
-            })
-            .collect()
+/// Reads a little-endian stream of `bits` as values of `ty`
+/// (`bit_width` bits each).
+fn from_bits(ty: ElementType, bits: &[bool]) -> OpResult<ArrayData> {
+    let width = ty.bit_width() as usize;
+    let size = ty.byte_size();
+    if ty.is_tuple() || width == 0 || !bits.len().is_multiple_of(width) {
+        return Err(format!("{} bits cannot be read as {ty} values", bits.len()));
     }
-    let width = ty.byte_size();
-    if width == 0 || !bytes.len().is_multiple_of(width) {
-        return Err(format!(
-            "{} bytes cannot be read as {ty} values",
-            bytes.len()
-        ));
-    }
-    Ok(match ty {
-        ElementType::Pred => ArrayData::Pred(bytes.iter().map(|&b| b != 0).collect()),
-        ElementType::S8 => ArrayData::S8(values(bytes, i8::from_le_bytes)),
-        ElementType::S16 => ArrayData::S16(values(bytes, i16::from_le_bytes)),
-        ElementType::S32 => ArrayData::S32(values(bytes, i32::from_le_bytes)),
-        ElementType::S64 => ArrayData::S64(values(bytes, i64::from_le_bytes)),
-        ElementType::U8 => ArrayData::U8(bytes.to_vec()),
-        ElementType::U16 => ArrayData::U16(values(bytes, u16::from_le_bytes)),
-        ElementType::U32 => ArrayData::U32(values(bytes, u32::from_le_bytes)),
-        ElementType::U64 => ArrayData::U64(values(bytes, u64::from_le_bytes)),
-        ElementType::F32 => {
-            ArrayData::F32(values(bytes, |b| f32::from_bits(u32::from_le_bytes(b))))
-        }
-        ElementType::F64 => {
-            ArrayData::F64(values(bytes, |b| f64::from_bits(u64::from_le_bytes(b))))
-        }
-        ElementType::Tuple => return Err("bitcast-convert cannot produce a tuple".into()),
-    })
+    let bytes: Vec<u8> = bits
+        .chunks_exact(width)
+        .flat_map(|c| {
+            let word = c
+                .iter()
+                .enumerate()
+                .fold(0u128, |w, (b, &on)| w | (u128::from(on) << b));
+            word.to_le_bytes().into_iter().take(size)
+        })
+        .collect();
+    ArrayData::from_bytes(ty, &bytes, false)
+        .ok_or_else(|| format!("{} bytes cannot be read as {ty} values", bytes.len()))
 }
 
-/// `bitcast-convert` of `x` to `to`: the row-major little-endian bytes of
-/// `x` read as `to` values. With equal widths each element keeps its bits;
+/// `bitcast-convert` of `x` to `to`: the row-major little-endian bits of
+/// `x` read as `to` values (sub-byte values packed, low bits first). With equal widths each element keeps its bits;
 /// narrowing splits element `i` into the new minor dimension, least
 /// significant part first (`f32 1.0 -> u8 {0, 0, 128, 63}`); widening joins
 /// them back.
@@ -118,7 +92,7 @@ pub(crate) fn bitcast_convert(x: &Literal, to: ElementType) -> OpResult<ArrayDat
             "bitcast-convert between pred and {to} has no defined bits"
         ));
     }
-    from_le_bytes(to, &to_le_bytes(data))
+    from_bits(to, &to_bits(data))
 }
 
 /// Rounds the bits `v` of a float with `src_exp` exponent and `src_man`
@@ -198,15 +172,73 @@ pub(crate) fn reduce_precision(
                 })
                 .collect(),
         )),
+        // The half-width floats on their own bits (an f16 subnormal is
+        // kept when the exponent is not narrowed, as on f16 hardware).
+        ArrayData::Bf16(v) => Ok(ArrayData::Bf16(
+            v.iter()
+                .map(|&f| {
+                    if f.is_nan() {
+                        return f;
+                    }
+                    let r = reduce_precision_bits(
+                        u64::from(f.to_bits()),
+                        16,
+                        7,
+                        exponent_bits,
+                        mantissa_bits,
+                    );
+                    oxla_ir::bf16::from_bits(r as u16)
+                })
+                .collect(),
+        )),
+        ArrayData::F16(v) => Ok(ArrayData::F16(
+            v.iter()
+                .map(|&f| {
+                    if f.is_nan() {
+                        return f;
+                    }
+                    let r = reduce_precision_bits(
+                        u64::from(f.to_bits()),
+                        16,
+                        10,
+                        exponent_bits,
+                        mantissa_bits,
+                    );
+                    oxla_ir::f16::from_bits(r as u16)
+                })
+                .collect(),
+        )),
+        // XLA's bit rounding assumes an IEEE layout; the float8 kinds and
+        // f4e2m1fn are refused rather than rounded by another rule.
+        other @ (ArrayData::F4E2M1FN(_)
+        | ArrayData::F8E3M4(_)
+        | ArrayData::F8E4M3(_)
+        | ArrayData::F8E4M3FN(_)
+        | ArrayData::F8E4M3FNUZ(_)
+        | ArrayData::F8E4M3B11FNUZ(_)
+        | ArrayData::F8E5M2(_)
+        | ArrayData::F8E5M2FNUZ(_)
+        | ArrayData::F8E8M0FNU(_)) => Err(format!(
+            "reduce-precision of {} is not supported yet: convert to f32 first",
+            other.element_type()
+        )),
         other @ (ArrayData::Pred(_)
+        | ArrayData::S1(_)
+        | ArrayData::S2(_)
+        | ArrayData::S4(_)
         | ArrayData::S8(_)
         | ArrayData::S16(_)
         | ArrayData::S32(_)
         | ArrayData::S64(_)
+        | ArrayData::U1(_)
+        | ArrayData::U2(_)
+        | ArrayData::U4(_)
         | ArrayData::U8(_)
         | ArrayData::U16(_)
         | ArrayData::U32(_)
-        | ArrayData::U64(_)) => Err(format!(
+        | ArrayData::U64(_)
+        | ArrayData::C64(_)
+        | ArrayData::C128(_)) => Err(format!(
             "reduce-precision is not defined for {}",
             other.element_type()
         )),
@@ -433,10 +465,31 @@ mod tests {
         let x = Literal::scalar(f32::from_bits(0x7f80_0001)); // a signalling NaN
         let bytes = bitcast_convert(&x, ElementType::U8).expect("bytes");
         assert_eq!(bytes, ArrayData::U8(vec![1, 0, 0x80, 0x7f]));
-        let back = from_le_bytes(ElementType::F32, &[1, 0, 0x80, 0x7f]).expect("f32");
+        let u8s = Literal::from_vec(&[4], vec![1u8, 0, 0x80, 0x7f]).expect("u8[4]");
+        let back = bitcast_convert(&u8s, ElementType::F32).expect("f32");
         match back {
             ArrayData::F32(v) => assert_eq!(v[0].to_bits(), 0x7f80_0001),
             other => panic!("expected f32, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn bitcast_convert_packs_sub_byte_values_low_bits_first() {
+        // s8 0x7e splits into s4 {-2, 7}; they join back.
+        let x = Literal::scalar(0x7ei8);
+        let parts = bitcast_convert(&x, ElementType::S4).expect("s4");
+        assert_eq!(parts.format_value(0), "-2");
+        assert_eq!(parts.format_value(1), "7");
+        let s4 = Literal::from_array_data(&[2], parts).expect("s4[2]");
+        assert_eq!(
+            bitcast_convert(&s4, ElementType::S8).expect("s8"),
+            ArrayData::S8(vec![0x7e])
+        );
+        // bf16 keeps its bits through u16.
+        let b = Literal::scalar(oxla_ir::bf16::from_bits(0x7fc1));
+        assert_eq!(
+            bitcast_convert(&b, ElementType::U16).expect("u16"),
+            ArrayData::U16(vec![0x7fc1])
+        );
     }
 }

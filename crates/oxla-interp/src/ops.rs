@@ -28,53 +28,7 @@ pub(crate) type OpResult<T> = std::result::Result<T, String>;
 /// `$ty`; `$tuple` is the value for `ElementType::Tuple`.
 macro_rules! with_element_type {
     ($ty:expr, $T:ident => $body:expr, tuple => $tuple:expr) => {
-        match $ty {
-            ElementType::Pred => {
-                type $T = bool;
-                $body
-            }
-            ElementType::S8 => {
-                type $T = i8;
-                $body
-            }
-            ElementType::S16 => {
-                type $T = i16;
-                $body
-            }
-            ElementType::S32 => {
-                type $T = i32;
-                $body
-            }
-            ElementType::S64 => {
-                type $T = i64;
-                $body
-            }
-            ElementType::U8 => {
-                type $T = u8;
-                $body
-            }
-            ElementType::U16 => {
-                type $T = u16;
-                $body
-            }
-            ElementType::U32 => {
-                type $T = u32;
-                $body
-            }
-            ElementType::U64 => {
-                type $T = u64;
-                $body
-            }
-            ElementType::F32 => {
-                type $T = f32;
-                $body
-            }
-            ElementType::F64 => {
-                type $T = f64;
-                $body
-            }
-            ElementType::Tuple => $tuple,
-        }
+        oxla_ir::with_native_type!($ty, $T => $body, tuple => $tuple)
     };
 }
 
@@ -182,12 +136,33 @@ pub(crate) fn unary(op: UnaryOp, x: &Literal) -> OpResult<ArrayData> {
         Ok(T::into_data(x.iter().map(|&v| f(v)).collect()))
     }
     let data = array(x)?;
+    let ty = data.element_type();
     if op == UnaryOp::IsFinite {
-        return match data {
-            ArrayData::F32(v) => Ok(ArrayData::Pred(v.iter().map(|x| x.is_finite()).collect())),
-            ArrayData::F64(v) => Ok(ArrayData::Pred(v.iter().map(|x| x.is_finite()).collect())),
-            other => Err(undefined(op, other.element_type())),
-        };
+        // A float is finite when its exact value is.
+        fn finite<T: Element>(v: &[T]) -> ArrayData {
+            ArrayData::Pred(
+                v.iter()
+                    .map(|x| matches!(x.to_conv(), Conv::Float(f) if f.is_finite()))
+                    .collect(),
+            )
+        }
+        if !ty.is_float() {
+            return Err(undefined(op, ty));
+        }
+        return Ok(dispatch_array!(data, v => finite(v)));
+    }
+    // `abs` of a complex number is its magnitude, of the part type.
+    if op == UnaryOp::Abs {
+        if let ArrayData::C64(v) = data {
+            return Ok(ArrayData::F32(
+                v.iter().map(|&z| crate::complex::magnitude64(z)).collect(),
+            ));
+        }
+        if let ArrayData::C128(v) = data {
+            return Ok(ArrayData::F64(
+                v.iter().map(|&z| crate::complex::magnitude128(z)).collect(),
+            ));
+        }
     }
     dispatch_array!(data, v => typed(op, v))
 }
@@ -549,16 +524,60 @@ pub(crate) fn reduce_positions(
 /// `lhs * rhs` over the contracting index space in row-major order of the
 /// contracting lists (the last listed dimension fastest), one rounding per
 /// multiply and per add, as XLA's evaluator does. Integers wrap.
+///
+/// Operands and result of different types follow XLA:CPU (checked against
+/// JAX): the dot runs in the result type when it is at least as precise as
+/// the operands (`s8 x s8 -> s32`, `bf16 x bf16 -> f32`: operands converted
+/// up first), else in the operands' type, the result converted
+/// (`f32 x f32 -> bf16`). Floats narrower than `f32` always accumulate in
+/// `f32` and round once at the end (a `bf16` dot is not a chain of `bf16`
+/// adds), sub-byte integers in 64 bits wrapped at the end.
 pub(crate) fn dot_general(
     lhs: &Literal,
     rhs: &Literal,
     dims: &DotDimensionNumbers,
-    out_dims: &[i64],
+    out: &Shape,
 ) -> OpResult<ArrayData> {
-    dispatch_array!(array(lhs)?, l => {
-        let r = same_type(l, rhs)?;
-        dot_typed(l, lhs.shape().dims(), r, rhs.shape().dims(), dims, out_dims).map(Into::into)
-    })
+    let (lt, rt) = (lhs.element_type(), rhs.element_type());
+    let operand = oxla_ir::shape_inference::higher_precision_type(lt, rt);
+    let result = out.element_type();
+    let at_least = oxla_ir::shape_inference::higher_precision_type(operand, result) == result;
+    let compute = dot_compute_type(if at_least { result } else { operand });
+    let (l, r) = (as_type(lhs, compute)?, as_type(rhs, compute)?);
+    let values = dispatch_array!(array(&l)?, a => {
+        let b = same_type(a, &r)?;
+        ArrayData::from(dot_typed(a, l.shape().dims(), b, r.shape().dims(), dims, out.dims())?)
+    });
+    if compute == result {
+        return Ok(values);
+    }
+    let wide = Literal::from_array_data(out.dims(), values).map_err(|e| e.to_string())?;
+    convert(&wide, result)
+}
+
+/// `x` converted to `ty` (borrowed when it has that type).
+fn as_type(x: &Literal, ty: ElementType) -> OpResult<Cow<'_, Literal>> {
+    if x.element_type() == ty {
+        return Ok(Cow::Borrowed(x));
+    }
+    let data = convert(x, ty)?;
+    Literal::from_array_data(x.shape().dims(), data)
+        .map(Cow::Owned)
+        .map_err(|e| e.to_string())
+}
+
+/// The type a dot of `ty` accumulates in: `f32` for the narrow floats, 64
+/// bits for the sub-byte integers, else `ty`.
+fn dot_compute_type(ty: ElementType) -> ElementType {
+    if ty.is_narrow_float() {
+        ElementType::F32
+    } else if ty.is_sub_byte_integer() && ty.is_signed_integer() {
+        ElementType::S64
+    } else if ty.is_sub_byte_integer() {
+        ElementType::U64
+    } else {
+        ty
+    }
 }
 
 /// One operand's side of a dot: positions for the result dims and for the

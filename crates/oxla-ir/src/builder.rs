@@ -673,6 +673,42 @@ impl Builder {
         ))
     }
 
+    /// XLA's `DotGeneral` with a preferred result type: `bf16 x bf16 -> f32`
+    /// (each product and sum in `f32`), `s8 x s8 -> s32`, or a narrower
+    /// float (`f32 x f32 -> bf16`, computed in `f32` and rounded). See
+    /// [`si::infer_dot_general_shape_with_type`] for the types allowed.
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, DotDimensionNumbers, ElementType::{Bf16, F32}, Shape};
+    /// let mut b = Builder::new("mixed");
+    /// let x = b.parameter(0, Shape::new(Bf16, &[2, 3]), "x")?;
+    /// let y = b.parameter(1, Shape::new(Bf16, &[3, 4]), "y")?;
+    /// let dims = DotDimensionNumbers { lhs_contracting: vec![1], rhs_contracting: vec![0], ..Default::default() };
+    /// let d = b.dot_general_with_type(x, y, &dims, F32)?;
+    /// assert_eq!(b.shape(d)?.to_string(), "f32[2,4]");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn dot_general_with_type(
+        &mut self,
+        lhs: Op,
+        rhs: Op,
+        dims: &DotDimensionNumbers,
+        result: ElementType,
+    ) -> Result<Op> {
+        let shape = si::infer_dot_general_shape_with_type(
+            self.shape_of(lhs)?,
+            self.shape_of(rhs)?,
+            dims,
+            Some(result),
+        )?;
+        Ok(self.push(
+            OpKind::DotGeneral { dims: dims.clone() },
+            vec![lhs, rhs],
+            shape,
+            None,
+        ))
+    }
+
     /// XLA's `Dot`: vector/matrix products contracting the last dimension of
     /// `lhs` with the first of `rhs`.
     pub fn dot(&mut self, lhs: Op, rhs: Op) -> Result<Op> {

@@ -45,23 +45,13 @@ fn reducer(ty: ElementType, kind: Reducer) -> Result<Computation> {
 
 /// A scalar constant of a float type given as `f64`.
 fn float_constant(b: &mut Builder, ty: ElementType, value: f64) -> Result<Op> {
-    match ty {
-        ElementType::F32 => b.constant(Literal::scalar(value as f32)),
-        ElementType::F64 => b.constant(Literal::scalar(value)),
-        ElementType::Pred
-        | ElementType::S8
-        | ElementType::S16
-        | ElementType::S32
-        | ElementType::S64
-        | ElementType::U8
-        | ElementType::U16
-        | ElementType::U32
-        | ElementType::U64
-        | ElementType::Tuple => Err(Error::UnsupportedElementType {
+    match Literal::float_scalar(ty, value) {
+        Some(literal) => b.constant(literal),
+        None => Err(Error::UnsupportedElementType {
             op: "composite".into(),
             shape: Shape::scalar(ty).to_string(),
-            expected: "a floating-point type (f32 or f64)".into(),
-            help: "convert the operand to f32 or f64 first.".into(),
+            expected: "a floating-point type".into(),
+            help: "convert the operand to a floating-point type first.".into(),
         }),
     }
 }
@@ -72,7 +62,7 @@ fn float_shape(b: &Builder, x: Op, what: &str) -> Result<Shape> {
         return Err(Error::UnsupportedElementType {
             op: what.into(),
             shape: s.to_string(),
-            expected: "a floating-point type (f32 or f64)".into(),
+            expected: "a floating-point type".into(),
             help: format!("convert the {s} operand to f32 or f64 first."),
         });
     }

@@ -30,6 +30,8 @@ use crate::{ElementType, Literal, Opcode, Shape};
 // and select-and-scatter.
 mod window;
 pub use window::{ConvolutionDimensionNumbers, Window, WindowDim, WindowTextError};
+mod fft;
+pub use fft::FftType;
 
 /// The index of an instruction within its [`Body`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -137,17 +139,14 @@ impl ComparisonType {
     /// assert_eq!(ComparisonType::default_for(ElementType::Pred), ComparisonType::Unsigned);
     /// ```
     pub fn default_for(ty: ElementType) -> ComparisonType {
-        match ty {
-            ElementType::F32 | ElementType::F64 => ComparisonType::Float,
-            ElementType::S8 | ElementType::S16 | ElementType::S32 | ElementType::S64 => {
-                ComparisonType::Signed
-            }
-            ElementType::Pred
-            | ElementType::U8
-            | ElementType::U16
-            | ElementType::U32
-            | ElementType::U64
-            | ElementType::Tuple => ComparisonType::Unsigned,
+        // Every real float kind and complex (whose EQ/NE compare the parts
+        // as floats) is FLOAT; integers by their sign; `pred` UNSIGNED.
+        if ty.is_float() || ty.is_complex() {
+            ComparisonType::Float
+        } else if ty.is_signed_integer() {
+            ComparisonType::Signed
+        } else {
+            ComparisonType::Unsigned
         }
     }
 }
@@ -587,6 +586,23 @@ pub enum OpKind {
     /// Operands: `[operand, update, start_0, .., start_{r-1}]` (or one rank-1
     /// index vector): the operand with `update` written at the clamped starts.
     DynamicUpdateSlice,
+    // -- complex numbers ----------------------------------------------------------
+    /// Operands: `[re, im]`, real arrays of one type and shape: `re + i·im`
+    /// (`f32` gives `c64`, `f64` gives `c128`).
+    Complex,
+    /// Operands: `[z]`: the real part (a real operand is its own).
+    Real,
+    /// Operands: `[z]`: the imaginary part (zero for a real operand).
+    Imag,
+    /// Operands: `[x]`: a discrete Fourier transform over the trailing
+    /// `fft_length.len()` (1 to 3) dimensions.
+    Fft {
+        /// Which transform.
+        fft_type: FftType,
+        /// The transform's length per transformed dimension (for `IRFFT`,
+        /// the real output's).
+        fft_length: Vec<i64>,
+    },
 
     // -- sort and top-k (the sort family) --------------------------------------
     /// Operands: one or more arrays of the same dims (element types may
@@ -652,6 +668,10 @@ impl OpKind {
             OpKind::Scatter { .. } => Opcode::Scatter,
             OpKind::DynamicSlice { .. } => Opcode::DynamicSlice,
             OpKind::DynamicUpdateSlice => Opcode::DynamicUpdateSlice,
+            OpKind::Complex => Opcode::Complex,
+            OpKind::Real => Opcode::Real,
+            OpKind::Imag => Opcode::Imag,
+            OpKind::Fft { .. } => Opcode::Fft,
             OpKind::Sort { .. } => Opcode::Sort,
             OpKind::TopK { .. } => Opcode::TopK,
             OpKind::BitcastConvert => Opcode::BitcastConvert,
@@ -714,6 +734,10 @@ impl OpKind {
             | OpKind::Gather { .. }
             | OpKind::DynamicSlice { .. }
             | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. }
             | OpKind::TopK { .. }
             | OpKind::BitcastConvert
             | OpKind::Bitcast
@@ -765,6 +789,10 @@ impl OpKind {
             | OpKind::Gather { .. }
             | OpKind::DynamicSlice { .. }
             | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. }
             | OpKind::TopK { .. }
             | OpKind::BitcastConvert
             | OpKind::Bitcast

@@ -36,7 +36,15 @@ pub mod shape_inference;
 pub mod verifier;
 
 pub use builder::{Builder, Op};
-pub use element_type::{ElementType, NativeType};
+pub use element_type::{
+    Complex64, Complex128, ElementBits, ElementType, FloatBits, NativeType, RealFloat, TypeKind,
+    bf16, f16,
+};
+pub use element_type::{
+    Float4E2M1FN, Float8E3M4, Float8E4M3, Float8E4M3B11FNUZ, Float8E4M3FN, Float8E4M3FNUZ,
+    Float8E5M2, Float8E5M2FNUZ, Float8E8M0FNU, MiniFloat,
+};
+pub use element_type::{Int1, Int2, Int4, SubByteInt, Uint1, Uint2, Uint4};
 pub use error::{Error, Result, VerifierProblem};
 pub use ir::{
     BinaryReducer, Body, ComparisonDirection, ComparisonOrder, ComparisonType, Computation,
@@ -45,6 +53,8 @@ pub use ir::{
 };
 // The windows family's attribute types.
 pub use ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};
+// fft's attribute.
+pub use ir::FftType;
 pub use ir::{GatherDimensionNumbers, ScatterDimensionNumbers};
 pub use literal::{ArrayData, Literal, StorageSink};
 pub use op_problem::{OpProblem, Signature};

@@ -17,25 +17,72 @@ use std::sync::Weak;
 
 use crate::{ElementType, Error, NativeType, Result, Shape};
 
-/// The values of an array, one variant per element type.
-#[derive(Debug, Clone, PartialEq)]
-#[allow(missing_docs)]
-pub enum ArrayData {
-    Pred(Vec<bool>),
-    S8(Vec<i8>),
-    S16(Vec<i16>),
-    S32(Vec<i32>),
-    S64(Vec<i64>),
-    U8(Vec<u8>),
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
+pub(crate) mod text;
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __define_array_data {
+    ({} $($variant:ident, $name:literal, $rust:ty, $bytes:literal, $bits:literal, $kind:ident;)*) => {
+        /// The values of an array, one variant per element type (generated
+        /// from the element type table).
+        #[derive(Debug, Clone, PartialEq)]
+        #[allow(missing_docs)]
+        pub enum ArrayData {
+            $($variant(Vec<$rust>),)*
+        }
+
+        impl ArrayData {
+            /// The element type of the values.
+            pub fn element_type(&self) -> ElementType {
+                match self {
+                    $(ArrayData::$variant(_) => ElementType::$variant,)*
+                }
+            }
+
+            /// `n` zeros (`false` for `pred`) of `element_type`; `None` for
+            /// `Tuple`, and when the memory for `n` values cannot be had, so
+            /// that a huge size is an error rather than an abort of the
+            /// process.
+            pub fn zeros(element_type: ElementType, n: usize) -> Option<ArrayData> {
+                // `vec![0; n]` aborts when the allocation fails; a failed
+                // `try_reserve_exact` is an answer. The probe is freed at
+                // once, and `vec!` then takes zeroed pages from the system
+                // without writing them.
+                let bytes = n.checked_mul(element_type.byte_size())?;
+                Vec::<u8>::new().try_reserve_exact(bytes).ok()?;
+                Some(match element_type {
+                    $(ElementType::$variant => {
+                        ArrayData::$variant(vec![<$rust as Default>::default(); n])
+                    })*
+                    ElementType::Tuple => return None,
+                })
+            }
+        }
+
+        $(
+            impl From<Vec<$rust>> for ArrayData {
+                fn from(v: Vec<$rust>) -> ArrayData { ArrayData::$variant(v) }
+            }
+        )*
+    };
+}
+
+crate::element_type_table!(__define_array_data {});
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __dispatch_array_rows {
+    ({ $data:expr, $v:ident, $body:expr }
+     $($variant:ident, $name:literal, $rust:ty, $bytes:literal, $bits:literal, $kind:ident;)*) => {
+        match $data {
+            $($crate::ArrayData::$variant($v) => $body,)*
+        }
+    };
 }
 
 /// Runs `$body` with `$v` bound to the typed vector inside an [`ArrayData`]
-/// (by reference or by value, as the matched expression gives it).
+/// (by reference or by value, as the matched expression gives it); one arm
+/// per element type, generated from the element type table.
 ///
 /// ```
 /// use oxla_ir::{dispatch_array, ArrayData};
@@ -46,40 +93,47 @@ pub enum ArrayData {
 #[macro_export]
 macro_rules! dispatch_array {
     ($data:expr, $v:ident => $body:expr) => {
-        match $data {
-            $crate::ArrayData::Pred($v) => $body,
-            $crate::ArrayData::S8($v) => $body,
-            $crate::ArrayData::S16($v) => $body,
-            $crate::ArrayData::S32($v) => $body,
-            $crate::ArrayData::S64($v) => $body,
-            $crate::ArrayData::U8($v) => $body,
-            $crate::ArrayData::U16($v) => $body,
-            $crate::ArrayData::U32($v) => $body,
-            $crate::ArrayData::U64($v) => $body,
-            $crate::ArrayData::F32($v) => $body,
-            $crate::ArrayData::F64($v) => $body,
+        $crate::element_type_table!(__dispatch_array_rows { $data, $v, $body })
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_native_type_rows {
+    ({ $ty:expr, $T:ident, $body:expr, $tuple:expr }
+     $($variant:ident, $name:literal, $rust:ty, $bytes:literal, $bits:literal, $kind:ident;)*) => {
+        match $ty {
+            $($crate::ElementType::$variant => {
+                type $T = $rust;
+                $body
+            })*
+            $crate::ElementType::Tuple => $tuple,
         }
     };
 }
 
-impl ArrayData {
-    /// The element type of the values.
-    pub fn element_type(&self) -> ElementType {
-        match self {
-            ArrayData::Pred(_) => ElementType::Pred,
-            ArrayData::S8(_) => ElementType::S8,
-            ArrayData::S16(_) => ElementType::S16,
-            ArrayData::S32(_) => ElementType::S32,
-            ArrayData::S64(_) => ElementType::S64,
-            ArrayData::U8(_) => ElementType::U8,
-            ArrayData::U16(_) => ElementType::U16,
-            ArrayData::U32(_) => ElementType::U32,
-            ArrayData::U64(_) => ElementType::U64,
-            ArrayData::F32(_) => ElementType::F32,
-            ArrayData::F64(_) => ElementType::F64,
-        }
-    }
+/// Runs `$body` with the type `$T` standing for the Rust type of the
+/// element type `$ty` ([`NativeType`]); `$tuple` is the value for
+/// `ElementType::Tuple`. Generated from the element type table.
+///
+/// ```
+/// use oxla_ir::{with_native_type, ElementType, NativeType};
+/// let bytes = with_native_type!(ElementType::Bf16, T => std::mem::size_of::<T>(), tuple => 0);
+/// assert_eq!(bytes, 2);
+/// ```
+#[macro_export]
+macro_rules! with_native_type {
+    ($ty:expr, $T:ident => $body:expr, tuple => $tuple:expr) => {
+        $crate::element_type_table!(__with_native_type_rows {
+            $ty,
+            $T,
+            $body,
+            $tuple
+        })
+    };
+}
 
+impl ArrayData {
     /// The number of values.
     pub fn len(&self) -> usize {
         dispatch_array!(self, v => v.len())
@@ -90,89 +144,71 @@ impl ArrayData {
         self.len() == 0
     }
 
-    /// `n` zeros (`false` for `pred`) of `element_type`; `None` for `Tuple`,
-    /// and when the memory for `n` values cannot be had, so that a huge size
-    /// is an error rather than an abort of the process.
-    pub fn zeros(element_type: ElementType, n: usize) -> Option<ArrayData> {
-        // `vec![0; n]` aborts when the allocation fails; a failed
-        // `try_reserve_exact` is an answer. The probe is freed at once, and
-        // `vec!` then takes zeroed pages from the system without writing them.
-        let bytes = n.checked_mul(element_type.byte_size())?;
-        Vec::<u8>::new().try_reserve_exact(bytes).ok()?;
-        Some(match element_type {
-            ElementType::Pred => ArrayData::Pred(vec![false; n]),
-            ElementType::S8 => ArrayData::S8(vec![0; n]),
-            ElementType::S16 => ArrayData::S16(vec![0; n]),
-            ElementType::S32 => ArrayData::S32(vec![0; n]),
-            ElementType::S64 => ArrayData::S64(vec![0; n]),
-            ElementType::U8 => ArrayData::U8(vec![0; n]),
-            ElementType::U16 => ArrayData::U16(vec![0; n]),
-            ElementType::U32 => ArrayData::U32(vec![0; n]),
-            ElementType::U64 => ArrayData::U64(vec![0; n]),
-            ElementType::F32 => ArrayData::F32(vec![0.0; n]),
-            ElementType::F64 => ArrayData::F64(vec![0.0; n]),
-            ElementType::Tuple => return None,
-        })
-    }
-
     /// The values picked at `indices`, in that order.
     pub fn gather(&self, indices: &[usize]) -> ArrayData {
         dispatch_array!(self, v => indices.iter().map(|&i| v[i]).collect::<Vec<_>>().into())
     }
 
+    /// The values' bit patterns, little-endian, `byte_size` bytes each (see
+    /// [`crate::ElementBits`]): what a `.npy` file or a StableHLO hex
+    /// constant holds.
+    ///
+    /// ```
+    /// use oxla_ir::{ArrayData, bf16};
+    /// let d = ArrayData::Bf16(vec![bf16::from_f32(1.0), bf16::from_f32(-2.0)]);
+    /// assert_eq!(d.to_le_bytes(), vec![0x80, 0x3f, 0x00, 0xc0]);
+    /// ```
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        let size = self.element_type().byte_size();
+        let mut out = Vec::with_capacity(self.len() * size);
+        dispatch_array!(self, v => for &x in v.iter() {
+            out.extend_from_slice(&crate::ElementBits::to_bits128(x).to_le_bytes()[..size]);
+        });
+        out
+    }
+
+    /// The values of `element_type` whose bit patterns are `bytes`
+    /// (`byte_size` bytes each, little-endian unless `big_endian`); `None`
+    /// for `Tuple` or a length that is not a multiple of the size.
+    ///
+    /// ```
+    /// use oxla_ir::{ArrayData, ElementType, Int4};
+    /// let d = ArrayData::from_bytes(ElementType::S4, &[0x0f, 0x07], false).unwrap();
+    /// assert_eq!(d.format_value(0), "-1");
+    /// assert_eq!(d.to_le_bytes(), vec![0x0f, 0x07]);
+    /// ```
+    pub fn from_bytes(
+        element_type: ElementType,
+        bytes: &[u8],
+        big_endian: bool,
+    ) -> Option<ArrayData> {
+        let size = element_type.byte_size();
+        if size == 0 || !bytes.len().is_multiple_of(size) {
+            return None;
+        }
+        let word = |c: &[u8]| {
+            let mut b = [0u8; 16];
+            b[..size].copy_from_slice(c);
+            if big_endian {
+                // A complex value is two big-endian parts, real first.
+                let part = if element_type.is_complex() {
+                    size / 2
+                } else {
+                    size
+                };
+                b[..size].chunks_mut(part).for_each(<[u8]>::reverse);
+            }
+            u128::from_le_bytes(b)
+        };
+        crate::with_native_type!(element_type, T => Some(ArrayData::from(
+            bytes.chunks_exact(size).map(|c| <T as crate::ElementBits>::from_bits128(word(c))).collect::<Vec<T>>()
+        )), tuple => None)
+    }
+
     /// The value at `index` printed as in HLO text.
     pub fn format_value(&self, index: usize) -> String {
-        match self {
-            ArrayData::Pred(v) => v[index].to_string(),
-            ArrayData::S8(v) => v[index].to_string(),
-            ArrayData::S16(v) => v[index].to_string(),
-            ArrayData::S32(v) => v[index].to_string(),
-            ArrayData::S64(v) => v[index].to_string(),
-            ArrayData::U8(v) => v[index].to_string(),
-            ArrayData::U16(v) => v[index].to_string(),
-            ArrayData::U32(v) => v[index].to_string(),
-            ArrayData::U64(v) => v[index].to_string(),
-            ArrayData::F32(v) => {
-                format_float(v[index] as f64, v[index].to_bits() >> 31 == 1, || {
-                    format!("{:?}", v[index])
-                })
-            }
-            ArrayData::F64(v) => format_float(v[index], v[index].to_bits() >> 63 == 1, || {
-                format!("{:?}", v[index])
-            }),
-        }
+        dispatch_array!(self, v => crate::literal::text::HloValue::hlo_text(v[index]))
     }
-}
-
-macro_rules! array_data_from {
-    ($($t:ty),*) => {$(
-        impl From<Vec<$t>> for ArrayData {
-            fn from(v: Vec<$t>) -> ArrayData { <$t as NativeType>::into_data(v) }
-        }
-    )*};
-}
-array_data_from!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
-
-/// Formats a float as XLA prints it: integral values without `.0`, `inf`,
-/// `-inf`, `nan`, `-0`; otherwise the shortest text that reads back exactly.
-fn format_float(x: f64, negative: bool, shortest: impl Fn() -> String) -> String {
-    if x.is_nan() {
-        return if negative {
-            "-nan".into()
-        } else {
-            "nan".into()
-        };
-    }
-    if x.is_infinite() {
-        return if x < 0.0 { "-inf".into() } else { "inf".into() };
-    }
-    if x == 0.0 {
-        return if negative { "-0".into() } else { "0".into() };
-    }
-    if x.fract() == 0.0 && x.abs() < 1e16 {
-        return format!("{}", x as i64);
-    }
-    shortest()
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -282,6 +318,55 @@ impl Literal {
             shape: Shape::scalar(T::ELEMENT_TYPE),
             payload: Payload::Array(T::into_data(vec![value])),
             home: Home::default(),
+        }
+    }
+
+    /// A rank-0 literal of the real float type `ty` holding `value`
+    /// rounded to it (nearest, ties to even); `None` when `ty` is not a
+    /// real float type.
+    ///
+    /// ```
+    /// use oxla_ir::{ElementType, Literal};
+    /// let x = Literal::float_scalar(ElementType::Bf16, 0.1).unwrap();
+    /// assert_eq!(x.to_string(), "bf16[] 0.1001");
+    /// assert!(Literal::float_scalar(ElementType::S32, 1.0).is_none());
+    /// ```
+    pub fn float_scalar(ty: ElementType, value: f64) -> Option<Literal> {
+        fn make<T: crate::RealFloat>(value: f64) -> Option<Literal> {
+            Some(Literal::scalar(T::from_f64(value)))
+        }
+        match ty {
+            ElementType::F4E2M1FN => make::<crate::Float4E2M1FN>(value),
+            ElementType::F8E3M4 => make::<crate::Float8E3M4>(value),
+            ElementType::F8E4M3 => make::<crate::Float8E4M3>(value),
+            ElementType::F8E4M3FN => make::<crate::Float8E4M3FN>(value),
+            ElementType::F8E4M3FNUZ => make::<crate::Float8E4M3FNUZ>(value),
+            ElementType::F8E4M3B11FNUZ => make::<crate::Float8E4M3B11FNUZ>(value),
+            ElementType::F8E5M2 => make::<crate::Float8E5M2>(value),
+            ElementType::F8E5M2FNUZ => make::<crate::Float8E5M2FNUZ>(value),
+            ElementType::F8E8M0FNU => make::<crate::Float8E8M0FNU>(value),
+            ElementType::Bf16 => make::<crate::bf16>(value),
+            ElementType::F16 => make::<crate::f16>(value),
+            ElementType::F32 => make::<f32>(value),
+            ElementType::F64 => make::<f64>(value),
+            ElementType::Pred
+            | ElementType::S1
+            | ElementType::S2
+            | ElementType::S4
+            | ElementType::S8
+            | ElementType::S16
+            | ElementType::S32
+            | ElementType::S64
+            | ElementType::U1
+            | ElementType::U2
+            | ElementType::U4
+            | ElementType::U8
+            | ElementType::U16
+            | ElementType::U32
+            | ElementType::U64
+            | ElementType::C64
+            | ElementType::C128
+            | ElementType::Tuple => None,
         }
     }
 

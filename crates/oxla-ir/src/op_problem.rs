@@ -498,6 +498,50 @@ pub enum OpProblem {
         /// The right operand.
         rhs: Shape,
     },
+    /// `complex` of parts whose dims differ.
+    #[error("the parts of a complex number must have the same dims, but got {re} and {im}.")]
+    ComplexPartsDims {
+        /// The real parts.
+        re: Shape,
+        /// The imaginary parts.
+        im: Shape,
+    },
+    /// `complex` of a part type without a complex type.
+    #[error(
+        "Complex component type is not implemented: {part} (only f32 and f64 parts make c64 and c128)."
+    )]
+    ComplexPartType {
+        /// The parts.
+        part: Shape,
+    },
+    /// An `fft` whose operand, type or lengths do not fit.
+    #[error("{fft_type} with fft_length={fft_length:?} on {operand}: {reason}.")]
+    FftShape {
+        /// The operand.
+        operand: Shape,
+        /// `FFT`, `IFFT`, `RFFT` or `IRFFT`.
+        fft_type: String,
+        /// The transform lengths.
+        fft_length: Vec<i64>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A `dot` result type its operands cannot give: an integer narrower
+    /// than the operands, complex from real operands, or real from complex
+    /// ones.
+    #[error(
+        "a dot of {lhs} and {rhs} cannot have result type {result}: the preferred type may widen \
+         integers or change the precision of floats, but not narrow integers or move between \
+         real and complex."
+    )]
+    DotResultType {
+        /// The left operand.
+        lhs: Shape,
+        /// The right operand.
+        rhs: Shape,
+        /// The result type asked for.
+        result: ElementType,
+    },
     /// `iota` along a dimension its shape does not have.
     #[error(
         "iota_dimension {dimension} is out of range for {shape} (rank {}).",

@@ -97,6 +97,8 @@ pub enum OpClass {
     /// Runs called computations as control flow (`while`, `conditional`),
     /// per element (`map`), or fences optimizations (`opt-barrier`).
     Control,
+    /// Transforms whole dimensions at once (`fft`).
+    Transform,
     /// Reorders elements by comparing them (`sort`, `topk`).
     Sorting,
     /// Draws random numbers (`rng`) or random bits (`rng-bit-generator`).
@@ -128,6 +130,7 @@ impl OpClass {
             | OpClass::Contraction
             | OpClass::Tuple
             | OpClass::Control
+            | OpClass::Transform
             | OpClass::Sorting
             | OpClass::Random
             | OpClass::LinearAlgebra
@@ -139,12 +142,18 @@ impl OpClass {
 /// A set of element types an op accepts (on its gated operand).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TypeSet {
-    /// Every array element type, `pred` included.
+    /// Every array element type, `pred` and complex included.
     Any,
-    /// Integers and floats: every array type but `pred`.
+    /// Every array element type but the complex ones (what has an order).
+    Real,
+    /// Integers and real floats: every array type but `pred` and complex.
     Arithmetic,
-    /// Floating-point types.
+    /// Integers, real floats and complex: every array type but `pred`.
+    Numeric,
+    /// Real floating-point types (`f4e2m1fn` to `f64`).
     Float,
+    /// Real floating-point and complex types.
+    FloatOrComplex,
     /// Signed and unsigned integers.
     Integer,
     /// `pred` and the integers: what bitwise logic takes.
@@ -159,19 +168,37 @@ impl TypeSet {
         }
         match self {
             TypeSet::Any => true,
+            TypeSet::Real => !ty.is_complex(),
             TypeSet::Arithmetic => ty.is_arithmetic(),
+            TypeSet::Numeric => ty.is_arithmetic() || ty.is_complex(),
             TypeSet::Float => ty.is_float(),
+            TypeSet::FloatOrComplex => ty.is_float() || ty.is_complex(),
             TypeSet::Integer => ty.is_integer(),
             TypeSet::IntegerOrPred => ty.is_integer() || ty.is_pred(),
         }
     }
 
+    /// Every set, for tests.
+    pub const ALL: [TypeSet; 8] = [
+        TypeSet::Any,
+        TypeSet::Real,
+        TypeSet::Arithmetic,
+        TypeSet::Numeric,
+        TypeSet::Float,
+        TypeSet::FloatOrComplex,
+        TypeSet::Integer,
+        TypeSet::IntegerOrPred,
+    ];
+
     /// The set in words, for "Expected element type ... to be `<this>`".
     pub fn describe(self) -> &'static str {
         match self {
             TypeSet::Any => "an array element type",
-            TypeSet::Arithmetic => "an integer or floating-point type",
-            TypeSet::Float => "a floating-point type (f32 or f64)",
+            TypeSet::Real => "a non-complex element type",
+            TypeSet::Arithmetic => "an integer or real floating-point type",
+            TypeSet::Numeric => "an integer, floating-point or complex type",
+            TypeSet::Float => "a real floating-point type (f32, f64, bf16, f16, ...)",
+            TypeSet::FloatOrComplex => "a floating-point or complex type",
             TypeSet::Integer => "an integer type",
             TypeSet::IntegerOrPred => "pred or an integer type",
         }
@@ -391,32 +418,32 @@ macro_rules! op_table {
 op_table! {
     unary {
         /// `-x`; wraps for integers.
-        Neg => "negate", Arithmetic, Arithmetic, Cheap, "stablehlo.negate";
+        Neg => "negate", Arithmetic, Numeric, Cheap, "stablehlo.negate";
         /// `|x|`; wraps for the most negative integer.
-        Abs => "abs", Arithmetic, Arithmetic, Cheap, "stablehlo.abs";
+        Abs => "abs", Arithmetic, Numeric, Cheap, "stablehlo.abs";
         /// -1, 0 or 1 (and -0, +0, NaN for floats).
-        Sign => "sign", Arithmetic, Arithmetic, Cheap, "stablehlo.sign";
+        Sign => "sign", Arithmetic, Numeric, Cheap, "stablehlo.sign";
         /// `e^x`.
-        Exp => "exponential", Transcendental, Float, Transcendental, "stablehlo.exponential";
+        Exp => "exponential", Transcendental, FloatOrComplex, Transcendental, "stablehlo.exponential";
         /// `e^x - 1`.
-        Expm1 => "exponential-minus-one", Transcendental, Float, Transcendental,
+        Expm1 => "exponential-minus-one", Transcendental, FloatOrComplex, Transcendental,
             "stablehlo.exponential_minus_one";
         /// Natural logarithm.
-        Log => "log", Transcendental, Float, Transcendental, "stablehlo.log";
+        Log => "log", Transcendental, FloatOrComplex, Transcendental, "stablehlo.log";
         /// `ln(1 + x)`.
-        Log1p => "log-plus-one", Transcendental, Float, Transcendental, "stablehlo.log_plus_one";
+        Log1p => "log-plus-one", Transcendental, FloatOrComplex, Transcendental, "stablehlo.log_plus_one";
         /// Square root (correctly rounded).
-        Sqrt => "sqrt", Arithmetic, Float, Cheap, "stablehlo.sqrt";
+        Sqrt => "sqrt", Arithmetic, FloatOrComplex, Cheap, "stablehlo.sqrt";
         /// `1 / sqrt(x)`.
-        Rsqrt => "rsqrt", Arithmetic, Float, Cheap, "stablehlo.rsqrt";
+        Rsqrt => "rsqrt", Arithmetic, FloatOrComplex, Cheap, "stablehlo.rsqrt";
         /// Hyperbolic tangent.
-        Tanh => "tanh", Transcendental, Float, Transcendental, "stablehlo.tanh";
+        Tanh => "tanh", Transcendental, FloatOrComplex, Transcendental, "stablehlo.tanh";
         /// `1 / (1 + e^-x)`.
-        Logistic => "logistic", Transcendental, Float, Transcendental, "stablehlo.logistic";
+        Logistic => "logistic", Transcendental, FloatOrComplex, Transcendental, "stablehlo.logistic";
         /// Sine.
-        Sin => "sine", Transcendental, Float, Transcendental, "stablehlo.sine";
+        Sin => "sine", Transcendental, FloatOrComplex, Transcendental, "stablehlo.sine";
         /// Cosine.
-        Cos => "cosine", Transcendental, Float, Transcendental, "stablehlo.cosine";
+        Cos => "cosine", Transcendental, FloatOrComplex, Transcendental, "stablehlo.cosine";
         /// Round toward -inf.
         Floor => "floor", Rounding, Float, Cheap, "stablehlo.floor";
         /// Round toward +inf.
@@ -439,7 +466,7 @@ op_table! {
         /// The real cube root (`cbrt(-8) = -2`).
         Cbrt => "cbrt", Transcendental, Float, Transcendental, "stablehlo.cbrt";
         /// Tangent.
-        Tan => "tan", Transcendental, Float, Transcendental, "stablehlo.tan";
+        Tan => "tan", Transcendental, FloatOrComplex, Transcendental, "stablehlo.tan";
         /// Round to nearest, ties away from zero.
         RoundNearestAfz => "round-nearest-afz", Rounding, Float, Cheap,
             "stablehlo.round_nearest_afz";
@@ -448,19 +475,19 @@ op_table! {
         /// `+`, wrapping for integers; `or` for `pred`.
         Add => "add", Arithmetic, Any, Cheap, "stablehlo.add", COMMUTATIVE_ASSOCIATIVE;
         /// `-`, wrapping for integers.
-        Sub => "subtract", Arithmetic, Arithmetic, Cheap, "stablehlo.subtract";
+        Sub => "subtract", Arithmetic, Numeric, Cheap, "stablehlo.subtract";
         /// `*`, wrapping for integers; `and` for `pred`.
         Mul => "multiply", Arithmetic, Any, Cheap, "stablehlo.multiply", COMMUTATIVE_ASSOCIATIVE;
         /// `/`: integer division truncates; x/0 = -1 (all ones), MIN/-1 = MIN.
-        Div => "divide", Arithmetic, Arithmetic, Division, "stablehlo.divide";
+        Div => "divide", Arithmetic, Numeric, Division, "stablehlo.divide";
         /// Remainder with the dividend's sign; x%0 = x, MIN%-1 = 0.
         Rem => "remainder", Arithmetic, Arithmetic, Division, "stablehlo.remainder";
         /// Maximum (NaN if either float operand is NaN).
-        Max => "maximum", Arithmetic, Any, Cheap, "stablehlo.maximum", COMMUTATIVE_ASSOCIATIVE;
+        Max => "maximum", Arithmetic, Real, Cheap, "stablehlo.maximum", COMMUTATIVE_ASSOCIATIVE;
         /// Minimum (NaN if either float operand is NaN).
-        Min => "minimum", Arithmetic, Any, Cheap, "stablehlo.minimum", COMMUTATIVE_ASSOCIATIVE;
+        Min => "minimum", Arithmetic, Real, Cheap, "stablehlo.minimum", COMMUTATIVE_ASSOCIATIVE;
         /// `x^y`.
-        Pow => "power", Transcendental, Arithmetic, Transcendental, "stablehlo.power";
+        Pow => "power", Transcendental, Numeric, Transcendental, "stablehlo.power";
         /// `atan2(y, x)` for floats.
         Atan2 => "atan2", Transcendental, Float, Transcendental, "stablehlo.atan2";
         /// Logical/bitwise and.
@@ -495,7 +522,7 @@ op_table! {
         /// `pred ? on_true : on_false`, elementwise.
         Select => "select", Arity::Fixed(3), Selection, Any, Cheap, Some("stablehlo.select");
         /// `min(max(x, lo), hi)`, elementwise.
-        Clamp => "clamp", Arity::Fixed(3), Selection, Any, Cheap, Some("stablehlo.clamp");
+        Clamp => "clamp", Arity::Fixed(3), Selection, Real, Cheap, Some("stablehlo.clamp");
         /// Replicates an operand into a larger shape (BroadcastInDim).
         Broadcast => "broadcast", Arity::Fixed(1), IndexMap, Any, Cheap,
             Some("stablehlo.broadcast_in_dim");
@@ -518,7 +545,7 @@ op_table! {
         Reduce => "reduce", Arity::AtLeast(2), Reduction, Any, Materialised,
             Some("stablehlo.reduce");
         /// General matrix product with batch and contracting dimensions.
-        Dot => "dot", Arity::Fixed(2), Contraction, Arithmetic, Materialised,
+        Dot => "dot", Arity::Fixed(2), Contraction, Any, Materialised,
             Some("stablehlo.dot_general");
         /// Groups values into a tuple.
         Tuple => "tuple", Arity::AtLeast(0), Tuple, Any, Cheap, Some("stablehlo.tuple");
@@ -562,6 +589,16 @@ op_table! {
         /// Writes an update into an operand at starts given as operands (clamped).
         DynamicUpdateSlice => "dynamic-update-slice", Arity::AtLeast(2), IndexMap, Any,
             Materialised, Some("stablehlo.dynamic_update_slice");
+        // -- complex numbers ----------------------------------------------------
+        /// `re + i·im` from two real arrays (`f32` → `c64`, `f64` → `c128`).
+        Complex => "complex", Arity::Fixed(2), Conversion, Float, Cheap, Some("stablehlo.complex");
+        /// The real part of a complex array (a real array is its own).
+        Real => "real", Arity::Fixed(1), Conversion, FloatOrComplex, Cheap, Some("stablehlo.real");
+        /// The imaginary part of a complex array (zero for a real array).
+        Imag => "imag", Arity::Fixed(1), Conversion, FloatOrComplex, Cheap, Some("stablehlo.imag");
+        /// A discrete Fourier transform over the 1 to 3 trailing dimensions.
+        Fft => "fft", Arity::Fixed(1), Transform, FloatOrComplex, Materialised,
+            Some("stablehlo.fft");
         // -- sort and top-k (the sort family) --
         /// Sorts one or more arrays of the same dims together along one
         /// dimension, ordered by a comparator computation.
@@ -790,15 +827,11 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "atan",
     "atanh",
     "call",
-    "complex",
     "cosh",
     "custom-call",
     "dynamic-reshape",
-    "fft",
-    "imag",
     "mulhi",
     "ragged-dot",
-    "real",
     "rng-get-and-update-state",
     "scaled-dot",
     "scan",
@@ -895,19 +928,18 @@ mod tests {
 
     #[test]
     fn type_sets_never_contain_tuple() {
-        for set in [
-            TypeSet::Any,
-            TypeSet::Arithmetic,
-            TypeSet::Float,
-            TypeSet::Integer,
-            TypeSet::IntegerOrPred,
-        ] {
+        for set in TypeSet::ALL {
             assert!(!set.contains(ElementType::Tuple));
         }
         assert!(TypeSet::Any.contains(ElementType::Pred));
         assert!(!TypeSet::Arithmetic.contains(ElementType::Pred));
         assert!(TypeSet::IntegerOrPred.contains(ElementType::U8));
         assert!(!TypeSet::Integer.contains(ElementType::F32));
+        assert!(TypeSet::Float.contains(ElementType::Bf16));
+        assert!(!TypeSet::Float.contains(ElementType::C64));
+        assert!(TypeSet::FloatOrComplex.contains(ElementType::C128));
+        assert!(!TypeSet::Real.contains(ElementType::C64));
+        assert!(TypeSet::Integer.contains(ElementType::S4));
     }
 
     #[test]

@@ -114,7 +114,7 @@ use crate::ir::{
 use crate::opcode::{OUT_OF_SCOPE_OPCODES, XLA_ONLY_OPCODES};
 use crate::shape::MAX_RANK;
 use crate::shape_inference::{comparison_order, infer_instruction_shape, infer_undeclared_shape};
-use crate::{ArrayData, Computation, ElementType, Error, Literal, Opcode, Result, Shape};
+use crate::{ArrayData, Computation, ElementType, Error, FftType, Literal, Opcode, Result, Shape};
 
 /// The deepest nesting accepted for tuple shapes, tuple literals, nested
 /// operand instructions and fusions inlined into fusions.
@@ -489,29 +489,7 @@ struct RawAttr {
 const SECTIONS: [&str; 4] = ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];
 
 /// Element types XLA has and oxla does not, for a precise message.
-const XLA_ONLY_TYPES: &[&str] = &[
-    "bf16",
-    "f16",
-    "c64",
-    "c128",
-    "s1",
-    "s2",
-    "s4",
-    "u1",
-    "u2",
-    "u4",
-    "f8e5m2",
-    "f8e4m3fn",
-    "f8e4m3b11fnuz",
-    "f8e5m2fnuz",
-    "f8e4m3fnuz",
-    "f8e3m4",
-    "f8e4m3",
-    "f8e8m0fnu",
-    "f4e2m1fn",
-    "token",
-    "opaque",
-];
+const XLA_ONLY_TYPES: &[&str] = &["token", "opaque"];
 
 /// The attributes every instruction may carry. None changes a value on one
 /// CPU device; each is validated (see [`Attrs::finish`]) and then dropped.
@@ -2133,7 +2111,7 @@ impl<'s, 'a> Cursor<'s, 'a> {
                 return Err(self.err(
                     pos,
                     format!("element type `{word}` is not supported by oxla"),
-                    "one of pred, s8, s16, s32, s64, u8, u16, u32, u64, f32, f64",
+                    "an array element type such as pred, s32, f32, bf16 or c64",
                 ));
             }
             _ => {
@@ -2640,6 +2618,9 @@ impl<'s, 'a> Cursor<'s, 'a> {
     /// One value of an array literal, appended to `data`.
     fn value(&mut self, data: &mut ArrayData, shape: &Shape) -> Result<()> {
         self.skip_ws()?;
+        if let Some(component) = shape.element_type().complex_component() {
+            return self.complex_value(data, shape, component);
+        }
         let pos = self.pos;
         let token = self.value_token();
         if token.starts_with("...") {
@@ -2662,6 +2643,46 @@ impl<'s, 'a> Cursor<'s, 'a> {
         }
         push_value(data, token).map_err(|(message, expected)| self.err(pos, message, expected))?;
         self.pos += token.len();
+        Ok(())
+    }
+
+    /// One complex value `(re, im)`, appended to `data` (a `c64` or `c128`
+    /// array whose parts have type `component`).
+    fn complex_value(
+        &mut self,
+        data: &mut ArrayData,
+        shape: &Shape,
+        component: ElementType,
+    ) -> Result<()> {
+        let what = format!("a {} value `(re, im)`", shape.element_type());
+        self.expect("(", &format!("opening {what}"))?;
+        let part_shape = Shape::scalar(component);
+        let mut parts = ArrayData::zeros(component, 0).ok_or_else(|| {
+            self.err(
+                self.pos,
+                format!("{component} is not a complex part type"),
+                "f32 or f64",
+            )
+        })?;
+        self.value(&mut parts, &part_shape)?;
+        self.expect(",", &format!("between the parts of {what}"))?;
+        self.value(&mut parts, &part_shape)?;
+        self.expect(")", &format!("closing {what}"))?;
+        match (data, parts) {
+            (ArrayData::C64(v), ArrayData::F32(p)) if p.len() == 2 => {
+                v.push(crate::Complex64::new(p[0], p[1]))
+            }
+            (ArrayData::C128(v), ArrayData::F64(p)) if p.len() == 2 => {
+                v.push(crate::Complex128::new(p[0], p[1]))
+            }
+            _ => {
+                return Err(self.err(
+                    self.pos,
+                    format!("{what} does not fit the {shape} literal"),
+                    format!("a value of type {}", shape.element_type()),
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -2791,6 +2812,33 @@ fn push_value(data: &mut ArrayData, token: &str) -> std::result::Result<(), (Str
                 None => int(token, "u64")?,
             })
         }
+        ArrayData::S1(v) => v.push(sub_byte(token, "s1")?),
+        ArrayData::S2(v) => v.push(sub_byte(token, "s2")?),
+        ArrayData::S4(v) => v.push(sub_byte(token, "s4")?),
+        ArrayData::U1(v) => v.push(sub_byte(token, "u1")?),
+        ArrayData::U2(v) => v.push(sub_byte(token, "u2")?),
+        ArrayData::U4(v) => v.push(sub_byte(token, "u4")?),
+        ArrayData::Bf16(v) => v.push(narrow_float(token, "bf16", 7, |neg, payload| {
+            crate::bf16::from_bits((u16::from(neg) << 15) | 0x7f80 | payload as u16)
+        })?),
+        ArrayData::F16(v) => v.push(narrow_float(token, "f16", 10, |neg, payload| {
+            crate::f16::from_bits((u16::from(neg) << 15) | 0x7c00 | payload as u16)
+        })?),
+        ArrayData::F4E2M1FN(v) => v.push(minifloat(token, "f4e2m1fn")?),
+        ArrayData::F8E3M4(v) => v.push(minifloat(token, "f8e3m4")?),
+        ArrayData::F8E4M3(v) => v.push(minifloat(token, "f8e4m3")?),
+        ArrayData::F8E4M3FN(v) => v.push(minifloat(token, "f8e4m3fn")?),
+        ArrayData::F8E4M3FNUZ(v) => v.push(minifloat(token, "f8e4m3fnuz")?),
+        ArrayData::F8E4M3B11FNUZ(v) => v.push(minifloat(token, "f8e4m3b11fnuz")?),
+        ArrayData::F8E5M2(v) => v.push(minifloat(token, "f8e5m2")?),
+        ArrayData::F8E5M2FNUZ(v) => v.push(minifloat(token, "f8e5m2fnuz")?),
+        ArrayData::F8E8M0FNU(v) => v.push(minifloat(token, "f8e8m0fnu")?),
+        ArrayData::C64(_) | ArrayData::C128(_) => {
+            return Err((
+                format!("`{token}` is not a complex value"),
+                "a complex value `(re, im)`".into(),
+            ));
+        }
         ArrayData::F32(v) => v.push(match parse_float(token, 23) {
             Some(FloatValue::Number) => {
                 let wide = token
@@ -2839,6 +2887,79 @@ fn push_value(data: &mut ArrayData, token: &str) -> std::result::Result<(), (Str
         }),
     }
     Ok(())
+}
+
+/// A sub-byte integer value, in range for its type.
+fn sub_byte<T: crate::SubByteInt>(
+    token: &str,
+    ty: &str,
+) -> std::result::Result<T, (String, String)> {
+    let numeric = token.trim_start_matches(['-', '+']);
+    let n = (!numeric.is_empty() && numeric.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| token.parse::<i64>().ok())
+        .flatten()
+        .ok_or_else(|| {
+            (
+                format!("`{token}` is not a valid {ty} value"),
+                format!("an integer ({ty})"),
+            )
+        })?;
+    T::new(n).ok_or_else(|| {
+        (
+            format!(
+                "{token} is out of range for {ty}, namely [{}, {}]",
+                T::MIN,
+                T::MAX
+            ),
+            format!("an integer that fits in {ty}"),
+        )
+    })
+}
+
+/// A value of a float type narrower than `f32`: decimal text rounded to
+/// nearest (an error if it overflows the type, as in XLA), `inf`, `nan`,
+/// or `nan(0x...)` built by `special` from the sign and mantissa bits.
+fn narrow_float<T: crate::RealFloat>(
+    token: &str,
+    ty: &str,
+    mantissa_bits: u32,
+    special: impl Fn(bool, u64) -> T,
+) -> std::result::Result<T, (String, String)> {
+    match parse_float(token, mantissa_bits) {
+        Some(FloatValue::Number) => {
+            let wide = token.parse::<f64>().map_err(|_| float_error(token, ty))?;
+            if wide.is_infinite() {
+                return Err((double_range_message(token), "a finite number".into()));
+            }
+            let x = T::from_f64(wide);
+            if !x.to_f64().is_finite() {
+                return Err((
+                    format!("value {token} is out of range for literal's primitive type {ty}"),
+                    format!("a value that {ty} can hold"),
+                ));
+            }
+            Ok(x)
+        }
+        Some(FloatValue::Bits(negative, payload)) => Ok(special(negative, payload)),
+        None => Err(float_error(token, ty)),
+    }
+}
+
+/// A value of a float8 kind or `f4e2m1fn`: [`narrow_float`] whose `inf` and
+/// `nan` are the kind's (a kind without infinity reads `inf` as its NaN).
+fn minifloat<T: crate::RealFloat + crate::MiniFloat>(
+    token: &str,
+    ty: &str,
+) -> std::result::Result<T, (String, String)> {
+    let bits = <T as crate::MiniFloat>::FORMAT.mantissa.max(1);
+    narrow_float(token, ty, bits, |negative, payload| {
+        let x = if payload == 0 {
+            f64::INFINITY
+        } else {
+            f64::NAN
+        };
+        <T as crate::RealFloat>::from_f64(if negative { -x } else { x })
+    })
 }
 
 fn float_error(token: &str, ty: &str) -> (String, String) {
@@ -2949,6 +3070,10 @@ impl Template {
             | Opcode::Scatter
             | Opcode::DynamicSlice
             | Opcode::DynamicUpdateSlice
+            | Opcode::Complex
+            | Opcode::Real
+            | Opcode::Imag
+            | Opcode::Fft
             | Opcode::Sort
             | Opcode::TopK
             | Opcode::BitcastConvert
@@ -3516,6 +3641,25 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
                 slice_sizes: self.required_dims("dynamic_slice_sizes")?,
             },
             Opcode::DynamicUpdateSlice => OpKind::DynamicUpdateSlice,
+            Opcode::Complex => OpKind::Complex,
+            Opcode::Real => OpKind::Real,
+            Opcode::Imag => OpKind::Imag,
+            Opcode::Fft => {
+                let (word, pos) = self
+                    .read("fft_type", |c| c.word("an FFT type"))?
+                    .ok_or_else(|| self.missing("fft_type", "FFT"))?;
+                let fft_type = FftType::from_name(word).ok_or_else(|| {
+                    self.cursor.err(
+                        pos,
+                        format!("unknown fft_type `{word}`"),
+                        "one of FFT, IFFT, RFFT, IRFFT",
+                    )
+                })?;
+                OpKind::Fft {
+                    fft_type,
+                    fft_length: self.required_dims("fft_length")?,
+                }
+            }
             // The misc family (`parser/misc.rs`).
             Opcode::BitcastConvert => OpKind::BitcastConvert,
             Opcode::Bitcast => OpKind::Bitcast,
@@ -4636,7 +4780,27 @@ impl<'s, 'a> Lowering<'s, 'a> {
                     let computed = match ty {
                         ElementType::F32 => Some("dot_f32_f32_f32"),
                         ElementType::F64 => Some("dot_f64_f64_f64"),
-                        ElementType::Pred
+                        // The half-width floats accumulate in f32 (docs/types.md).
+                        ElementType::Bf16 => Some("dot_bf16_bf16_f32"),
+                        ElementType::F16 => Some("dot_f16_f16_f32"),
+                        ElementType::S1
+                        | ElementType::S2
+                        | ElementType::S4
+                        | ElementType::U1
+                        | ElementType::U2
+                        | ElementType::U4
+                        | ElementType::F4E2M1FN
+                        | ElementType::F8E3M4
+                        | ElementType::F8E4M3
+                        | ElementType::F8E4M3FN
+                        | ElementType::F8E4M3FNUZ
+                        | ElementType::F8E4M3B11FNUZ
+                        | ElementType::F8E5M2
+                        | ElementType::F8E5M2FNUZ
+                        | ElementType::F8E8M0FNU
+                        | ElementType::C64
+                        | ElementType::C128
+                        | ElementType::Pred
                         | ElementType::S8
                         | ElementType::S16
                         | ElementType::S32
@@ -4651,10 +4815,17 @@ impl<'s, 'a> Lowering<'s, 'a> {
                         continue;
                     }
                     let what = match computed {
-                        Some(c) => format!(
-                            "oxla computes a dot of {ty} operands as {c} (inputs and \
-                             accumulation in {ty})"
-                        ),
+                        Some(c) => {
+                            let acc = if ty.is_narrow_float() {
+                                ElementType::F32
+                            } else {
+                                ty
+                            };
+                            format!(
+                                "oxla computes a dot of {ty} operands as {c} (inputs in {ty}, \
+                                 accumulation in {acc})"
+                            )
+                        }
                         None => format!("oxla computes a dot of {ty} operands in {ty} arithmetic"),
                     };
                     self.error(

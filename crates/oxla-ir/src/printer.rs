@@ -146,6 +146,10 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::Scatter { .. }
         | OpKind::DynamicSlice { .. }
         | OpKind::DynamicUpdateSlice
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. }
         | OpKind::Sort { .. }
         | OpKind::TopK { .. }
         | OpKind::BitcastConvert
@@ -189,8 +193,18 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
         | OpKind::Tuple
         | OpKind::OptimizationBarrier
         | OpKind::DynamicUpdateSlice
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
         | OpKind::BitcastConvert
         | OpKind::Bitcast => vec![],
+        OpKind::Fft {
+            fft_type,
+            fft_length,
+        } => vec![
+            ("fft_type", fft_type.to_string()),
+            ("fft_length", dims_text(fft_length)),
+        ],
         OpKind::Iota { dimension } => vec![("iota_dimension", dimension.to_string())],
         OpKind::Binary {
             op,

@@ -26,7 +26,9 @@
 //! | `f32[2,3]` | `f32[2,3]`   | `{1,0}`              | error        | equal ranks take `{}` or the identity only  |
 //! | `f32[2]`   | `s32[2]`     | `{}`                 | error        | no implicit type promotion                  |
 
-use crate::ir::{BinaryOp, ComputationId, DotDimensionNumbers, OpKind, PadDim, UnaryOp};
+use crate::ir::{
+    BinaryOp, ComparisonDirection, ComputationId, DotDimensionNumbers, OpKind, PadDim, UnaryOp,
+};
 
 // The windows family: convolution, reduce-window, select-and-scatter.
 mod windows;
@@ -40,6 +42,9 @@ pub use windows::*;
 
 mod ctrl;
 pub use ctrl::*;
+// `complex`, `real`, `imag` and `fft`.
+mod complex;
+pub use complex::*;
 mod sort;
 pub use sort::*;
 // The misc family: bitcasts, reduce-precision, rng, linear algebra, batch norm.
@@ -90,11 +95,24 @@ fn type_error(op: &str, shape: &Shape, expected: TypeSet) -> Error {
         _ if ty.is_pred() => format!(
             "convert the {shape} operand to an integer type (e.g. s32) first, or use and/or/xor/not for logic on pred."
         ),
-        TypeSet::Float => format!("convert the {shape} operand to f32 or f64 first."),
+        TypeSet::Float | TypeSet::FloatOrComplex if ty.is_complex() => format!(
+            "{op} is not defined on complex numbers; apply it to real({shape}) or imag({shape})."
+        ),
+        TypeSet::Float | TypeSet::FloatOrComplex => {
+            format!("convert the {shape} operand to a floating-point type (e.g. f32) first.")
+        }
+        TypeSet::Real | TypeSet::Arithmetic if ty.is_complex() => format!(
+            "complex numbers have no order; apply {op} to real({shape}), imag({shape}) or abs({shape})."
+        ),
         _ if ty.is_float() => format!(
             "{op} works on bits; it needs integers (or pred), and {shape} holds floats. Use compare for tests on floats, or convert first."
         ),
-        TypeSet::Any | TypeSet::Arithmetic | TypeSet::Integer | TypeSet::IntegerOrPred => {
+        TypeSet::Any
+        | TypeSet::Real
+        | TypeSet::Arithmetic
+        | TypeSet::Numeric
+        | TypeSet::Integer
+        | TypeSet::IntegerOrPred => {
             format!(
                 "convert the {shape} operand to {} first.",
                 expected.describe()
@@ -114,7 +132,9 @@ fn type_error(op: &str, shape: &Shape, expected: TypeSet) -> Error {
 fn promotion_help(lhs: &Shape, rhs: &Shape) -> String {
     let (a, b) = (lhs.element_type(), rhs.element_type());
     let rank = |t: ElementType| -> (u8, u32) {
-        let class = if t.is_float() {
+        let class = if t.is_complex() {
+            4
+        } else if t.is_float() {
             3
         } else if t.is_integer() {
             2
@@ -240,7 +260,12 @@ pub fn infer_instruction_shape(
             let (inputs, inits) = operands.split_at(operands.len() / 2);
             infer_variadic_reduce_shape(inputs, inits, dimensions, &reducer)
         }
-        OpKind::DotGeneral { dims } => infer_dot_general_shape(operands[0], operands[1], dims),
+        OpKind::DotGeneral { dims } => infer_dot_general_shape_with_type(
+            operands[0],
+            operands[1],
+            dims,
+            shape.is_array().then(|| shape.element_type()),
+        ),
         OpKind::Tuple => Ok(infer_tuple_shape(operands)),
         // The misc family.
         OpKind::BitcastConvert => infer_bitcast_convert_shape(operands[0], shape.element_type()),
@@ -360,6 +385,13 @@ pub fn infer_instruction_shape(
         OpKind::DynamicUpdateSlice => {
             infer_dynamic_update_slice_shape(operands[0], operands[1], &operands[2..])
         }
+        // -- complex numbers --
+        OpKind::Complex => infer_complex_shape(operands[0], operands[1]),
+        OpKind::Real | OpKind::Imag => infer_real_imag_shape(kind.opcode(), operands[0]),
+        OpKind::Fft {
+            fft_type,
+            fft_length,
+        } => infer_fft_shape(operands[0], *fft_type, fft_length),
         // -- sort and top-k (the sort family) --
         OpKind::Sort {
             dimension,
@@ -446,6 +478,10 @@ pub fn infer_undeclared_shape(
         | OpKind::Conditional { .. }
         | OpKind::OptimizationBarrier
         | OpKind::Map { .. }
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. }
         | OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
@@ -503,6 +539,10 @@ pub fn infer_unary_op_shape(op: UnaryOp, operand: &Shape) -> Result<Shape> {
     if !types.contains(operand.element_type()) {
         return Err(type_error(op.name(), operand, types));
     }
+    // `abs` of a complex number is its magnitude, of the part type.
+    if let (UnaryOp::Abs, Some(part)) = (op, operand.element_type().complex_component()) {
+        return Ok(operand.with_element_type(part));
+    }
     Ok(elementwise_result(op.class(), operand))
 }
 
@@ -549,6 +589,21 @@ pub fn infer_binary_op_shape(
             lhs: lhs.clone(),
             rhs: rhs.clone(),
             help: promotion_help(lhs, rhs),
+        });
+    }
+    // Complex numbers are equal or not; they have no order.
+    if let BinaryOp::Compare(direction, _) = op
+        && lhs.element_type().is_complex()
+        && !matches!(direction, ComparisonDirection::Eq | ComparisonDirection::Ne)
+    {
+        return Err(Error::UnsupportedElementType {
+            op: format!("compare (direction={direction})"),
+            shape: lhs.to_string(),
+            expected: "a non-complex element type (complex values compare with EQ and NE only)"
+                .into(),
+            help: format!(
+                "compare real({lhs}) and imag({lhs}), or abs({lhs}), with direction={direction}."
+            ),
         });
     }
     let dims = infer_broadcast_dims(name, lhs, rhs, broadcast_dimensions)?;
@@ -1357,18 +1412,97 @@ pub(crate) fn kept_dims(operand: &Shape, dimensions: &[i64]) -> Vec<i64> {
         .collect()
 }
 
-/// `dot_general`: one element type (not `pred`); batch and contracting lists
-/// paired, in range, not repeated, with equal sizes. The result dims are
-/// the batch dims, then the lhs free dims, then the rhs free dims.
+/// `dot_general` without a preferred result type: the result has the
+/// higher-precision operand type (see
+/// [`infer_dot_general_shape_with_type`]).
 pub fn infer_dot_general_shape(
     lhs: &Shape,
     rhs: &Shape,
     dims: &DotDimensionNumbers,
 ) -> Result<Shape> {
+    infer_dot_general_shape_with_type(lhs, rhs, dims, None)
+}
+
+/// The higher-precision of two element types, as XLA's
+/// `primitive_util::HigherPrecisionType`: complex over float over integer
+/// over `pred`, then the wider.
+pub fn higher_precision_type(a: ElementType, b: ElementType) -> ElementType {
+    let rank = |t: ElementType| {
+        let class = if t.is_complex() {
+            3
+        } else if t.is_float() {
+            2
+        } else if t.is_integer() {
+            1
+        } else {
+            0
+        };
+        (class, t.bit_width(), t.is_signed_integer())
+    };
+    if rank(b) > rank(a) { b } else { a }
+}
+
+/// `dot_general`: batch and contracting lists paired, in range, not
+/// repeated, with equal sizes. The result dims are the batch dims, then the
+/// lhs free dims, then the rhs free dims. The operands may have different
+/// element types, as in XLA (`s8 x s16`), as long as both are real or both
+/// complex; the result type is `preferred` (the type written in the text:
+/// `f32[2,4] dot(bf16[2,3] a, bf16[3,4] b)`), or the higher-precision
+/// operand type. A preferred integer type may not be narrower than the
+/// operands', nor complex for real operands or real for complex ones.
+///
+/// ```
+/// use oxla_ir::{DotDimensionNumbers, ElementType::*, Shape};
+/// use oxla_ir::shape_inference::infer_dot_general_shape_with_type;
+/// let dims = DotDimensionNumbers { lhs_contracting: vec![1], rhs_contracting: vec![0], ..Default::default() };
+/// let (a, b) = (Shape::new(Bf16, &[2, 3]), Shape::new(Bf16, &[3, 4]));
+/// assert_eq!(infer_dot_general_shape_with_type(&a, &b, &dims, Some(F32))?.to_string(), "f32[2,4]");
+/// let (i, j) = (Shape::new(S8, &[2, 3]), Shape::new(S16, &[3, 4]));
+/// assert_eq!(infer_dot_general_shape_with_type(&i, &j, &dims, None)?.to_string(), "s16[2,4]");
+/// assert!(infer_dot_general_shape_with_type(&i, &j, &dims, Some(S8)).is_err());
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn infer_dot_general_shape_with_type(
+    lhs: &Shape,
+    rhs: &Shape,
+    dims: &DotDimensionNumbers,
+    preferred: Option<ElementType>,
+) -> Result<Shape> {
     const OP: &str = "dot";
     require_array(OP, "lhs", lhs)?;
     require_array(OP, "rhs", rhs)?;
-    check_operand_types(Opcode::Dot, lhs, rhs)?;
+    let (lt, rt) = (lhs.element_type(), rhs.element_type());
+    if lt.is_complex() != rt.is_complex() {
+        return Err(Error::ElementTypeMismatch {
+            op: OP.into(),
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
+            help: promotion_help(lhs, rhs),
+        });
+    }
+    for operand in [lhs, rhs] {
+        if !Opcode::Dot.accepts(operand.element_type()) {
+            return Err(type_error(OP, operand, Opcode::Dot.types()));
+        }
+    }
+    let operand_type = higher_precision_type(lt, rt);
+    let result_type = preferred.unwrap_or(operand_type);
+    let narrower_integer = !operand_type.is_float()
+        && !operand_type.is_complex()
+        && result_type.bit_width() < operand_type.bit_width();
+    if result_type.is_tuple()
+        || result_type.is_complex() != operand_type.is_complex()
+        || narrower_integer
+    {
+        return Err(invalid(
+            OP,
+            OpProblem::DotResultType {
+                lhs: lhs.clone(),
+                rhs: rhs.clone(),
+                result: result_type,
+            },
+        ));
+    }
     for (kind, l, r) in [
         ("batch", &dims.lhs_batch, &dims.rhs_batch),
         ("contracting", &dims.lhs_contracting, &dims.rhs_contracting),
@@ -1434,7 +1568,7 @@ pub fn infer_dot_general_shape(
             .filter(|d| !rhs_all.contains(d))
             .map(|d| rhs.dims()[d as usize]),
     );
-    Ok(Shape::new(lhs.element_type(), &out))
+    Ok(Shape::new(result_type, &out))
 }
 
 /// The two operands of a contraction (`dot`, `convolution`) share one

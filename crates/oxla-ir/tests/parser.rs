@@ -524,7 +524,7 @@ fn error_messages() {
         ),
         (
             "unsupported element type",
-            module("  ROOT x = bf16[2] parameter(0)\n"),
+            module("  ROOT x = token[2] parameter(0)\n"),
         ),
         (
             "undefined operand",

@@ -125,20 +125,7 @@ fn uninit_storage(ty: ElementType, n: usize) -> Option<ArrayData> {
         v.try_reserve_exact(n).ok()?;
         Some(v)
     }
-    Some(match ty {
-        ElementType::Pred => ArrayData::Pred(vec(n)?),
-        ElementType::S8 => ArrayData::S8(vec(n)?),
-        ElementType::S16 => ArrayData::S16(vec(n)?),
-        ElementType::S32 => ArrayData::S32(vec(n)?),
-        ElementType::S64 => ArrayData::S64(vec(n)?),
-        ElementType::U8 => ArrayData::U8(vec(n)?),
-        ElementType::U16 => ArrayData::U16(vec(n)?),
-        ElementType::U32 => ArrayData::U32(vec(n)?),
-        ElementType::U64 => ArrayData::U64(vec(n)?),
-        ElementType::F32 => ArrayData::F32(vec(n)?),
-        ElementType::F64 => ArrayData::F64(vec(n)?),
-        ElementType::Tuple => return None,
-    })
+    oxla_ir::with_native_type!(ty, T => Some(ArrayData::from(vec::<T>(n)?)), tuple => None)
 }
 
 fn capacity(d: &ArrayData) -> usize {

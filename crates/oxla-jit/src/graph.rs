@@ -383,24 +383,12 @@ pub(crate) fn reachable(nodes: &IdVec<NodeId, Node>, roots: &[NodeId]) -> Vec<No
 /// The bits of scalar `literal` zero-extended to 64 (`None` if not a
 /// scalar array).
 pub(crate) fn scalar_bits(literal: &Literal) -> Option<u64> {
-    use oxla_ir::ArrayData as D;
     let data = literal.array_data()?;
     if data.len() != 1 {
         return None;
     }
-    Some(match data {
-        D::Pred(v) => v[0] as u64,
-        D::S8(v) => v[0] as u8 as u64,
-        D::S16(v) => v[0] as u16 as u64,
-        D::S32(v) => v[0] as u32 as u64,
-        D::S64(v) => v[0] as u64,
-        D::U8(v) => v[0] as u64,
-        D::U16(v) => v[0] as u64,
-        D::U32(v) => v[0] as u64,
-        D::U64(v) => v[0],
-        D::F32(v) => v[0].to_bits() as u64,
-        D::F64(v) => v[0].to_bits(),
-    })
+    // Zero-extended: `to_bits128` keeps only the type's own bits.
+    Some(oxla_ir::dispatch_array!(data, v => oxla_ir::ElementBits::to_bits128(v[0]) as u64))
 }
 
 /// One value to build: instruction `inst` of body `body`, read at `index`
@@ -1145,7 +1133,11 @@ impl Graph {
             | OpKind::TriangularSolve { .. }
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
-            | OpKind::BatchNormGrad { .. } => {
+            | OpKind::BatchNormGrad { .. }
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name
@@ -1495,6 +1487,14 @@ impl Graph {
             | OpKind::DynamicUpdateSlice => {
                 return Err(bug(format!(
                     "`{}` cannot be computed inside a fused kernel",
+                    inst.name
+                )));
+            }
+            // Refused by `compile` before planning (not compiled yet).
+            OpKind::Complex | OpKind::Real | OpKind::Imag | OpKind::Fft { .. } => {
+                return Err(bug(format!(
+                    "the JIT does not compile `{}` (`{}`)",
+                    inst.kind.opcode_name(),
                     inst.name
                 )));
             }

@@ -98,6 +98,7 @@ pub use compile::{compile, fusion_text};
 pub use executable::Executable;
 pub use launch::PARALLEL_THRESHOLD;
 pub use pool::THREADS_VAR;
+pub use unsupported::supports_element_type;
 
 /// How many threads run a large kernel (the calling thread included):
 /// `OXLA_NUM_THREADS` if it was a positive integer when the first

@@ -1,15 +1,19 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: a `reduce-window` or `scatter` of several inputs (or with a
-//! tuple-returning body); `convolution`, `reduce-window`,
-//! `select-and-scatter`, `scatter` and `dynamic-update-slice` outside the
-//! entry computation (in a loop's or branch's body, or a called body), and
-//! windows of more than 2^24 positions (the kernels walk every position);
-//! the misc family's ops that are not elementwise (`rng`,
-//! `rng-bit-generator`, `cholesky`, `triangular-solve`, the batch-norm
-//! ops) and a `bitcast-convert` that changes the element width; and,
-//! inside a computation called per element (a reducer, a comparator or a
-//! mapped computation, whose code is inlined into the kernels), `while`,
-//! `conditional`, `sort`, `topk` and a `reduce` of several inputs. Each is an
+//! tuple-returning body); windows of more than 2^24 positions (the
+//! kernels walk every position); the misc family's ops that are not
+//! elementwise (`rng`, `rng-bit-generator`, `cholesky`,
+//! `triangular-solve`, the batch-norm ops), complex-number ops and `fft`,
+//! and a `bitcast-convert` that changes the element width; the element
+//! types of issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte
+//! integers, `c64`, `c128`: see [`supports_element_type`]) anywhere in
+//! the computation, and a `dot` whose operand and result types differ;
+//! and, inside a computation called per element (a reducer, a comparator
+//! or a mapped computation, whose code is inlined into the kernels),
+//! `while`, `conditional`, `sort`, `topk`, a `reduce` of several inputs,
+//! `convolution`, `reduce-window`, `select-and-scatter`, `scatter` and
+//! `dynamic-update-slice`. Loop and branch bodies compile like the entry.
+//! Each is an
 //! [`Error::UnsupportedOp`] naming the op and the instruction; the
 //! interpreter runs all of them.
 //!
@@ -17,13 +21,91 @@
 //! `compile`, so the rest of the JIT may assume none of these occur (its
 //! exhaustive matches give them an internal error, never a result).
 
-use oxla_ir::{Body, Computation, Error, Instruction, OpKind, Result, Window};
+use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result, Shape, Window};
+
+/// `true` for the element types the JIT compiles: `pred`, the 8- to
+/// 64-bit integers, `f32` and `f64`. The others run in the interpreter.
+///
+/// ```
+/// use oxla_ir::ElementType;
+/// assert!(oxla_jit::supports_element_type(ElementType::F32));
+/// assert!(!oxla_jit::supports_element_type(ElementType::Bf16));
+/// ```
+pub fn supports_element_type(ty: ElementType) -> bool {
+    match ty {
+        ElementType::Pred
+        | ElementType::S8
+        | ElementType::S16
+        | ElementType::S32
+        | ElementType::S64
+        | ElementType::U8
+        | ElementType::U16
+        | ElementType::U32
+        | ElementType::U64
+        | ElementType::F32
+        | ElementType::F64
+        | ElementType::Tuple => true,
+        ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4
+        | ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16
+        | ElementType::C64
+        | ElementType::C128 => false,
+    }
+}
+
+/// The first element type of `shape` (a tuple's, depth first) the JIT
+/// does not compile.
+fn unsupported_type(shape: &Shape) -> Option<ElementType> {
+    if shape.is_tuple() {
+        return shape.tuple_shapes().iter().find_map(unsupported_type);
+    }
+    Some(shape.element_type()).filter(|&t| !supports_element_type(t))
+}
 
 /// Refuses `comp` if any body holds something the JIT cannot compile.
 pub(crate) fn check(comp: &Computation) -> Result<()> {
     let inline = inline_bodies(comp);
     for (bi, body) in comp.bodies().iter().enumerate() {
         for inst in &body.instructions {
+            if let Some(ty) = unsupported_type(&inst.shape) {
+                let reason = format!(
+                    "the JIT does not compile element type {ty} yet (its value has shape {})",
+                    inst.shape
+                );
+                return Err(refuse(body, inst, &reason));
+            }
+            if let OpKind::DotGeneral { .. } = inst.kind {
+                // Either operand may be the one of another type
+                // (`s16 x s8 -> s16`).
+                let other = inst
+                    .operands
+                    .iter()
+                    .filter_map(|&o| body.instructions.get(o.index()))
+                    .find(|o| o.shape.element_type() != inst.shape.element_type());
+                if let Some(operand) = other {
+                    let reason = format!(
+                        "the JIT does not compile a dot whose operand and result types differ \
+                         yet ({} operand, {} result)",
+                        operand.shape.element_type(),
+                        inst.shape.element_type()
+                    );
+                    return Err(refuse(body, inst, &reason));
+                }
+            }
             if let Some(reason) = reason(body, inst, inline[bi]) {
                 return Err(refuse(body, inst, reason));
             }
@@ -112,6 +194,9 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
                 "the JIT walks every position of a window, and this window has more than \
                  2^24 (the interpreter computes which positions hold elements)",
             )
+        }
+        OpKind::Complex | OpKind::Real | OpKind::Imag | OpKind::Fft { .. } => {
+            Some("the JIT does not compile complex-number ops and fft yet")
         }
         OpKind::Sort { .. } | OpKind::TopK { .. } if inline => Some(
             "the JIT does not compile sort and topk inside a computation called per element \

@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 use oxla_ir::ir::{Body, ComputationId, OpKind, PadDim, RngAlgorithm, RngDistribution};
 use oxla_ir::{
     ArrayData, BinaryOp, ComparisonDirection, ComparisonType, Computation, ElementType, Literal,
-    Opcode, Shape,
+    Opcode, RealFloat, Shape, SubByteInt,
 };
 
 use crate::ExportError;
@@ -958,6 +958,33 @@ fn emit_body(
                     types.join(", ")
                 )
             }
+            // The generic MLIR form: valid whatever each op's pretty syntax.
+            OpKind::Complex => {
+                let (a, at) = operand(0);
+                let (b, bt) = operand(1);
+                format!(
+                    "\"stablehlo.complex\"({a}, {b}) : ({}, {}) -> {ty}",
+                    tensor_type(at),
+                    tensor_type(bt)
+                )
+            }
+            OpKind::Real | OpKind::Imag => {
+                let (x, xs) = operand(0);
+                let name = stablehlo_name(inst.kind.opcode());
+                format!("\"stablehlo.{name}\"({x}) : ({}) -> {ty}", tensor_type(xs))
+            }
+            OpKind::Fft {
+                fft_type,
+                fft_length,
+            } => {
+                let (x, xs) = operand(0);
+                let lengths: Vec<String> = fft_length.iter().map(i64::to_string).collect();
+                format!(
+                    "\"stablehlo.fft\"({x}) {{fft_length = array<i64: {}>, fft_type = #stablehlo<fft_type {fft_type}>}} : ({}) -> {ty}",
+                    lengths.join(", "),
+                    tensor_type(xs)
+                )
+            }
             // -- sort and top-k (the sort family) --
             OpKind::Sort {
                 dimension,
@@ -1285,20 +1312,39 @@ fn list(values: &[i64]) -> String {
     format!("[{}]", v.join(", "))
 }
 
-/// `f32`, `i1`, `ui8`, ...
-fn element_type(ty: ElementType) -> &'static str {
+/// `f32`, `i1`, `ui8`, `bf16`, `f8E4M3FN`, `complex<f32>`, ...
+pub(crate) fn element_type(ty: ElementType) -> &'static str {
     match ty {
         ElementType::Pred => "i1",
+        ElementType::S1 => "i1",
+        ElementType::S2 => "i2",
+        ElementType::S4 => "i4",
         ElementType::S8 => "i8",
         ElementType::S16 => "i16",
         ElementType::S32 => "i32",
         ElementType::S64 => "i64",
+        ElementType::U1 => "ui1",
+        ElementType::U2 => "ui2",
+        ElementType::U4 => "ui4",
         ElementType::U8 => "ui8",
         ElementType::U16 => "ui16",
         ElementType::U32 => "ui32",
         ElementType::U64 => "ui64",
+        ElementType::F4E2M1FN => "f4E2M1FN",
+        ElementType::F8E3M4 => "f8E3M4",
+        ElementType::F8E4M3 => "f8E4M3",
+        ElementType::F8E4M3FN => "f8E4M3FN",
+        ElementType::F8E4M3FNUZ => "f8E4M3FNUZ",
+        ElementType::F8E4M3B11FNUZ => "f8E4M3B11FNUZ",
+        ElementType::F8E5M2 => "f8E5M2",
+        ElementType::F8E5M2FNUZ => "f8E5M2FNUZ",
+        ElementType::F8E8M0FNU => "f8E8M0FNU",
+        ElementType::Bf16 => "bf16",
+        ElementType::F16 => "f16",
         ElementType::F32 => "f32",
         ElementType::F64 => "f64",
+        ElementType::C64 => "complex<f32>",
+        ElementType::C128 => "complex<f64>",
         ElementType::Tuple => "tuple",
     }
 }
@@ -1360,7 +1406,10 @@ fn dense(literal: &Literal) -> String {
     if bits.iter().all(|b| *b == bits[0]) {
         return format!("dense<{}>", values[0]);
     }
-    if n > HEX_THRESHOLD && !matches!(data, ArrayData::Pred(_)) {
+    // MLIR's hex form packs `i1` and sub-byte types; oxla writes them, and
+    // complex values, element by element.
+    let ty = data.element_type();
+    if n > HEX_THRESHOLD && ty.bit_width() >= 8 && !ty.is_complex() {
         let mut hex = String::from("\"0x");
         for b in bits.iter().flatten() {
             let _ = write!(hex, "{b:02X}");
@@ -1393,50 +1442,60 @@ fn nested(out: &mut String, values: &[String], dims: &[i64], pos: &mut usize) {
 }
 
 fn element_bytes(data: &ArrayData, i: usize) -> Vec<u8> {
-    match data {
-        ArrayData::Pred(v) => vec![v[i] as u8],
-        ArrayData::S8(v) => v[i].to_le_bytes().to_vec(),
-        ArrayData::S16(v) => v[i].to_le_bytes().to_vec(),
-        ArrayData::S32(v) => v[i].to_le_bytes().to_vec(),
-        ArrayData::S64(v) => v[i].to_le_bytes().to_vec(),
-        ArrayData::U8(v) => v[i].to_le_bytes().to_vec(),
-        ArrayData::U16(v) => v[i].to_le_bytes().to_vec(),
-        ArrayData::U32(v) => v[i].to_le_bytes().to_vec(),
-        ArrayData::U64(v) => v[i].to_le_bytes().to_vec(),
-        ArrayData::F32(v) => v[i].to_le_bytes().to_vec(),
-        ArrayData::F64(v) => v[i].to_le_bytes().to_vec(),
-    }
+    data.gather(&[i]).to_le_bytes()
 }
 
 fn element_text(data: &ArrayData, i: usize) -> String {
+    /// A real float: MLIR's text when it reads back to the same bits in
+    /// the type, else the bits in hex.
+    fn real<T: RealFloat>(x: T) -> String {
+        let bits = x.to_bits128();
+        let width = T::ELEMENT_TYPE.bit_width() as usize;
+        float_text(
+            x.to_f64(),
+            |s| {
+                s.parse::<f64>()
+                    .is_ok_and(|y| T::from_f64(y).to_bits128() == bits)
+            },
+            if width > 32 { 17 } else { 9 },
+            format!("0x{:0w$X}", bits, w = width.div_ceil(4)),
+        )
+    }
+    /// `(re,im)`, as MLIR prints a complex element.
+    fn complex<T: RealFloat>(re: T, im: T) -> String {
+        format!("({},{})", real(re), real(im))
+    }
     match data {
         ArrayData::Pred(v) => v[i].to_string(),
+        ArrayData::S1(v) => v[i].get().to_string(),
+        ArrayData::S2(v) => v[i].get().to_string(),
+        ArrayData::S4(v) => v[i].get().to_string(),
         ArrayData::S8(v) => v[i].to_string(),
         ArrayData::S16(v) => v[i].to_string(),
         ArrayData::S32(v) => v[i].to_string(),
         ArrayData::S64(v) => v[i].to_string(),
+        ArrayData::U1(v) => v[i].get().to_string(),
+        ArrayData::U2(v) => v[i].get().to_string(),
+        ArrayData::U4(v) => v[i].get().to_string(),
         ArrayData::U8(v) => v[i].to_string(),
         ArrayData::U16(v) => v[i].to_string(),
         ArrayData::U32(v) => v[i].to_string(),
         ArrayData::U64(v) => v[i].to_string(),
-        ArrayData::F32(v) => float_text(
-            v[i] as f64,
-            |s| {
-                s.parse::<f32>()
-                    .is_ok_and(|y| y.to_bits() == v[i].to_bits())
-            },
-            9,
-            format!("0x{:08X}", v[i].to_bits()),
-        ),
-        ArrayData::F64(v) => float_text(
-            v[i],
-            |s| {
-                s.parse::<f64>()
-                    .is_ok_and(|y| y.to_bits() == v[i].to_bits())
-            },
-            17,
-            format!("0x{:016X}", v[i].to_bits()),
-        ),
+        ArrayData::F4E2M1FN(v) => real(v[i]),
+        ArrayData::F8E3M4(v) => real(v[i]),
+        ArrayData::F8E4M3(v) => real(v[i]),
+        ArrayData::F8E4M3FN(v) => real(v[i]),
+        ArrayData::F8E4M3FNUZ(v) => real(v[i]),
+        ArrayData::F8E4M3B11FNUZ(v) => real(v[i]),
+        ArrayData::F8E5M2(v) => real(v[i]),
+        ArrayData::F8E5M2FNUZ(v) => real(v[i]),
+        ArrayData::F8E8M0FNU(v) => real(v[i]),
+        ArrayData::Bf16(v) => real(v[i]),
+        ArrayData::F16(v) => real(v[i]),
+        ArrayData::F32(v) => real(v[i]),
+        ArrayData::F64(v) => real(v[i]),
+        ArrayData::C64(v) => complex(v[i].re, v[i].im),
+        ArrayData::C128(v) => complex(v[i].re, v[i].im),
     }
 }
 

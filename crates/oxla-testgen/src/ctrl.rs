@@ -89,7 +89,7 @@ impl Gen<'_> {
                 let (op, result_ty) = self.mapped(a, ashape)?;
                 (op, ashape.with_element_type(result_ty), "map")
             }
-            3 if ashape.rank() >= 1 => {
+            3 if ashape.rank() >= 1 && !ashape.element_type().is_complex() => {
                 let (op, shape) = self.arg_extreme(a, ashape)?;
                 (op, shape, "variadic reduce")
             }
@@ -247,7 +247,8 @@ impl Gen<'_> {
     fn mapped(&mut self, a: Op, ashape: &Shape) -> Result<(Op, ElementType)> {
         let ty = ashape.element_type();
         let b = self.param(ashape.clone())?;
-        let compare = self.rng.chance(0.3);
+        // Complex numbers compare EQ/NE only: no comparisons for them.
+        let compare = self.rng.chance(0.3) && !ty.is_complex();
         let (op, result_ty) = if compare {
             let dir = self.rng.pick(&[
                 ComparisonDirection::Lt,

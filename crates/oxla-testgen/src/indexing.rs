@@ -115,8 +115,9 @@ fn update_computation(rng: &mut Rng, ty: ElementType) -> Result<(Computation, &'
     let upd = b.parameter(1, Shape::scalar(ty), "upd")?;
     let root = match kind {
         0 if !ty.is_pred() => b.add(cur, upd, &[])?,
-        1 => b.max(cur, upd, &[])?,
-        2 => b.min(cur, upd, &[])?,
+        // Complex numbers have no max or min (they replace instead).
+        1 if !ty.is_complex() => b.max(cur, upd, &[])?,
+        2 if !ty.is_complex() => b.min(cur, upd, &[])?,
         4 if !ty.is_pred() => b.sub(cur, upd, &[])?,
         _ => upd,
     };
@@ -134,7 +135,8 @@ fn pair_computation(rng: &mut Rng, types: [ElementType; 2]) -> Result<Computatio
     let upd: Vec<Op> = (0..2)
         .map(|i| b.parameter(i + 2, Shape::scalar(types[i as usize]), &format!("upd{i}")))
         .collect::<Result<_>>()?;
-    let out = if rng.chance(0.5) {
+    // The larger first value: not for complex numbers, which have no order.
+    let out = if rng.chance(0.5) && !types[0].is_complex() {
         let gt = b.compare(upd[0], cur[0], oxla_ir::ComparisonDirection::Gt, &[])?;
         vec![b.select(gt, upd[0], cur[0])?, b.select(gt, upd[1], cur[1])?]
     } else {

@@ -20,15 +20,12 @@ use crate::{Gen, random_dims};
 /// the chosen op does not fit the operand.
 pub(crate) type Made = Option<(Op, Shape, &'static str)>;
 
-/// The element types of `bits` bits.
-fn of_width(bits: u32) -> &'static [ElementType] {
-    use ElementType::*;
-    match bits {
-        8 => &[S8, U8],
-        16 => &[S16, U16],
-        32 => &[S32, U32, F32],
-        _ => &[S64, U64, F64],
-    }
+/// The element types of `bits` bits among `allowed` (the config's).
+fn of_width(bits: u32, allowed: &[ElementType]) -> Vec<ElementType> {
+    ElementType::ALL
+        .into_iter()
+        .filter(|t| !t.is_pred() && !t.is_tuple() && t.bit_width() == bits && allowed.contains(t))
+        .collect()
 }
 
 impl Gen<'_> {
@@ -55,14 +52,19 @@ impl Gen<'_> {
         if ty.is_pred() {
             return Ok(None);
         }
-        let to = self.rng.pick(of_width(ty.bit_width()));
+        let targets = of_width(ty.bit_width(), &self.cfg.element_types);
+        if targets.is_empty() {
+            return Ok(None);
+        }
+        let to = self.rng.pick(&targets);
         let op = self.b.bitcast_convert_type(a, to)?;
         Ok(Some((op, ashape.with_element_type(to), "bitcast-convert")))
     }
 
     fn bitcast_or_reduce_precision(&mut self, a: Op, ashape: &Shape) -> Result<Made> {
         let ty = ashape.element_type();
-        if ty.is_float() && self.rng.chance(0.5) {
+        // reduce-precision takes the IEEE-layout floats (16 bits or more).
+        if ty.is_float() && ty.bit_width() >= 16 && self.rng.chance(0.5) {
             let (e, m) = self.rng.pick(&[
                 (8, 7),
                 (5, 10),
@@ -99,7 +101,11 @@ impl Gen<'_> {
         let narrower: Vec<u32> = [8, 16, 32].into_iter().filter(|&w| w < bits).collect();
         if !narrower.is_empty() && self.rng.chance(0.5) && ashape.rank() <= self.cfg.max_rank {
             let w = self.rng.pick(&narrower);
-            let to = self.rng.pick(of_width(w));
+            let targets = of_width(w, &self.cfg.element_types);
+            if targets.is_empty() {
+                return Ok(None);
+            }
+            let to = self.rng.pick(&targets);
             let op = self.b.bitcast_convert_type(a, to)?;
             let dims = [ashape.dims(), &[i64::from(bits / w)]].concat();
             return Ok(Some((
@@ -114,7 +120,11 @@ impl Gen<'_> {
             return Ok(None);
         }
         let w = self.rng.pick(&wider);
-        let to = self.rng.pick(of_width(w));
+        let targets = of_width(w, &self.cfg.element_types);
+        if targets.is_empty() {
+            return Ok(None);
+        }
+        let to = self.rng.pick(&targets);
         let parts = [ashape.dims(), &[i64::from(w / bits)]].concat();
         let x = self.param(Shape::new(ty, &parts))?;
         let op = self.b.bitcast_convert_type(x, to)?;
@@ -128,7 +138,9 @@ impl Gen<'_> {
     fn random_numbers(&mut self, ashape: &Shape) -> Result<Made> {
         let ty = ashape.element_type();
         let dims = ashape.dims().to_vec();
-        if self.rng.chance(0.5) {
+        // rng draws f32, f64, pred and integers of 8 bits or more.
+        let narrow = ty.is_complex() || ty.bit_width() < 8 || ty.is_narrow_float();
+        if !narrow && self.rng.chance(0.5) {
             let lo = self.param(Shape::scalar(ty))?;
             let hi = self.param(Shape::scalar(ty))?;
             let normal = ty.is_float() && self.rng.chance(0.5);
@@ -185,7 +197,8 @@ impl Gen<'_> {
     }
 
     fn linear_algebra(&mut self, ashape: &Shape) -> Result<Made> {
-        let ty = if ashape.element_type().is_float() {
+        // cholesky and triangular-solve take f32 and f64.
+        let ty = if ashape.element_type().is_float() && !ashape.element_type().is_narrow_float() {
             ashape.element_type()
         } else {
             self.rng.pick(&[ElementType::F32, ElementType::F64])

@@ -30,6 +30,9 @@ fn comparator(rng: &mut Rng, types: &[ElementType]) -> Result<Computation> {
         let b = c.parameter(2 * k as i64 + 1, Shape::scalar(ty), &format!("b{k}"))?;
         params.push((a, b, ty));
     }
+    // Complex operands ride along; only the others have an order to compare.
+    let params: Vec<(Op, Op, ElementType)> =
+        params.into_iter().filter(|p| !p.2.is_complex()).collect();
     let pick = |rng: &mut Rng| params[rng.below(params.len() as u64) as usize];
     let floats: Vec<(Op, Op, ElementType)> =
         params.iter().copied().filter(|p| p.2.is_float()).collect();
@@ -70,7 +73,8 @@ impl Gen<'_> {
     /// the values later ops use, a tuple the values the root returns.
     pub(crate) fn sort_step(&mut self, a: Op, ashape: &Shape) -> Result<()> {
         let rank = ashape.rank();
-        if rank == 0 {
+        // Complex numbers have no order to sort by.
+        if rank == 0 || ashape.element_type().is_complex() {
             return Ok(());
         }
         let (op, model, name) = if self.rng.chance(0.7) {

@@ -185,7 +185,8 @@ impl Gen<'_> {
                     .reduce_window(a, init, &reducer(ty, kind)?, &window)?;
                 Some((op, Shape::new(ty, &dims), "reduce-window"))
             }
-            2 if !ty.is_pred() && sums_allowed(self.cfg, ty) => {
+            // select-and-scatter compares: not on complex numbers.
+            2 if !ty.is_pred() && !ty.is_complex() && sums_allowed(self.cfg, ty) => {
                 let window = random_window(self.rng, ashape.dims(), None, false);
                 let Some(dims) = model_window(ashape.dims(), &window) else {
                     return Ok(None);

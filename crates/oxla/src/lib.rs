@@ -58,6 +58,14 @@ pub use oxla_ir::{
 // select-and-scatter), for the builder.
 pub use oxla_ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};
 pub use oxla_ir::{GatherDimensionNumbers, ScatterDimensionNumbers};
+// The Rust types of the element types beyond Rust's primitives (issue 13):
+// bf16/f16 (the `half` crate's), the float8 kinds, f4e2m1fn, the sub-byte
+// integers and c64/c128 (`num-complex`'s), with their conversions.
+pub use oxla_ir::{
+    Complex64, Complex128, ElementBits, Float4E2M1FN, Float8E3M4, Float8E4M3, Float8E4M3B11FNUZ,
+    Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0FNU, Int1, Int2, Int4,
+    MiniFloat, RealFloat, SubByteInt, Uint1, Uint2, Uint4, bf16, f16,
+};
 pub use oxla_jit::{Executable, THREADS_VAR, compile, num_threads};
 
 /// The IR's internals: its instruction arena, the parser and printer

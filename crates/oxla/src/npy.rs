@@ -101,6 +101,45 @@ fn invalid(message: impl Into<String>) -> Error {
 /// # Ok::<(), oxla::Error>(())
 /// ```
 pub fn from_npy_bytes(bytes: &[u8]) -> Result<Literal> {
+    decode_npy(bytes, None)
+}
+
+/// Decodes a `.npy` file holding values of `element_type`: a file with that
+/// type's own dtype, or with the raw `V1`/`V2` dtype NumPy writes for
+/// `ml_dtypes`' types (`bfloat16`, the float8 kinds, `int4`, ...), which
+/// only the caller can name.
+///
+/// ```
+/// use oxla::{npy, ElementType, Literal};
+/// use oxla::bf16;
+/// let x = Literal::from_vec(&[2], vec![bf16::from_f32(1.5), bf16::from_f32(-2.0)])?;
+/// let bytes = npy::to_npy_bytes(&x)?; // dtype '<V2', as np.save writes it
+/// assert!(npy::from_npy_bytes(&bytes).is_err()); // <V2 alone does not say bf16
+/// assert_eq!(npy::from_npy_bytes_as(&bytes, ElementType::Bf16)?, x);
+/// # Ok::<(), oxla::Error>(())
+/// ```
+pub fn from_npy_bytes_as(bytes: &[u8], element_type: ElementType) -> Result<Literal> {
+    decode_npy(bytes, Some(element_type))
+}
+
+/// Reads a `.npy` file holding values of `element_type` (see
+/// [`from_npy_bytes_as`]).
+pub fn read_npy_as(path: impl AsRef<Path>, element_type: ElementType) -> Result<Literal> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        message: format!("cannot read the file: {e}"),
+    })?;
+    from_npy_bytes_as(&bytes, element_type).map_err(|e| match e {
+        Error::Io { message, .. } => Error::Io {
+            path: path.display().to_string(),
+            message,
+        },
+        other => other,
+    })
+}
+
+fn decode_npy(bytes: &[u8], hint: Option<ElementType>) -> Result<Literal> {
     if !bytes.starts_with(MAGIC) {
         return Err(invalid(
             "not a .npy file: it does not start with the magic string \\x93NUMPY",
@@ -143,7 +182,7 @@ pub fn from_npy_bytes(bytes: &[u8]) -> Result<Literal> {
     } else {
         raw.iter().map(|&b| b as char).collect()
     };
-    let header = Header::parse(&header)?;
+    let header = Header::parse(&header, hint)?;
     let data = &bytes[header_end..];
     decode(&header, data)
 }
@@ -190,23 +229,16 @@ pub fn to_npy_bytes(literal: &Literal) -> Result<Vec<u8>> {
         out.extend_from_slice(&(header.len() as u32).to_le_bytes());
     }
     out.extend_from_slice(header.as_bytes());
-    match data {
-        ArrayData::Pred(v) => out.extend(v.iter().map(|&b| b as u8)),
-        ArrayData::S8(v) => out.extend(v.iter().map(|&x| x as u8)),
-        ArrayData::S16(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
-        ArrayData::S32(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
-        ArrayData::S64(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
-        ArrayData::U8(v) => out.extend_from_slice(v),
-        ArrayData::U16(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
-        ArrayData::U32(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
-        ArrayData::U64(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
-        ArrayData::F32(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
-        ArrayData::F64(v) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
-    }
+    out.extend(data.to_le_bytes());
     Ok(out)
 }
 
-/// The numpy dtype string oxla writes for an element type.
+/// The numpy dtype string oxla writes for an element type: what `np.save`
+/// writes for the same array. `ml_dtypes`' types have no dtype string of
+/// their own: NumPy writes `<V2` (raw 2-byte values) for `bfloat16`, `<V1`
+/// for the float8 kinds, `float4_e2m1fn` and the sub-byte integers, and
+/// `<f1` for `float8_e5m2`; such a file is read back with
+/// [`from_npy_bytes_as`] / [`read_npy_as`], which name the type.
 fn descr(ty: ElementType) -> &'static str {
     match ty {
         ElementType::Pred => "|b1",
@@ -218,8 +250,27 @@ fn descr(ty: ElementType) -> &'static str {
         ElementType::U16 => "<u2",
         ElementType::U32 => "<u4",
         ElementType::U64 => "<u8",
+        ElementType::F16 => "<f2",
         ElementType::F32 => "<f4",
         ElementType::F64 => "<f8",
+        ElementType::C64 => "<c8",
+        ElementType::C128 => "<c16",
+        ElementType::Bf16 => "<V2",
+        ElementType::F8E5M2 => "<f1",
+        ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4
+        | ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU => "<V1",
         ElementType::Tuple => "|V0",
     }
 }
@@ -232,7 +283,7 @@ struct Header {
 }
 
 impl Header {
-    fn parse(text: &str) -> Result<Header> {
+    fn parse(text: &str, hint: Option<ElementType>) -> Result<Header> {
         let mut p = PyParser {
             chars: text.chars().collect(),
             pos: 0,
@@ -256,7 +307,7 @@ impl Header {
                 .ok_or_else(|| invalid(format!("the .npy header has no '{key}': {text:?}")))
         };
         let (element_type, big_endian) = match get("descr")? {
-            PyValue::Str(s) => parse_descr(s)?,
+            PyValue::Str(s) => parse_descr(s, hint)?,
             PyValue::List(fields) | PyValue::Tuple(fields) => {
                 return Err(invalid(format!(
                     "structured dtypes (a 'descr' list of {} field(s)) are not supported; save a plain array",
@@ -304,7 +355,7 @@ impl Header {
 }
 
 /// `<f4` → (F32, little-endian).
-fn parse_descr(s: &str) -> Result<(ElementType, bool)> {
+fn parse_descr(s: &str, hint: Option<ElementType>) -> Result<(ElementType, bool)> {
     let (order, code) = match s.chars().next() {
         Some(c @ ('<' | '>' | '|' | '=')) => (c, &s[1..]),
         _ => ('|', s),
@@ -319,27 +370,71 @@ fn parse_descr(s: &str) -> Result<(ElementType, bool)> {
         "u2" => ElementType::U16,
         "u4" => ElementType::U32,
         "u8" => ElementType::U64,
+        "f2" => ElementType::F16,
         "f4" => ElementType::F32,
         "f8" => ElementType::F64,
+        "c8" => ElementType::C64,
+        "c16" => ElementType::C128,
+        // ml_dtypes' float8_e5m2 is the one that NumPy saves as a float.
+        "f1" => ElementType::F8E5M2,
+        // ml_dtypes' names, as JAX's tools write them in the header (np.load
+        // reads them back once ml_dtypes is imported).
+        "bfloat16" => ElementType::Bf16,
+        "float8_e4m3fn" => ElementType::F8E4M3FN,
+        "float8_e5m2" => ElementType::F8E5M2,
+        "float8_e4m3" => ElementType::F8E4M3,
+        "float8_e3m4" => ElementType::F8E3M4,
+        "float8_e4m3fnuz" => ElementType::F8E4M3FNUZ,
+        "float8_e5m2fnuz" => ElementType::F8E5M2FNUZ,
+        "float8_e4m3b11fnuz" => ElementType::F8E4M3B11FNUZ,
+        "float8_e8m0fnu" => ElementType::F8E8M0FNU,
+        "float4_e2m1fn" => ElementType::F4E2M1FN,
+        "int4" => ElementType::S4,
+        "uint4" => ElementType::U4,
+        "int2" => ElementType::S2,
+        "uint2" => ElementType::U2,
+        "int1" => ElementType::S1,
+        "uint1" => ElementType::U1,
+        "V1" | "V2" => match hint {
+            Some(t) if code == format!("V{}", t.byte_size()) => t,
+            _ => {
+                return Err(invalid(format!(
+                    "dtype '{s}' holds raw {}-byte values of a type NumPy does not name (np.save \
+                     writes ml_dtypes' bfloat16 as <V2, and its float8, float4 and int4/int2 \
+                     types as <V1): read the file with npy::read_npy_as or \
+                     npy::from_npy_bytes_as, naming the element type",
+                    &code[1..]
+                )));
+            }
+        },
         _ => {
             let what = match code.chars().next() {
                 Some('O') => "object arrays (dtype=object) cannot be read: they hold Python objects, not numbers".to_string(),
-                Some('f') => format!("float dtype '{s}' is not supported (only f4 and f8 are)"),
-                Some('c') => format!("complex dtype '{s}' is not supported"),
+                Some('f') => format!("float dtype '{s}' is not supported"),
+                Some('c') => format!("complex dtype '{s}' is not supported (c8 and c16 are)"),
                 Some('U' | 'S' | 'a') => format!("string dtype '{s}' is not supported"),
                 Some('M' | 'm') => format!("date/time dtype '{s}' is not supported"),
                 _ => format!("dtype '{s}' is not supported"),
             };
             return Err(invalid(format!(
-                "{what}; oxla reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f4 and f8"
+                "{what}; oxla reads b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16, \
+                 ml_dtypes' names (bfloat16, float8_e4m3fn, int4, ...), and V1/V2 (ml_dtypes' \
+                 types as np.save writes them) when the element type is named"
             )));
         }
     };
+    if let Some(t) = hint.filter(|&t| t != ty) {
+        return Err(invalid(format!(
+            "the file holds {ty} values (dtype '{s}'), not the {t} asked for"
+        )));
+    }
     let big_endian = match order {
         '>' => true,
         '<' => false,
         '=' => cfg!(target_endian = "big"),
         _ if ty.byte_size() == 1 => false,
+        // An ml_dtypes name is the machine's order, as NumPy's '='.
+        _ if code.len() > 3 => cfg!(target_endian = "big"),
         _ => {
             return Err(invalid(format!(
                 "dtype '{s}' has several bytes per element but no byte order ('<' or '>')"
@@ -384,36 +479,8 @@ fn decode(h: &Header, data: &[u8]) -> Result<Literal> {
             data.len()
         )));
     }
-    macro_rules! words {
-        ($t:ty, $n:literal) => {
-            data.chunks_exact($n)
-                .map(|c| {
-                    let mut b = [0u8; $n];
-                    b.copy_from_slice(c);
-                    if h.big_endian {
-                        <$t>::from_be_bytes(b)
-                    } else {
-                        <$t>::from_le_bytes(b)
-                    }
-                })
-                .collect::<Vec<$t>>()
-                .into()
-        };
-    }
-    let values: ArrayData = match h.element_type {
-        ElementType::Pred => data.iter().map(|&b| b != 0).collect::<Vec<bool>>().into(),
-        ElementType::S8 => data.iter().map(|&b| b as i8).collect::<Vec<i8>>().into(),
-        ElementType::S16 => words!(i16, 2),
-        ElementType::S32 => words!(i32, 4),
-        ElementType::S64 => words!(i64, 8),
-        ElementType::U8 => data.to_vec().into(),
-        ElementType::U16 => words!(u16, 2),
-        ElementType::U32 => words!(u32, 4),
-        ElementType::U64 => words!(u64, 8),
-        ElementType::F32 => words!(f32, 4),
-        ElementType::F64 => words!(f64, 8),
-        ElementType::Tuple => return Err(invalid("a tuple dtype cannot be read")),
-    };
+    let values = ArrayData::from_bytes(h.element_type, data, h.big_endian)
+        .ok_or_else(|| invalid(format!("{} values cannot be read", h.element_type)))?;
     Literal::from_array_data(&h.dims, values).map_err(|e| invalid(e.to_string()))
 }
 

@@ -7,7 +7,9 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::Command;
 
-use oxla::npy::{from_npy_bytes, read_npy, to_npy_bytes, write_npy};
+use oxla::npy::{
+    from_npy_bytes, from_npy_bytes_as, read_npy, read_npy_as, to_npy_bytes, write_npy,
+};
 use oxla::{ArrayData, ElementType, Error, Literal};
 
 /// `n` deterministic values of `ty`, covering extremes and signs.
@@ -56,7 +58,53 @@ fn sample(ty: ElementType, n: usize) -> ArrayData {
             .collect::<Vec<_>>()
             .into(),
         ElementType::Tuple => unreachable_tuple(),
+        // The types of issue 13, from their text.
+        ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4
+        | ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16
+        | ElementType::C64
+        | ElementType::C128 => new_type_sample(ty, n),
     }
+}
+
+/// `n` values of a type of issue 13, covering its extremes and signs.
+fn new_type_sample(ty: ElementType, n: usize) -> ArrayData {
+    let bits = ty.bit_width() as i64;
+    let text = |i: usize| -> String {
+        if ty.is_integer() {
+            let (lo, hi) = if ty.is_signed_integer() {
+                (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+            } else {
+                (0, (1 << bits) - 1)
+            };
+            [lo, hi, lo + (i as i64 % (hi - lo + 1))][i % 3].to_string()
+        } else if ty.is_complex() {
+            ["(1.5, -2)", "(-0, inf)", "(0.25, 3)"][i % 3].to_string()
+        } else if ty == ElementType::F8E8M0FNU {
+            ["1", "0.5", "4", "2"][i % 4].to_string()
+        } else {
+            ["1.5", "-0.5", "4", "-3"][i % 4].to_string()
+        }
+    };
+    let values: Vec<String> = (0..n).map(text).collect();
+    let literal =
+        oxla::internals::parser::parse_literal(&format!("{ty}[{n}] {{{}}}", values.join(", ")))
+            .unwrap();
+    literal.array_data().unwrap().clone()
 }
 
 fn unreachable_tuple() -> ArrayData {
@@ -115,7 +163,9 @@ fn round_trip_every_type_and_rank() {
             assert_eq!(header_end % 64, 0, "data starts 64-byte aligned");
             assert_eq!(bytes[header_end - 1], b'\n');
             assert_eq!(bytes.len() - header_end, x.element_count() * ty.byte_size());
-            let y = from_npy_bytes(&bytes).unwrap();
+            // ml_dtypes' types are raw bytes (`<V2`, `<V1`) to NumPy: the
+            // reader is told the type.
+            let y = from_npy_bytes_as(&bytes, ty).unwrap();
             assert_eq!(y.shape(), x.shape());
             // Bitwise comparison (so -0 and signed values are exact).
             assert_eq!(to_npy_bytes(&y).unwrap(), bytes, "{ty} {dims:?}");
@@ -224,15 +274,15 @@ fn refuses_what_it_cannot_read() {
         ),
         (
             f4(
-                "{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }",
-                &[0; 2],
+                "{'descr': '<f16', 'fortran_order': False, 'shape': (1,), }",
+                &[0; 16],
             ),
-            "float dtype '<f2' is not supported",
+            "float dtype '<f16' is not supported",
         ),
         (
             f4(
-                "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
-                &[0; 8],
+                "{'descr': '<c32', 'fortran_order': False, 'shape': (1,), }",
+                &[0; 32],
             ),
             "complex dtype",
         ),
@@ -387,7 +437,11 @@ for f in sys.argv[2:]:
 print('ok')
 "#;
     // ... and reads ours.
-    let types = ElementType::ALL;
+    // NumPy's own dtypes (ml_dtypes' are checked against files NumPy
+    // wrote: numpy_wrote_the_new_types).
+    let types = ElementType::ALL
+        .into_iter()
+        .filter(|&t| !numpy_name(t).is_empty());
     let mut ours = vec![];
     for ty in types {
         let name = numpy_name(ty);
@@ -405,6 +459,25 @@ print('ok')
             ElementType::F32 => values.iter().map(|&v| v as f32).collect::<Vec<_>>().into(),
             ElementType::F64 => values.iter().map(|&v| v as f64).collect::<Vec<_>>().into(),
             ElementType::Tuple => unreachable_tuple(),
+            ElementType::S1
+            | ElementType::S2
+            | ElementType::S4
+            | ElementType::U1
+            | ElementType::U2
+            | ElementType::U4
+            | ElementType::F4E2M1FN
+            | ElementType::F8E3M4
+            | ElementType::F8E4M3
+            | ElementType::F8E4M3FN
+            | ElementType::F8E4M3FNUZ
+            | ElementType::F8E4M3B11FNUZ
+            | ElementType::F8E5M2
+            | ElementType::F8E5M2FNUZ
+            | ElementType::F8E8M0FNU
+            | ElementType::Bf16
+            | ElementType::F16
+            | ElementType::C64
+            | ElementType::C128 => unreachable!("filtered out above"),
         };
         let x = Literal::from_array_data(&[2, 3, 4], data).unwrap();
         write_npy(dir.join(format!("ox_{name}.npy")), &x).unwrap();
@@ -449,5 +522,92 @@ fn numpy_name(ty: ElementType) -> &'static str {
         ElementType::F32 => "float32",
         ElementType::F64 => "float64",
         ElementType::Tuple => "tuple",
+        // Checked with files NumPy wrote (numpy_wrote_the_new_types).
+        ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4
+        | ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16
+        | ElementType::C64
+        | ElementType::C128 => "",
     }
+}
+
+/// `.npy` files `np.save` wrote for the types of issue 13 (with ml_dtypes;
+/// `scripts/types_values.py`), committed with their bytes and values in
+/// `tests/data/npy/files.tsv`: each reads back bit for bit, holds the
+/// values listed, and oxla writes the same file byte for byte (the
+/// `_named` files, JAX's tools' form with the ml_dtypes name as descr, are
+/// read only).
+#[test]
+fn numpy_wrote_the_new_types() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/npy");
+    let index = std::fs::read_to_string(dir.join("files.tsv")).unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for line in index.lines().filter(|l| !l.starts_with('#')) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [file, ty, descr, hex, text] = cols[..] else {
+            panic!("bad line {line:?}")
+        };
+        let ty = ElementType::from_name(ty).unwrap();
+        let path = dir.join(file);
+        let x = read_npy_as(&path, ty).unwrap();
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        assert_eq!(
+            x.array_data().unwrap().to_le_bytes(),
+            bytes,
+            "{file}: the values' bits"
+        );
+        let want = oxla::internals::parser::parse_literal(text).unwrap();
+        assert_eq!(x.shape(), want.shape(), "{file}");
+        let (g, w) = (x.array_data().unwrap(), want.array_data().unwrap());
+        for i in 0..g.len() {
+            let norm = |s: String| s.replace("-nan", "nan");
+            assert_eq!(
+                norm(g.format_value(i)),
+                norm(w.format_value(i)),
+                "{file} element {i}"
+            );
+        }
+        if descr.starts_with(['<', '>', '|']) {
+            // np.save's own form: oxla writes the very same bytes.
+            assert_eq!(
+                to_npy_bytes(&x).unwrap(),
+                std::fs::read(&path).unwrap(),
+                "{file}"
+            );
+            // A file of ml_dtypes' raw bytes needs the type named.
+            if descr.starts_with("<V") {
+                assert!(read_npy(&path).is_err(), "{file} read without its type");
+            }
+        } else {
+            // The named form needs no type.
+            let y = read_npy(&path).unwrap();
+            assert_eq!(y.shape(), x.shape(), "{file}");
+            assert_eq!(y.array_data().unwrap().to_le_bytes(), bytes, "{file}");
+        }
+        seen.insert(ty);
+    }
+    let new: Vec<ElementType> = ElementType::ALL
+        .into_iter()
+        .filter(|&t| numpy_name(t).is_empty())
+        .collect();
+    assert!(
+        new.iter().all(|t| seen.contains(t)),
+        "a type without a NumPy file"
+    );
 }

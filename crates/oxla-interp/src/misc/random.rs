@@ -214,8 +214,29 @@ fn unsigned_data(ty: ElementType, values: Vec<u64>) -> OpResult<ArrayData> {
         | ElementType::S64
         | ElementType::F32
         | ElementType::F64
-        | ElementType::Tuple => {
-            return Err(format!("rng-bit-generator gives unsigned bits, not {ty}"));
+        | ElementType::Tuple
+        | ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4
+        | ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16
+        | ElementType::C64
+        | ElementType::C128 => {
+            return Err(format!(
+                "rng-bit-generator gives unsigned bits of 8 to 64, not {ty}"
+            ));
         }
     })
 }
@@ -393,6 +414,29 @@ pub(crate) fn rng(
             ArrayData::Pred(vec![scalar_value::<bool>(a)?; n])
         }
         ElementType::Tuple => return Err("rng cannot produce a tuple".into()),
+        ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4
+        | ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16
+        | ElementType::C64
+        | ElementType::C128 => {
+            return Err(format!(
+                "rng of {ty} is not supported yet: draw f32 (or s32) values and convert them"
+            ));
+        }
     })
 }
 

@@ -35,23 +35,13 @@ use crate::{Builder, Computation, ElementType, Error, Literal, Op, OpKind, Resul
 
 /// A scalar constant of the float type `ty` holding `value` (rounded once).
 fn constant(b: &mut Builder, ty: ElementType, value: f64) -> Result<Op> {
-    match ty {
-        ElementType::F32 => b.constant(Literal::scalar(value as f32)),
-        ElementType::F64 => b.constant(Literal::scalar(value)),
-        ElementType::Pred
-        | ElementType::S8
-        | ElementType::S16
-        | ElementType::S32
-        | ElementType::S64
-        | ElementType::U8
-        | ElementType::U16
-        | ElementType::U32
-        | ElementType::U64
-        | ElementType::Tuple => Err(Error::UnsupportedElementType {
+    match Literal::float_scalar(ty, value) {
+        Some(c) => b.constant(c),
+        None => Err(Error::UnsupportedElementType {
             op: "batch-norm".into(),
             shape: Shape::scalar(ty).to_string(),
-            expected: "a floating-point type (f32 or f64)".into(),
-            help: "convert the operand to f32 or f64 first.".into(),
+            expected: "a real floating-point type".into(),
+            help: "convert the operand to f32 first.".into(),
         }),
     }
 }

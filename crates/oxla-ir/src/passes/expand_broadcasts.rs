@@ -428,6 +428,10 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::Scatter { .. }
             | OpKind::DynamicSlice { .. }
             | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. }
             | OpKind::Sort { .. }
             | OpKind::TopK { .. }
             | OpKind::BitcastConvert

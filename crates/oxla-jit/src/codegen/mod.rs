@@ -112,6 +112,26 @@ pub(crate) fn clif_type(et: ElementType) -> Type {
         ElementType::S64 | ElementType::U64 => types::I64,
         ElementType::F32 => types::F32,
         ElementType::F64 => types::F64,
+        // Refused before code is built (`unsupported.rs`); the storage
+        // integer keeps this total.
+        ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4
+        | ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU => types::I8,
+        ElementType::Bf16 | ElementType::F16 => types::I16,
+        ElementType::C64 => types::I64,
+        ElementType::C128 => types::I128,
     }
 }
 

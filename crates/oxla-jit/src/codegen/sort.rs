@@ -60,6 +60,27 @@ fn encoding(ty: ElementType) -> Encoding {
         | ElementType::U32
         | ElementType::U64
         | ElementType::Tuple => Encoding::Unsigned,
+        // Never reached: unsupported.rs refuses the types of issue 13
+        // before compiling, and `fusion::sort` makes no key sort of them.
+        ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4
+        | ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16
+        | ElementType::C64
+        | ElementType::C128 => Encoding::Unsigned,
     }
 }
 

@@ -276,7 +276,11 @@ fn same_index(kind: &OpKind, k: usize) -> bool {
         | OpKind::TriangularSolve { .. }
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. } => false,
+        | OpKind::BatchNormGrad { .. }
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. } => false,
     }
 }
 

@@ -222,7 +222,11 @@ pub(crate) fn op_family(kind: &OpKind) -> Option<OpFamily> {
         | OpKind::TriangularSolve { .. }
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. } => None,
+        | OpKind::BatchNormGrad { .. }
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. } => None,
     }
 }
 

@@ -236,6 +236,26 @@ pub fn literal_from(
         ElementType::F32 => (0..n).map(|k| fl(k) as f32).collect::<Vec<_>>().into(),
         ElementType::F64 => (0..n).map(fl).collect::<Vec<_>>().into(),
         ElementType::Tuple => panic!("no tuple literals here"),
+        // The JIT refuses these (tests/jit/types.rs); no test runs them.
+        ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4
+        | ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16
+        | ElementType::C64
+        | ElementType::C128 => panic!("no {ty} literals here: the JIT does not compile {ty}"),
     };
     Literal::from_array_data(dims, data).expect("literal")
 }
@@ -306,4 +326,13 @@ pub fn builder(name: &str, shapes: &[Shape]) -> (Builder, Vec<oxla_ir::Op>) {
 
 pub fn sh(ty: ElementType, dims: &[i64]) -> Shape {
     Shape::new(ty, dims)
+}
+
+/// The element types the JIT compiles (the others it refuses:
+/// tests/jit/types.rs).
+pub fn jit_types() -> Vec<ElementType> {
+    ElementType::ALL
+        .into_iter()
+        .filter(|&t| oxla_jit::supports_element_type(t))
+        .collect()
 }

@@ -15,4 +15,5 @@ mod rowgroup;
 mod shapes;
 mod sort;
 mod threads;
+mod types;
 mod windows;

@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 
-use oxla_ir::{ArrayData, ElementType, Literal, Result, Shape};
+use oxla_ir::{ArrayData, ElementType, Literal, RealFloat, Result, Shape, SubByteInt};
 
 use super::cursor::parse_int;
 use super::source::Source;
@@ -246,31 +246,13 @@ fn walk(
 
 /// An empty vector of the element type.
 fn empty(et: ElementType) -> ArrayData {
-    match et {
-        ElementType::Pred => ArrayData::Pred(Vec::new()),
-        ElementType::S8 => ArrayData::S8(Vec::new()),
-        ElementType::S16 => ArrayData::S16(Vec::new()),
-        ElementType::S32 => ArrayData::S32(Vec::new()),
-        ElementType::S64 => ArrayData::S64(Vec::new()),
-        ElementType::U8 => ArrayData::U8(Vec::new()),
-        ElementType::U16 => ArrayData::U16(Vec::new()),
-        ElementType::U32 => ArrayData::U32(Vec::new()),
-        ElementType::U64 => ArrayData::U64(Vec::new()),
-        ElementType::F32 => ArrayData::F32(Vec::new()),
-        // A tuple never reaches here: constants are arrays.
-        ElementType::F64 | ElementType::Tuple => ArrayData::F64(Vec::new()),
-    }
+    // A tuple never reaches here: constants are arrays.
+    ArrayData::zeros(et, 0).unwrap_or(ArrayData::F64(Vec::new()))
 }
 
 /// Bytes per element in a blob (`i1` takes one byte).
 fn byte_size(et: ElementType) -> usize {
-    match et {
-        ElementType::Pred | ElementType::S8 | ElementType::U8 => 1,
-        ElementType::S16 | ElementType::U16 => 2,
-        ElementType::S32 | ElementType::U32 | ElementType::F32 => 4,
-        ElementType::S64 | ElementType::U64 | ElementType::F64 => 8,
-        ElementType::Tuple => 1,
-    }
+    et.byte_size().max(1)
 }
 
 /// `"0x0A0B"` as bytes.
@@ -290,29 +272,7 @@ fn hex_bytes(s: &str) -> Option<Vec<u8>> {
 
 /// Little-endian elements of `et` from `bytes` (a whole number of them).
 fn decode(et: ElementType, bytes: &[u8]) -> ArrayData {
-    fn chunks<const N: usize, T>(bytes: &[u8], f: fn([u8; N]) -> T) -> Vec<T> {
-        bytes
-            .chunks_exact(N)
-            .map(|c| {
-                let mut a = [0u8; N];
-                a.copy_from_slice(c);
-                f(a)
-            })
-            .collect()
-    }
-    match et {
-        ElementType::Pred => ArrayData::Pred(bytes.iter().map(|&b| b != 0).collect()),
-        ElementType::S8 => ArrayData::S8(chunks(bytes, i8::from_le_bytes)),
-        ElementType::S16 => ArrayData::S16(chunks(bytes, i16::from_le_bytes)),
-        ElementType::S32 => ArrayData::S32(chunks(bytes, i32::from_le_bytes)),
-        ElementType::S64 => ArrayData::S64(chunks(bytes, i64::from_le_bytes)),
-        ElementType::U8 => ArrayData::U8(bytes.to_vec()),
-        ElementType::U16 => ArrayData::U16(chunks(bytes, u16::from_le_bytes)),
-        ElementType::U32 => ArrayData::U32(chunks(bytes, u32::from_le_bytes)),
-        ElementType::U64 => ArrayData::U64(chunks(bytes, u64::from_le_bytes)),
-        ElementType::F32 => ArrayData::F32(chunks(bytes, f32::from_le_bytes)),
-        ElementType::F64 | ElementType::Tuple => ArrayData::F64(chunks(bytes, f64::from_le_bytes)),
-    }
+    ArrayData::from_bytes(et, bytes, false).unwrap_or_else(|| empty(et))
 }
 
 /// Appends the value written at `s..e` to `data`, or says why it does not
@@ -325,19 +285,9 @@ pub(super) fn push_value(
     op: &str,
 ) -> Result<()> {
     let text = src.text.get(s..e).unwrap_or("");
-    let ty = match data.element_type() {
-        ElementType::Pred => "i1",
-        ElementType::S8 => "i8",
-        ElementType::S16 => "i16",
-        ElementType::S32 => "i32",
-        ElementType::S64 => "i64",
-        ElementType::U8 => "ui8",
-        ElementType::U16 => "ui16",
-        ElementType::U32 => "ui32",
-        ElementType::U64 => "ui64",
-        ElementType::F32 => "f32",
-        ElementType::F64 | ElementType::Tuple => "f64",
-    };
+    let et = data.element_type();
+    // The type as StableHLO spells it (`ui8`, `bf16`, `f8E4M3FN`).
+    let ty = crate::export::element_type(et);
     let bad = |why: &str, expected: &str| {
         src.error(
             s,
@@ -382,6 +332,26 @@ pub(super) fn push_value(
         ArrayData::U16(v) => v.push(int(16, false)? as u16),
         ArrayData::U32(v) => v.push(int(32, false)? as u32),
         ArrayData::U64(v) => v.push(int(64, false)? as u64),
+        ArrayData::S1(v) => v.push(SubByteInt::wrapping_from(int(1, true)? as i64)),
+        ArrayData::S2(v) => v.push(SubByteInt::wrapping_from(int(2, true)? as i64)),
+        ArrayData::S4(v) => v.push(SubByteInt::wrapping_from(int(4, true)? as i64)),
+        ArrayData::U1(v) => v.push(SubByteInt::wrapping_from(int(1, false)? as i64)),
+        ArrayData::U2(v) => v.push(SubByteInt::wrapping_from(int(2, false)? as i64)),
+        ArrayData::U4(v) => v.push(SubByteInt::wrapping_from(int(4, false)? as i64)),
+        ArrayData::F4E2M1FN(v) => v.push(narrow(text, hex, &int, &bad)?),
+        ArrayData::F8E3M4(v) => v.push(narrow(text, hex, &int, &bad)?),
+        ArrayData::F8E4M3(v) => v.push(narrow(text, hex, &int, &bad)?),
+        ArrayData::F8E4M3FN(v) => v.push(narrow(text, hex, &int, &bad)?),
+        ArrayData::F8E4M3FNUZ(v) => v.push(narrow(text, hex, &int, &bad)?),
+        ArrayData::F8E4M3B11FNUZ(v) => v.push(narrow(text, hex, &int, &bad)?),
+        ArrayData::F8E5M2(v) => v.push(narrow(text, hex, &int, &bad)?),
+        ArrayData::F8E5M2FNUZ(v) => v.push(narrow(text, hex, &int, &bad)?),
+        ArrayData::F8E8M0FNU(v) => v.push(narrow(text, hex, &int, &bad)?),
+        ArrayData::Bf16(v) => v.push(narrow(text, hex, &int, &bad)?),
+        ArrayData::F16(v) => v.push(narrow(text, hex, &int, &bad)?),
+        ArrayData::C64(_) | ArrayData::C128(_) => {
+            return Err(bad(" (complex constants are not read yet)", "a real value"));
+        }
         ArrayData::F32(v) => v.push(if hex {
             f32::from_bits(int(32, false)? as u32)
         } else {
@@ -400,6 +370,23 @@ pub(super) fn push_value(
         }),
     }
     Ok(())
+}
+
+/// A value of a float type narrower than `f32`: its bits in hex, or a
+/// decimal rounded once to the type.
+fn narrow<T: RealFloat>(
+    text: &str,
+    hex: bool,
+    int: &dyn Fn(u32, bool) -> Result<i128>,
+    bad: &dyn Fn(&str, &str) -> oxla_ir::Error,
+) -> Result<T> {
+    if hex {
+        let bits = T::ELEMENT_TYPE.bit_width();
+        return Ok(T::from_bits128(int(bits, false)? as u128));
+    }
+    parse_float::<f64>(text)
+        .map(T::from_f64)
+        .ok_or_else(|| bad("", "a number such as `1.5`, `-2.0e-03` or bits in hex"))
 }
 
 /// A decimal float (or integer) literal, correctly rounded to `T`.

@@ -9,8 +9,8 @@
 
 use oxla_ir::ir::{DotDimensionNumbers, InstId, OpKind, PadDim};
 use oxla_ir::{
-    BinaryOp, ComparisonDirection, ComparisonOrder, ComparisonType, ElementType, Literal, Result,
-    Shape, UnaryOp,
+    BinaryOp, ComparisonDirection, ComparisonOrder, ComparisonType, ElementType, Int1, Int2, Int4,
+    Literal, NativeType, Result, Shape, SubByteInt, Uint1, Uint2, Uint4, UnaryOp,
 };
 
 use super::lower::OpCx;
@@ -866,38 +866,10 @@ fn precision(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<()> {
     Ok(())
 }
 
-/// A value converted to `et` when it is not of it already.
-fn to_type(cx: &mut OpCx<'_, '_, '_, '_>, id: InstId, et: ElementType) -> Result<InstId> {
-    let s = cx.shape(id);
-    if s.element_type() == et {
-        return Ok(id);
-    }
-    cx.push(OpKind::Convert, vec![id], &s.with_element_type(et))
-}
-
-/// Whether every value of `from` is exactly a value of `to`, or `to` is a
-/// float wide enough to be where XLA computes such a dot (an integer dot
-/// with a float result converts its operands first).
-fn widens(from: ElementType, to: ElementType) -> bool {
-    if from == to {
-        return true;
-    }
-    if from.is_pred() || to.is_pred() || (from.is_float() && !to.is_float()) {
-        return false;
-    }
-    if to.is_float() {
-        return to.bit_width() >= from.bit_width();
-    }
-    if from.is_signed_integer() && to.is_unsigned_integer() {
-        return false;
-    }
-    let extra = u32::from(from.is_unsigned_integer() && to.is_signed_integer());
-    to.bit_width() >= from.bit_width() + extra
-}
-
-/// A dot with the given dimension numbers; a result element type other
-/// than the operands' (`preferred_element_type`) converts the operands
-/// first when that loses nothing, and is refused otherwise.
+/// A dot with the given dimension numbers. A result element type other
+/// than the operands' (`preferred_element_type`) is the dot's own, as in
+/// HLO (`f32[4,5] dot(bf16[4,16], bf16[16,5])`); shape inference refuses
+/// the ones XLA refuses (an integer result narrower than the operands).
 fn dot_with(cx: &mut OpCx<'_, '_, '_, '_>, dims: DotDimensionNumbers) -> Result<Vec<InstId>> {
     precision(cx)?;
     if let Some(a) = cx.attr("algorithm") {
@@ -908,20 +880,7 @@ fn dot_with(cx: &mut OpCx<'_, '_, '_, '_>, dims: DotDimensionNumbers) -> Result<
         ));
     }
     let r = cx.results[0].clone();
-    let et = r.element_type();
     let (a, b) = (cx.operands[0], cx.operands[1]);
-    for &v in &[a, b] {
-        let from = cx.shape(v).element_type();
-        if !widens(from, et) {
-            return Err(cx.err(
-                cx.op.pos,
-                format!("a dot of {} operands with a {et} result is not supported: converting to {et} would lose values", from),
-                format!("a result element type that holds every {from} value"),
-            ));
-        }
-    }
-    let a = to_type(cx, a, et)?;
-    let b = to_type(cx, b, et)?;
     Ok(vec![cx.push(
         OpKind::DotGeneral { dims },
         vec![a, b],
@@ -1102,12 +1061,24 @@ fn chlo_constant_like(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
 
 /// An integer as a scalar literal of `et`, if it fits.
 fn int_literal(v: i128, et: ElementType) -> Option<Literal> {
+    fn sub_byte<T: SubByteInt + NativeType>(v: i128) -> Option<Literal> {
+        T::new(i64::try_from(v).ok()?).map(Literal::scalar)
+    }
+    if et.is_float() {
+        return Literal::float_scalar(et, v as f64);
+    }
     Some(match et {
         ElementType::Pred => Literal::scalar(match v {
             0 => false,
             1 => true,
             _ => return None,
         }),
+        ElementType::S1 => sub_byte::<Int1>(v)?,
+        ElementType::S2 => sub_byte::<Int2>(v)?,
+        ElementType::S4 => sub_byte::<Int4>(v)?,
+        ElementType::U1 => sub_byte::<Uint1>(v)?,
+        ElementType::U2 => sub_byte::<Uint2>(v)?,
+        ElementType::U4 => sub_byte::<Uint4>(v)?,
         ElementType::S8 => Literal::scalar(i8::try_from(v).ok()?),
         ElementType::S16 => Literal::scalar(i16::try_from(v).ok()?),
         ElementType::S32 => Literal::scalar(i32::try_from(v).ok()?),
@@ -1116,9 +1087,22 @@ fn int_literal(v: i128, et: ElementType) -> Option<Literal> {
         ElementType::U16 => Literal::scalar(u16::try_from(v).ok()?),
         ElementType::U32 => Literal::scalar(u32::try_from(v).ok()?),
         ElementType::U64 => Literal::scalar(u64::try_from(v).ok()?),
-        ElementType::F32 => Literal::scalar(v as f32),
-        ElementType::F64 => Literal::scalar(v as f64),
-        ElementType::Tuple => return None,
+        ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16
+        | ElementType::F32
+        | ElementType::F64
+        | ElementType::C64
+        | ElementType::C128
+        | ElementType::Tuple => return None,
     })
 }
 

@@ -223,19 +223,36 @@ pub(super) fn parse_module(src: &Source<'_>) -> Result<Module> {
 pub(super) fn element_type(name: &str) -> std::result::Result<ElementType, String> {
     Ok(match name {
         "i1" => ElementType::Pred,
+        "i2" => ElementType::S2,
+        "i4" => ElementType::S4,
         "i8" => ElementType::S8,
         "i16" => ElementType::S16,
         "i32" => ElementType::S32,
         "i64" => ElementType::S64,
+        "ui1" => ElementType::U1,
+        "ui2" => ElementType::U2,
+        "ui4" => ElementType::U4,
         "ui8" => ElementType::U8,
         "ui16" => ElementType::U16,
         "ui32" => ElementType::U32,
         "ui64" => ElementType::U64,
+        "f4E2M1FN" => ElementType::F4E2M1FN,
+        "f8E3M4" => ElementType::F8E3M4,
+        "f8E4M3" => ElementType::F8E4M3,
+        "f8E4M3FN" => ElementType::F8E4M3FN,
+        "f8E4M3FNUZ" => ElementType::F8E4M3FNUZ,
+        "f8E4M3B11FNUZ" => ElementType::F8E4M3B11FNUZ,
+        "f8E5M2" => ElementType::F8E5M2,
+        "f8E5M2FNUZ" => ElementType::F8E5M2FNUZ,
+        "f8E8M0FNU" => ElementType::F8E8M0FNU,
+        "bf16" => ElementType::Bf16,
+        "f16" => ElementType::F16,
         "f32" => ElementType::F32,
         "f64" => ElementType::F64,
         _ => {
             return Err(format!(
-                "oxla has no element type `{name}` (it has i1, i8..i64, ui8..ui64, f32, f64)"
+                "oxla has no element type `{name}` (it has i1..i64, ui1..ui64, the float8 \
+                 kinds, f4E2M1FN, bf16, f16, f32, f64; complex is not read yet)"
             ));
         }
     })

@@ -29,3 +29,4 @@ mod misc;
 mod round_trip;
 mod sort;
 mod syntax;
+mod types;

@@ -116,7 +116,7 @@ fn the_forms_mlir_prints_read_as_the_hlo_ops() {
 
 /// The modules of an `.hlo` test file: each from its `HloModule` line to
 /// the next comment.
-fn modules(path: &Path) -> Vec<String> {
+pub(super) fn modules(path: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut out: Vec<String> = Vec::new();
     let mut current: Option<String> = None;

@@ -70,8 +70,56 @@ fn argument(shape: &Shape, seed: &mut u64) -> Literal {
         ElementType::F32 => ArrayData::F32(ints(4001).iter().map(|&v| v as f32 / 1000.0).collect()),
         ElementType::F64 => ArrayData::F64(ints(4001).iter().map(|&v| v as f64 / 1000.0).collect()),
         ElementType::Tuple => unreachable!("handled above"),
+        // The types of issue 13 from their text: small values.
+        ElementType::S1
+        | ElementType::S2
+        | ElementType::S4
+        | ElementType::U1
+        | ElementType::U2
+        | ElementType::U4 => {
+            // -1 or 0 signed, 0 or 1 unsigned: every width holds them.
+            let lift = i64::from(!shape.element_type().is_signed_integer());
+            let v = ints(2);
+            text_data(shape, v.iter().map(|&x| (x + lift).to_string()))
+        }
+        ElementType::F4E2M1FN
+        | ElementType::F8E3M4
+        | ElementType::F8E4M3
+        | ElementType::F8E4M3FN
+        | ElementType::F8E4M3FNUZ
+        | ElementType::F8E4M3B11FNUZ
+        | ElementType::F8E5M2
+        | ElementType::F8E5M2FNUZ
+        | ElementType::F8E8M0FNU
+        | ElementType::Bf16
+        | ElementType::F16 => {
+            let v = ints(17);
+            text_data(shape, v.iter().map(|&x| (x as f64 / 4.0 + 2.5).to_string()))
+        }
+        ElementType::C64 | ElementType::C128 => {
+            let (re, im) = (ints(4001), ints(4001));
+            text_data(
+                shape,
+                re.iter()
+                    .zip(&im)
+                    .map(|(&a, &b)| format!("({}, {})", a as f64 / 1000.0, b as f64 / 1000.0)),
+            )
+        }
     };
     Literal::from_array_data(shape.dims(), data).unwrap()
+}
+
+/// The values of `shape` from their text, row-major.
+fn text_data(shape: &Shape, values: impl Iterator<Item = String>) -> ArrayData {
+    let values: Vec<String> = values.take(shape.element_count() as usize).collect();
+    let text = format!(
+        "{}[{}] {{{}}}",
+        shape.element_type(),
+        values.len(),
+        values.join(", ")
+    );
+    let literal = oxla_ir::parser::parse_literal(&text).unwrap();
+    literal.array_data().unwrap().clone()
 }
 
 /// The inputs committed next to a module (`NAME.in0.npy`, ... for

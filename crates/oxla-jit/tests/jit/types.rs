@@ -1,0 +1,99 @@
+//! The element types of issue 13 are refused, never compiled wrongly:
+//! every type the JIT does not support, wherever it appears (a parameter,
+//! a value made inside, a reducer's body), and every `dot` whose operand
+//! and result types differ, gives `Error::UnsupportedOp` from `compile`.
+
+use oxla_ir::{ElementType, Error, parse_hlo_module};
+
+/// `compile(text)` is refused as unsupported, naming `what`.
+fn assert_refused(text: &str, what: &str) {
+    let comp = match parse_hlo_module(text) {
+        Ok(c) => c,
+        Err(e) => panic!("the module does not parse: {e}\n{text}"),
+    };
+    match oxla_jit::compile(&comp) {
+        Err(Error::UnsupportedOp {
+            backend, reason, ..
+        }) => {
+            assert_eq!(backend, "jit");
+            assert!(
+                reason.contains(what),
+                "reason {reason:?} does not name {what:?}"
+            );
+        }
+        Err(other) => panic!("expected UnsupportedOp for {what}, got {other}"),
+        Ok(_) => panic!("the JIT compiled a module with {what}:\n{text}"),
+    }
+}
+
+/// The types the JIT does not compile (every new type of issue 13).
+fn refused_types() -> Vec<ElementType> {
+    ElementType::ALL
+        .into_iter()
+        .filter(|&t| !t.is_tuple() && !oxla_jit::supports_element_type(t))
+        .collect()
+}
+
+#[test]
+fn every_new_type_is_refused() {
+    let types = refused_types();
+    // bf16, f16, 8 float8 kinds, f4e2m1fn, 6 sub-byte integers, c64, c128.
+    assert_eq!(types.len(), 19, "{types:?}");
+    for ty in types {
+        let name = ty.name();
+        let to = if ty.is_complex() { "f32" } else { "s32" };
+        // As a parameter, converted away at once.
+        let op = if ty.is_complex() { "real" } else { "convert" };
+        let to = if ty.is_complex() && ty == ElementType::C128 {
+            "f64"
+        } else {
+            to
+        };
+        assert_refused(
+            &format!(
+                "HloModule m\nENTRY e {{\n  p = {name}[3] parameter(0)\n  ROOT c = {to}[3] {op}(p)\n}}\n"
+            ),
+            name,
+        );
+        // Made inside from supported types and converted back: nothing of
+        // the type crosses the boundary.
+        if !ty.is_complex() {
+            assert_refused(
+                &format!(
+                    "HloModule m\nENTRY e {{\n  p = f32[3] parameter(0)\n  n = {name}[3] convert(p)\n  ROOT c = f32[3] convert(n)\n}}\n"
+                ),
+                name,
+            );
+        }
+    }
+}
+
+#[test]
+fn a_new_type_in_a_reducer_is_refused() {
+    let text = "HloModule m\n\
+        add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
+        x = bf16[] convert(a)\n  y = bf16[] convert(b)\n  s = bf16[] add(x, y)\n  \
+        ROOT r = f32[] convert(s)\n}\n\
+        ENTRY e {\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n  \
+        ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n}\n";
+    assert_refused(text, "bf16");
+}
+
+#[test]
+fn mixed_type_dots_are_refused() {
+    let dot = |l: &str, r: &str, out: &str| {
+        format!(
+            "HloModule m\nENTRY e {{\n  a = {l}[2,3] parameter(0)\n  b = {r}[3,4] parameter(1)\n  \
+             ROOT d = {out}[2,4] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}\n}}\n"
+        )
+    };
+    // The result type differs from both operands', from the lhs's only, or
+    // from the rhs's only.
+    assert_refused(&dot("s8", "s8", "s32"), "dot");
+    assert_refused(&dot("s8", "s16", "s16"), "dot");
+    assert_refused(&dot("s16", "s8", "s16"), "dot");
+    assert_refused(&dot("f32", "f32", "f64"), "dot");
+    // A dot of one type throughout compiles.
+    let same = parse_hlo_module(&dot("f32", "f32", "f32")).expect("parses");
+    assert!(oxla_jit::compile(&same).is_ok());
+}
