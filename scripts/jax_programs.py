@@ -7,8 +7,8 @@ dropout, a KV-cache update, ...). For each one this script writes, under
 tests/data/jax/<name>/:
 
   program.hlo            the HLO text JAX prints:
-                         jax.jit(f).lower(*args).compiler_ir('hlo').as_hlo_text()
-  program.stablehlo.mlir the StableHLO: jax.jit(f).lower(*args).as_text()
+                         jax.jit(f, keep_unused=True).lower(*args).compiler_ir('hlo').as_hlo_text()
+  program.stablehlo.mlir the StableHLO: jax.jit(f, keep_unused=True).lower(*args).as_text()
   in0.npy, in1.npy, ...  the inputs, deterministic (seeded from the name) and
                          realistic (ids within range, weights scaled by
                          1/sqrt(fan_in)); bf16 arrays are written with the
@@ -608,7 +608,7 @@ def write_program(name, out_dir):
     fn, named_args, (rtol, atol, reason), doc = PROGRAMS[name](name)
     names = [n for n, _ in named_args]
     arrays = [np.asarray(a) for _, a in named_args]
-    jitted = jax.jit(fn)
+    jitted = jax.jit(fn, keep_unused=True)
     lowered = jitted.lower(*arrays)
     hlo_text = lowered.compiler_ir("hlo").as_hlo_text()
     stablehlo_text = lowered.as_text()

@@ -1,23 +1,27 @@
 module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<2x5xi32>, %arg1: tensor<2x5x8xf32>) -> (tensor<16x8xf32> {jax.result_info = "result"}) {
+  func.func public @main(%arg0: tensor<16x8xf32>, %arg1: tensor<2x5xi32>, %arg2: tensor<2x5x8xf32>) -> (tensor<16x8xf32> {jax.result_info = "result"}) {
     %c = stablehlo.constant dense<0> : tensor<i32>
     %0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<2x5xi32>
-    %1 = stablehlo.compare LT, %arg0, %0, SIGNED : (tensor<2x5xi32>, tensor<2x5xi32>) -> tensor<2x5xi1>
+    %1 = stablehlo.compare LT, %arg1, %0, SIGNED : (tensor<2x5xi32>, tensor<2x5xi32>) -> tensor<2x5xi1>
     %c_0 = stablehlo.constant dense<16> : tensor<i32>
     %2 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<i32>) -> tensor<2x5xi32>
-    %3 = stablehlo.add %arg0, %2 : tensor<2x5xi32>
-    %4 = stablehlo.select %1, %3, %arg0 : tensor<2x5xi1>, tensor<2x5xi32>
+    %3 = stablehlo.add %arg1, %2 : tensor<2x5xi32>
+    %4 = stablehlo.select %1, %3, %arg1 : tensor<2x5xi1>, tensor<2x5xi32>
     %5 = stablehlo.broadcast_in_dim %4, dims = [0, 1] : (tensor<2x5xi32>) -> tensor<2x5x1xi32>
-    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-    %6 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2x5x8xf32>
-    %7 = stablehlo.multiply %6, %arg1 : tensor<2x5x8xf32>
-    %cst_1 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-    %8 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<16x8xf32>
-    %9 = "stablehlo.scatter"(%8, %5, %7) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [2], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 2>, unique_indices = false}> ({
-    ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
-      %10 = stablehlo.add %arg2, %arg3 : tensor<f32>
-      stablehlo.return %10 : tensor<f32>
+    %6 = "stablehlo.gather"(%arg0, %5) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 8>}> : (tensor<16x8xf32>, tensor<2x5x1xi32>) -> tensor<2x5x8xf32>
+    %7 = stablehlo.multiply %6, %arg2 : tensor<2x5x8xf32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %8 = stablehlo.reduce(%7 init: %cst) applies stablehlo.add across dimensions = [0, 1, 2] : (tensor<2x5x8xf32>, tensor<f32>) -> tensor<f32>
+    %cst_1 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %9 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<2x5x8xf32>
+    %10 = stablehlo.multiply %9, %arg2 : tensor<2x5x8xf32>
+    %cst_2 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %11 = stablehlo.broadcast_in_dim %cst_2, dims = [] : (tensor<f32>) -> tensor<16x8xf32>
+    %12 = "stablehlo.scatter"(%11, %5, %10) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [2], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 2>, unique_indices = false}> ({
+    ^bb0(%arg3: tensor<f32>, %arg4: tensor<f32>):
+      %13 = stablehlo.add %arg3, %arg4 : tensor<f32>
+      stablehlo.return %13 : tensor<f32>
     }) : (tensor<16x8xf32>, tensor<2x5x1xi32>, tensor<2x5x8xf32>) -> tensor<16x8xf32>
-    return %9 : tensor<16x8xf32>
+    return %12 : tensor<16x8xf32>
   }
 }
