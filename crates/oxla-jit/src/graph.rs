@@ -170,11 +170,47 @@ impl Node {
             | Node::Clamp { ty, .. } => *ty,
             Node::Unary { op, ty, .. } => match op {
                 UnaryOp::IsFinite => ElementType::Pred,
-                _ => *ty,
+                UnaryOp::Neg
+                | UnaryOp::Abs
+                | UnaryOp::Sign
+                | UnaryOp::Exp
+                | UnaryOp::Expm1
+                | UnaryOp::Log
+                | UnaryOp::Log1p
+                | UnaryOp::Sqrt
+                | UnaryOp::Rsqrt
+                | UnaryOp::Tanh
+                | UnaryOp::Logistic
+                | UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::RoundNearestEven
+                | UnaryOp::Not
+                | UnaryOp::PopCnt
+                | UnaryOp::Clz
+                | UnaryOp::Erf
+                | UnaryOp::Cbrt
+                | UnaryOp::Tan
+                | UnaryOp::RoundNearestAfz => *ty,
             },
             Node::Binary { op, ty, .. } => match op {
                 BinaryOp::Compare(..) => ElementType::Pred,
-                _ => *ty,
+                BinaryOp::Add
+                | BinaryOp::Sub
+                | BinaryOp::Mul
+                | BinaryOp::Div
+                | BinaryOp::Rem
+                | BinaryOp::Max
+                | BinaryOp::Min
+                | BinaryOp::Pow
+                | BinaryOp::Atan2
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Xor
+                | BinaryOp::ShiftLeft
+                | BinaryOp::ShiftRightArithmetic
+                | BinaryOp::ShiftRightLogical => *ty,
             },
             Node::Convert { to, .. } | Node::Bitcast { to, .. } => *to,
             Node::InBounds { .. } => ElementType::Pred,

@@ -91,7 +91,20 @@ impl KernelEmitter<'_, '_> {
             (BinaryOp::Max, _) => 0,
             (BinaryOp::Min, t) if t.is_signed_integer() => smin - 1,
             (BinaryOp::Min, _) => ones,
-            _ => 0,
+            // Not commutative-associative: a `Reducer::Op` never holds
+            // these (lowering keeps them as a `Reducer::Body`).
+            (
+                BinaryOp::Sub
+                | BinaryOp::Div
+                | BinaryOp::Rem
+                | BinaryOp::Pow
+                | BinaryOp::Atan2
+                | BinaryOp::ShiftLeft
+                | BinaryOp::ShiftRightArithmetic
+                | BinaryOp::ShiftRightLogical
+                | BinaryOp::Compare(..),
+                _,
+            ) => 0,
         }
     }
 
