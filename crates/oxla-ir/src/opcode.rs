@@ -220,14 +220,14 @@ pub enum Cost {
 }
 
 impl Cost {
-    /// The weight the JIT's fusion model gives one element of this op
-    /// (`None` for [`Cost::Materialised`], which is never fused).
-    pub const fn weight(self) -> Option<u64> {
+    /// The weight the JIT's fusion model gives one element of this op where
+    /// a consumer's loop computes or reads it. A [`Cost::Materialised`] op
+    /// is never recomputed: its consumers read it from memory, weight 1.
+    pub const fn weight(self) -> u64 {
         match self {
-            Cost::Cheap => Some(1),
-            Cost::Division => Some(3),
-            Cost::Transcendental => Some(10),
-            Cost::Materialised => None,
+            Cost::Cheap | Cost::Materialised => 1,
+            Cost::Division => 3,
+            Cost::Transcendental => 10,
         }
     }
 }
@@ -742,10 +742,9 @@ impl BinaryOp {
     /// assert!(!BinaryOp::Compare(Lt, Total).accepts(ElementType::S32));
     /// ```
     pub fn accepts(self, ty: ElementType) -> bool {
-        match self {
-            BinaryOp::Compare(_, ComparisonOrder::Total) => ty.is_float(),
-            _ => self.info().types.contains(ty),
-        }
+        // TOTALORDER is defined on floats only; the table's row is `compare`'s.
+        let total = matches!(self, BinaryOp::Compare(_, ComparisonOrder::Total));
+        self.info().types.contains(ty) && (!total || ty.is_float())
     }
 
     /// `true` for `add`, `multiply`, `maximum`, `minimum`, `and`, `or` and

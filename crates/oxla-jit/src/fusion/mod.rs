@@ -59,10 +59,7 @@ use tuples::Sym;
 
 /// Cost of a transcendental op in the recompute heuristic (the op table's
 /// weight for [`oxla_ir::Cost::Transcendental`]).
-pub(crate) const EXPENSIVE: u64 = match oxla_ir::Cost::Transcendental.weight() {
-    Some(w) => w,
-    None => panic!("transcendental ops are fused"),
-};
+pub(crate) const EXPENSIVE: u64 = oxla_ir::Cost::Transcendental.weight();
 /// A value used more than once is materialised above this cost.
 pub(crate) const SHARED_COST: u64 = 2 * EXPENSIVE;
 /// Any value is materialised above this cost (keeps kernels small).
@@ -236,9 +233,7 @@ pub(crate) struct Plan {
 }
 
 pub(crate) fn op_cost(kind: &OpKind) -> u64 {
-    // The op table's cost class; an op that is never fused (its own kernel,
-    // or a leaf in memory) costs 1 where a consumer reads it.
-    kind.opcode().cost().weight().unwrap_or(1)
+    kind.opcode().cost().weight()
 }
 
 /// `true` if reading `operand` (operand slot `k`) of `user` repeats its
