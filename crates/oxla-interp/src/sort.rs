@@ -29,8 +29,8 @@
 //! with their indices as `s32`.
 
 use oxla_ir::{
-    ArrayData, BinaryOp, Body, ComparisonDirection, ComparisonOrder, ComputationId, Literal,
-    OpKind, Shape, dispatch_array,
+    ArrayData, BinaryOp, Body, ComparisonDirection, ComparisonOrder, ComputationId, Literal, Shape,
+    dispatch_array,
 };
 
 use crate::Eval;
@@ -219,29 +219,11 @@ fn compare_in<T: Element>(
 /// nothing of the others: `(direction, order, swapped)`, `swapped` for
 /// `compare(p1, p0)`.
 fn direct_comparison(body: &Body) -> Option<(ComparisonDirection, ComparisonOrder, bool)> {
-    let root = body.instructions.get(body.root.index())?;
-    let OpKind::Binary {
-        op: BinaryOp::Compare(direction, order),
-        broadcast_dimensions,
-    } = &root.kind
-    else {
+    let r = body.binary_of_parameters()?;
+    let BinaryOp::Compare(direction, order) = r.op else {
         return None;
     };
-    if !broadcast_dimensions.is_empty() || !root.shape.is_scalar() {
-        return None;
-    }
-    let parameter = |k: usize| -> Option<i64> {
-        let inst = body.instructions.get(root.operands.get(k)?.index())?;
-        match inst.kind {
-            OpKind::Parameter { number } => Some(number),
-            _ => None,
-        }
-    };
-    match (parameter(0)?, parameter(1)?) {
-        (0, 1) => Some((*direction, *order, false)),
-        (1, 0) => Some((*direction, *order, true)),
-        _ => None,
-    }
+    Some((direction, order, r.swapped))
 }
 
 /// Runs the comparator `id` (named `name`) on `args`, one call deeper than

@@ -478,30 +478,15 @@ fn select_fn<'e, T: Element>(
 /// `Some((direction, swapped))` if `body` is one `compare` of its two
 /// scalar parameters (`swapped`: `compare(p1, p0)`).
 fn compare_of_parameters(body: &Body) -> Option<(ComparisonDirection, bool)> {
-    let root = body.instructions.get(body.root.index())?;
+    if body.instructions.len() != 3 {
+        return None;
+    }
+    let r = body.binary_of_parameters()?;
     // A TOTALORDER compare runs through the evaluator (its own order).
-    let OpKind::Binary {
-        op: BinaryOp::Compare(direction, ComparisonOrder::Natural),
-        broadcast_dimensions,
-    } = &root.kind
-    else {
+    let BinaryOp::Compare(direction, ComparisonOrder::Natural) = r.op else {
         return None;
     };
-    if !broadcast_dimensions.is_empty() || body.instructions.len() != 3 {
-        return None;
-    }
-    let parameter = |k: usize| -> Option<i64> {
-        let inst = body.instructions.get(root.operands.get(k)?.index())?;
-        match inst.kind {
-            OpKind::Parameter { number } if inst.shape.is_scalar() => Some(number),
-            _ => None,
-        }
-    };
-    match (parameter(0)?, parameter(1)?) {
-        (0, 1) => Some((*direction, false)),
-        (1, 0) => Some((*direction, true)),
-        _ => None,
-    }
+    Some((direction, r.swapped))
 }
 
 /// Runs the `select` body on two scalars and returns its `pred`.

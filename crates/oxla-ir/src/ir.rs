@@ -898,6 +898,27 @@ impl Body {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn binary_reducer(&self) -> Option<BinaryReducer> {
+        self.binary_of_parameters().filter(|r| !r.op.is_compare())
+    }
+
+    /// `Some` if the body is one binary op (a comparison included) of its
+    /// two scalar parameters, numbered 0 and 1 in either order: the shape
+    /// of a `reduce`'s reducer, or of a `sort`'s or `select-and-scatter`'s
+    /// comparator. Backends run such a body as the op itself.
+    ///
+    /// ```
+    /// use oxla_ir::{BinaryOp, ComparisonDirection::Gt, ComparisonOrder::Natural};
+    /// let c = oxla_ir::parser::parse_hlo_module(
+    ///     "HloModule m\n\ngt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
+    ///      ROOT c = pred[] compare(a, b), direction=GT\n}\n\nENTRY e {\n  \
+    ///      x = f32[4] parameter(0)\n  ROOT s = f32[4] sort(x), dimensions={0}, to_apply=gt\n}\n",
+    /// )?;
+    /// let r = c.bodies()[0].binary_of_parameters().unwrap();
+    /// assert_eq!((r.op, r.swapped), (BinaryOp::Compare(Gt, Natural), false));
+    /// assert!(c.bodies()[0].binary_reducer().is_none()); // a comparison reduces nothing
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn binary_of_parameters(&self) -> Option<BinaryReducer> {
         let root = self.instructions.get(self.root.index())?;
         let OpKind::Binary {
             op,
@@ -906,30 +927,22 @@ impl Body {
         else {
             return None;
         };
-        if op.is_compare() || !broadcast_dimensions.is_empty() || !root.shape.is_scalar() {
+        if !broadcast_dimensions.is_empty() || !root.shape.is_scalar() {
             return None;
         }
         let parameter = |k: usize| -> Option<i64> {
             let inst = self.instructions.get(root.operands.get(k)?.index())?;
-            if let OpKind::Parameter { number } = inst.kind
-                && inst.shape == root.shape
-            {
-                Some(number)
-            } else {
-                None
-            }
+            let OpKind::Parameter { number } = inst.kind else {
+                return None;
+            };
+            inst.shape.is_scalar().then_some(number)
         };
-        match (parameter(0)?, parameter(1)?) {
-            (0, 1) => Some(BinaryReducer {
-                op: *op,
-                swapped: false,
-            }),
-            (1, 0) => Some(BinaryReducer {
-                op: *op,
-                swapped: true,
-            }),
-            _ => None,
-        }
+        let swapped = match (parameter(0)?, parameter(1)?) {
+            (0, 1) => false,
+            (1, 0) => true,
+            _ => return None,
+        };
+        Some(BinaryReducer { op: *op, swapped })
     }
 }
 
@@ -937,7 +950,7 @@ impl Body {
 /// [`Body::binary_reducer`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BinaryReducer {
-    /// The op (never a comparison).
+    /// The op (a comparison only from [`Body::binary_of_parameters`]).
     pub op: BinaryOp,
     /// `false` for `op(p0, p1)`, `true` for `op(p1, p0)`.
     pub swapped: bool,

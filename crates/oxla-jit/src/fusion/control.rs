@@ -391,9 +391,11 @@ impl<'a> Buffers<'a> {
             .instructions
             .iter()
             .enumerate()
-            .filter_map(|(i, inst)| match inst.kind {
-                OpKind::Parameter { number } => Some((number, InstId(i as u32))),
-                _ => None,
+            .filter_map(|(i, inst)| {
+                let OpKind::Parameter { number } = inst.kind else {
+                    return None;
+                };
+                Some((number, InstId(i as u32)))
             })
             .collect();
         params.sort_unstable();
@@ -424,10 +426,10 @@ impl<'a> Buffers<'a> {
             Sym::Inst(x) => (x, 0),
             Sym::Part(x, k) => (x, k),
         };
-        match self.body.inst(x).kind {
-            OpKind::Parameter { number } => self.param_base.get(number as usize).map(|b| b + k),
-            _ => None,
-        }
+        let OpKind::Parameter { number } = self.body.inst(x).kind else {
+            return None;
+        };
+        self.param_base.get(number as usize).map(|b| b + k)
     }
 
     /// The buffer holding `s`, if it has one yet.

@@ -399,9 +399,12 @@ fn strict_key(body: &Body, id: InstId) -> Option<(KeyExpr, (InstId, InstId))> {
     } else {
         return None;
     };
-    let source = match body.instructions.get(a_side.index())?.kind {
-        OpKind::Parameter { number } if number % 2 == 0 => KeySource::Operand(number as usize / 2),
-        _ => KeySource::Computed(a_side),
+    let source = if let OpKind::Parameter { number } = body.instructions.get(a_side.index())?.kind
+        && number % 2 == 0
+    {
+        KeySource::Operand(number as usize / 2)
+    } else {
+        KeySource::Computed(a_side)
     };
     Some((
         KeyExpr {

@@ -157,9 +157,11 @@ pub(crate) fn param_leaf_base(body: &Body) -> Vec<usize> {
     let mut shapes: Vec<(i64, usize)> = body
         .instructions
         .iter()
-        .filter_map(|inst| match inst.kind {
-            OpKind::Parameter { number } => Some((number, leaf_count(&inst.shape))),
-            _ => None,
+        .filter_map(|inst| {
+            let OpKind::Parameter { number } = inst.kind else {
+                return None;
+            };
+            Some((number, leaf_count(&inst.shape)))
         })
         .collect();
     shapes.sort_unstable();

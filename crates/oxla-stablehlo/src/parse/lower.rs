@@ -1153,10 +1153,10 @@ impl<'m, 'a> OpCx<'_, 'm, '_, 'a> {
     /// values an op needs while it is built (the misc family's
     /// `stablehlo.rng` shape).
     pub(super) fn constant_value(&self, id: InstId) -> Option<&Literal> {
-        match &self.t.instructions.get(id.index())?.kind {
-            OpKind::Constant { literal } => Some(literal),
-            _ => None,
-        }
+        let OpKind::Constant { literal } = &self.t.instructions.get(id.index())?.kind else {
+            return None;
+        };
+        Some(literal)
     }
 
     /// The attribute `key`, marked as read.
