@@ -112,6 +112,23 @@ pub enum OpClass {
 }
 
 impl OpClass {
+    /// The element type of an elementwise op of this class whose (first)
+    /// operand is `operand`: `pred` for comparisons and tests (`compare`,
+    /// `is-finite`), else the operand's own type.
+    ///
+    /// ```
+    /// use oxla_ir::{ElementType, UnaryOp};
+    /// assert_eq!(UnaryOp::IsFinite.class().result_type(ElementType::F32), ElementType::Pred);
+    /// assert_eq!(UnaryOp::Exp.class().result_type(ElementType::F32), ElementType::F32);
+    /// ```
+    pub fn result_type(self, operand: ElementType) -> ElementType {
+        if self == OpClass::Comparison {
+            ElementType::Pred
+        } else {
+            operand
+        }
+    }
+
     /// `true` for the classes whose ops compute each output element from
     /// the operand elements at the same index (after broadcasting).
     pub fn is_elementwise(self) -> bool {

@@ -549,11 +549,7 @@ pub fn infer_unary_op_shape(op: UnaryOp, operand: &Shape) -> Result<Shape> {
 /// The result of an elementwise op of class `class` whose (first) operand
 /// is `operand`: `pred` for comparisons and tests, else the operand's type.
 fn elementwise_result(class: OpClass, operand: &Shape) -> Shape {
-    if class == OpClass::Comparison {
-        operand.with_element_type(ElementType::Pred)
-    } else {
-        operand.clone()
-    }
+    operand.with_element_type(class.result_type(operand.element_type()))
 }
 
 /// The shape of a binary elementwise op with XLA's broadcasting: scalars,

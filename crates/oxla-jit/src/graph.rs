@@ -168,50 +168,9 @@ impl Node {
             | Node::Fold { ty, .. }
             | Node::Select { ty, .. }
             | Node::Clamp { ty, .. } => *ty,
-            Node::Unary { op, ty, .. } => match op {
-                UnaryOp::IsFinite => ElementType::Pred,
-                UnaryOp::Neg
-                | UnaryOp::Abs
-                | UnaryOp::Sign
-                | UnaryOp::Exp
-                | UnaryOp::Expm1
-                | UnaryOp::Log
-                | UnaryOp::Log1p
-                | UnaryOp::Sqrt
-                | UnaryOp::Rsqrt
-                | UnaryOp::Tanh
-                | UnaryOp::Logistic
-                | UnaryOp::Sin
-                | UnaryOp::Cos
-                | UnaryOp::Floor
-                | UnaryOp::Ceil
-                | UnaryOp::RoundNearestEven
-                | UnaryOp::Not
-                | UnaryOp::PopCnt
-                | UnaryOp::Clz
-                | UnaryOp::Erf
-                | UnaryOp::Cbrt
-                | UnaryOp::Tan
-                | UnaryOp::RoundNearestAfz => *ty,
-            },
-            Node::Binary { op, ty, .. } => match op {
-                BinaryOp::Compare(..) => ElementType::Pred,
-                BinaryOp::Add
-                | BinaryOp::Sub
-                | BinaryOp::Mul
-                | BinaryOp::Div
-                | BinaryOp::Rem
-                | BinaryOp::Max
-                | BinaryOp::Min
-                | BinaryOp::Pow
-                | BinaryOp::Atan2
-                | BinaryOp::And
-                | BinaryOp::Or
-                | BinaryOp::Xor
-                | BinaryOp::ShiftLeft
-                | BinaryOp::ShiftRightArithmetic
-                | BinaryOp::ShiftRightLogical => *ty,
-            },
+            // The op table's class: `pred` for comparisons and tests.
+            Node::Unary { op, ty, .. } => op.class().result_type(*ty),
+            Node::Binary { op, ty, .. } => op.class().result_type(*ty),
             Node::Convert { to, .. } | Node::Bitcast { to, .. } => *to,
             Node::InBounds { .. } => ElementType::Pred,
             Node::Index { .. } => ElementType::S64,
