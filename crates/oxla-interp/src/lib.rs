@@ -229,11 +229,35 @@ pub fn evaluate_with_budget(
     oxla_ir::verifier::verify(comp)?;
     // A constant printed as `{...}` has no values to compute with.
     comp.check_values_known()?;
+    refuse_external_code(comp)?;
     comp.check_arguments(args)?;
     budget::check(comp, max_bytes)?;
     let cx = Eval::new(comp);
     let args: Vec<Value<'_>> = args.iter().map(|&a| Value::Borrowed(a)).collect();
     misc::random::with_fresh_stream(|| cx.call(comp.entry_id(), args, 0)).map(Value::into_literal)
+}
+
+/// Refuses a computation that calls code outside the module (a
+/// `custom-call` anywhere, called bodies included): there is nothing in
+/// the module to run for it. An [`Error::UnsupportedOp`] naming the target.
+fn refuse_external_code(comp: &Computation) -> Result<()> {
+    for body in comp.bodies() {
+        for inst in &body.instructions {
+            if let OpKind::CustomCall(call) = &inst.kind {
+                return Err(Error::UnsupportedOp {
+                    backend: "interpreter".into(),
+                    op: "custom-call".into(),
+                    instruction: inst.name.clone(),
+                    computation: body.name.clone(),
+                    reason: format!(
+                        "`custom-call` to `{}` calls code outside the module; oxla cannot run it",
+                        call.target
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What every body evaluation of one [`evaluate`] shares: the computation,
@@ -438,6 +462,21 @@ impl<'a> Eval<'a> {
             }
             OpKind::OptimizationBarrier => {
                 return args.pop().ok_or_else(|| "operand 0 is missing".into());
+            }
+            // -- tokens: a token is a unit value --
+            OpKind::AfterAll => return Ok(Value::from_literal(Literal::token())),
+            OpKind::AddDependency => {
+                return args
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| "operand 0 is missing".into());
+            }
+            // Refused before evaluation starts (`refuse_external_code`).
+            OpKind::CustomCall(call) => {
+                return Err(format!(
+                    "`custom-call` to `{}` calls code outside the module; oxla cannot run it",
+                    call.target
+                ));
             }
             OpKind::While {
                 condition,
@@ -773,7 +812,10 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         | OpKind::BatchNormGrad { .. }
         | OpKind::Scatter { .. }
         | OpKind::Sort { .. }
-        | OpKind::TopK { .. } => {
+        | OpKind::TopK { .. }
+        | OpKind::CustomCall(_)
+        | OpKind::AfterAll
+        | OpKind::AddDependency => {
             return Err(format!("`{}` is not an array op", inst.kind.opcode_name()));
         }
     })

@@ -58,6 +58,37 @@ pub enum OpProblem {
         /// The operands it has.
         operands: Vec<Shape>,
     },
+    // -- custom-call and tokens -----------------------------------------------
+    /// `operand_layout_constraints` gives another number of shapes than
+    /// the custom-call has operands (XLA's parser's wording).
+    #[error("Expected {operands} operand layout constraints, {given} given")]
+    LayoutConstraintCount {
+        /// How many operands the custom-call has.
+        operands: usize,
+        /// How many constraints are given.
+        given: usize,
+    },
+    /// A layout constraint's shape is not its operand's (element type and
+    /// dims; the layout is the constraint).
+    #[error(
+        "Operand {index} is not compatible with operand shape: the constraint {constraint} is given for the operand {operand}"
+    )]
+    LayoutConstraintShape {
+        /// Which operand.
+        index: usize,
+        /// The constraint's shape.
+        constraint: Shape,
+        /// The operand's shape.
+        operand: Shape,
+    },
+    /// An operand that must be a token is not (`add-dependency`'s second).
+    #[error("Operand {index} must be a token (token[]), but is {shape}.")]
+    NotAToken {
+        /// Which operand.
+        index: usize,
+        /// Its shape.
+        shape: Shape,
+    },
     /// A called computation does not exist, or comes after its caller.
     #[error(
         "{attribute} refers to computation #{id}, which does not exist or is not called before its caller."

@@ -1129,6 +1129,9 @@ impl Graph {
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
             | OpKind::BatchNormGrad { .. }
+            | OpKind::CustomCall(_)
+            | OpKind::AfterAll
+            | OpKind::AddDependency
             | OpKind::Complex
             | OpKind::Real
             | OpKind::Imag
@@ -1467,7 +1470,10 @@ impl Graph {
             | OpKind::TriangularSolve { .. }
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
-            | OpKind::BatchNormGrad { .. } => {
+            | OpKind::BatchNormGrad { .. }
+            | OpKind::CustomCall(_)
+            | OpKind::AfterAll
+            | OpKind::AddDependency => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name

@@ -33,6 +33,7 @@ use oxla_ir::{
 use crate::ExportError;
 
 // The windows family: convolution, reduce-window, select-and-scatter.
+mod external;
 mod windows;
 
 /// How deeply reducer regions may nest (each level recurses once).
@@ -832,6 +833,52 @@ fn emit_body(
                 names[i] = results;
                 continue;
             }
+            // -- code outside the module, and tokens (external.rs) --
+            OpKind::CustomCall(call) => {
+                let leaves: Vec<(String, String)> =
+                    (0..inst.operands.len()).flat_map(leaves).collect();
+                let tuples = shape.is_tuple()
+                    || inst.operands.iter().any(|&o| body.inst(o).shape.is_tuple());
+                let text = if tuples {
+                    Err("a custom-call with tuple operands or results is not exported".into())
+                } else {
+                    external::custom_call(call, &leaves, &ty)
+                };
+                match text {
+                    Ok(text) => text,
+                    Err(reason) => {
+                        lines.push(Line::Unsupported {
+                            instruction: inst.name.clone(),
+                            reason,
+                        });
+                        continue;
+                    }
+                }
+            }
+            OpKind::AfterAll => {
+                if inst
+                    .operands
+                    .iter()
+                    .any(|&o| !body.inst(o).shape.is_token())
+                {
+                    lines.push(Line::Unsupported {
+                        instruction: inst.name.clone(),
+                        reason: "StableHLO's after_all takes tokens only, and this after-all \
+                                 orders after array values"
+                            .into(),
+                    });
+                    continue;
+                }
+                let tokens: Vec<&str> = (0..inst.operands.len()).map(|k| operand(k).0).collect();
+                external::after_all(&tokens)
+            }
+            OpKind::AddDependency => {
+                lines.push(Line::Unsupported {
+                    instruction: inst.name.clone(),
+                    reason: "StableHLO has no add-dependency (an HLO-only op)".into(),
+                });
+                continue;
+            }
             OpKind::BatchNormInference {
                 epsilon,
                 feature_index,
@@ -1346,6 +1393,7 @@ pub(crate) fn element_type(ty: ElementType) -> &'static str {
         ElementType::C64 => "complex<f32>",
         ElementType::C128 => "complex<f64>",
         ElementType::Tuple => "tuple",
+        ElementType::Token => "!stablehlo.token",
     }
 }
 
@@ -1360,6 +1408,9 @@ fn tensor_type(shape: &Shape) -> String {
     if shape.is_tuple() {
         let parts: Vec<String> = shape.tuple_shapes().iter().map(tensor_type).collect();
         return format!("tuple<{}>", parts.join(", "));
+    }
+    if shape.is_token() {
+        return "!stablehlo.token".into();
     }
     let mut s = String::from("tensor<");
     for d in shape.dims() {

@@ -277,6 +277,9 @@ fn same_index(kind: &OpKind, k: usize) -> bool {
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
         | OpKind::BatchNormGrad { .. }
+        | OpKind::CustomCall(_)
+        | OpKind::AfterAll
+        | OpKind::AddDependency
         | OpKind::Complex
         | OpKind::Real
         | OpKind::Imag
