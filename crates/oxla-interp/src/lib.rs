@@ -497,8 +497,10 @@ impl<'a> Eval<'a> {
             // -- the windows family (windows.rs) --
             OpKind::ReduceWindow { window, to_apply } => {
                 called_before(&[*to_apply], body)?;
-                if args.len() != 2 {
-                    return Err("a variadic reduce-window is not supported".into());
+                if args.len() != 2 || inst.shape.is_tuple() {
+                    return ctrl::reduce_window_variadic(
+                        self, *to_apply, &args, window, inst, depth,
+                    );
                 }
                 windows::reduce_window(
                     self,

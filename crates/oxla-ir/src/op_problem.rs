@@ -1273,14 +1273,6 @@ pub enum OpProblem {
         /// Its shape.
         input: Shape,
     },
-    /// A variadic reduce-window, which oxla does not support yet.
-    #[error(
-        "a reduce-window of {inputs} inputs needs a tuple-returning reducer, which oxla does not support yet; reduce each input separately."
-    )]
-    ReduceWindowVariadic {
-        /// How many inputs it has.
-        inputs: usize,
-    },
     /// A reducer (of reduce-window, or select-and-scatter's `scatter`) whose
     /// signature does not fit.
     #[error(

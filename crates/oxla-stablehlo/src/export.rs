@@ -548,13 +548,21 @@ fn emit_body(
             }
             OpKind::ReduceWindow { to_apply, .. } => {
                 let operands: Vec<(&str, &Shape)> = (0..inst.operands.len()).map(operand).collect();
-                let Some((head, tail)) = windows::reduce_window(&operands, &inst.kind, &ty) else {
+                // A variadic reduce-window gives one result per input.
+                let results: Vec<String> =
+                    leaf_shapes(shape).into_iter().map(tensor_type).collect();
+                let Some((head, tail)) =
+                    windows::reduce_window(&operands, &inst.kind, &type_group(&results))
+                else {
                     continue;
                 };
                 let v = state.value();
-                lines.push(Line::Text(format!("{pad}{v} = {head} ({{")));
+                lines.push(Line::Text(format!(
+                    "{pad}{} = {head} ({{",
+                    result_group(&v, results.len())
+                )));
                 push_block_regions(&mut lines, &[*to_apply], indent, &tail);
-                names[i] = vec![v];
+                names[i] = result_leaves(&v, results.len());
                 continue;
             }
             OpKind::SelectAndScatter {
