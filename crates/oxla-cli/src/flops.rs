@@ -89,7 +89,9 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::BatchNormGrad { .. }
         | OpKind::CustomCall(_)
         | OpKind::AfterAll
-        | OpKind::AddDependency => None,
+        | OpKind::AddDependency
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. } => None,
         // The work of a loop's or a branch's body depends on values known
         // only at run time (the trip count, the branch taken).
         OpKind::While { .. } | OpKind::Conditional { .. } => None,

@@ -173,7 +173,9 @@ fn shares_its_operands(kind: &OpKind) -> bool {
         | OpKind::BatchNormInference { .. }
         | OpKind::BatchNormGrad { .. }
         | OpKind::CustomCall(_)
-        | OpKind::AfterAll => false,
+        | OpKind::AfterAll
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. } => false,
     }
 }
 
@@ -301,6 +303,9 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
         OpKind::Bitcast | OpKind::ReducePrecision { .. } => 0,
         // Never evaluated; a token holds nothing.
         OpKind::CustomCall(_) | OpKind::AfterAll | OpKind::AddDependency => 0,
+        // Operands converted to f64 and u64, and the result as s64.
+        OpKind::StochasticConvert => 24 * out,
+        OpKind::RngGetAndUpdateState { .. } => 0,
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }

@@ -415,7 +415,15 @@ impl<'a> Eval<'a> {
             | OpKind::Complex
             | OpKind::Real
             | OpKind::Imag
-            | OpKind::Fft { .. } => array_op(inst, &args)?,
+            | OpKind::Fft { .. }
+            | OpKind::StochasticConvert => array_op(inst, &args)?,
+            OpKind::RngGetAndUpdateState { .. } => {
+                return Err(
+                    "rng-get-and-update-state reads the random state of XLA's runtime, \
+                            which a module does not define; oxla cannot run it"
+                        .into(),
+                );
+            }
             OpKind::Scatter {
                 dims: numbers,
                 indices_are_sorted: _,
@@ -731,6 +739,9 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
             op,
             broadcast_dimensions,
         } => ops::binary(*op, broadcast_dimensions, operand(0)?, operand(1)?, dims)?,
+        OpKind::StochasticConvert => {
+            misc::stochastic_convert(operand(0)?, operand(1)?, inst.shape.element_type())?
+        }
         OpKind::Convert => ops::convert(operand(0)?, inst.shape.element_type())?,
         OpKind::Select => ops::select(operand(0)?, operand(1)?, operand(2)?, dims)?,
         OpKind::Clamp => ops::clamp(operand(0)?, operand(1)?, operand(2)?, dims)?,
@@ -817,7 +828,8 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         | OpKind::TopK { .. }
         | OpKind::CustomCall(_)
         | OpKind::AfterAll
-        | OpKind::AddDependency => {
+        | OpKind::AddDependency
+        | OpKind::RngGetAndUpdateState { .. } => {
             return Err(format!("`{}` is not an array op", inst.kind.opcode_name()));
         }
     })

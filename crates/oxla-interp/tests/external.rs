@@ -55,3 +55,16 @@ fn a_custom_call_in_a_called_computation_is_refused_too() {
         "{err:?}"
     );
 }
+
+#[test]
+fn rng_get_and_update_state_is_refused() {
+    let comp = parse_hlo_module(
+        "HloModule m\n\nENTRY e {\n  ROOT s = u64[2] rng-get-and-update-state(), delta=4096\n}\n",
+    )
+    .unwrap();
+    let err = evaluate(&comp, &[]).unwrap_err();
+    assert!(
+        err.to_string().contains("random state of XLA's runtime"),
+        "{err}"
+    );
+}

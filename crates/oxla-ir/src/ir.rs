@@ -645,6 +645,18 @@ pub enum OpKind {
     AfterAll,
     /// Operands: `[x, token]`: `x` unchanged, ordered after the token.
     AddDependency,
+    /// Operands: `[x, random]`, a float array and unsigned integers of its
+    /// width and dims: `x` converted to the result's (signed) integer type,
+    /// rounding `|x|` up when `random` is below its fraction scaled to the
+    /// random type's range, saturating at the type's bounds.
+    StochasticConvert,
+    /// No operands: the backend's `u64[2]` random state, then advanced by
+    /// `delta`. Parsed and verified; never evaluated (the state is the
+    /// runtime's, not the module's).
+    RngGetAndUpdateState {
+        /// How far the state advances.
+        delta: i64,
+    },
 }
 
 impl OpKind {
@@ -700,6 +712,8 @@ impl OpKind {
             OpKind::CustomCall(_) => Opcode::CustomCall,
             OpKind::AfterAll => Opcode::AfterAll,
             OpKind::AddDependency => Opcode::AddDependency,
+            OpKind::StochasticConvert => Opcode::StochasticConvert,
+            OpKind::RngGetAndUpdateState { .. } => Opcode::RngGetAndUpdateState,
         }
     }
 
@@ -767,7 +781,9 @@ impl OpKind {
             | OpKind::BatchNormInference { .. }
             | OpKind::BatchNormGrad { .. }
             | OpKind::AfterAll
-            | OpKind::AddDependency => vec![],
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => vec![],
         }
     }
 
@@ -825,7 +841,9 @@ impl OpKind {
             | OpKind::BatchNormInference { .. }
             | OpKind::BatchNormGrad { .. }
             | OpKind::AfterAll
-            | OpKind::AddDependency => vec![],
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => vec![],
         }
     }
 

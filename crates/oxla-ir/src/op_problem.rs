@@ -81,6 +81,17 @@ pub enum OpProblem {
         /// The operand's shape.
         operand: Shape,
     },
+    /// `stochastic-convert`'s operands or result type do not fit (XLA's
+    /// sentence in `message`).
+    #[error("{message} (operand {operand}, random {random}).")]
+    StochasticConvert {
+        /// XLA's sentence.
+        message: String,
+        /// The float operand.
+        operand: Shape,
+        /// The random operand.
+        random: Shape,
+    },
     /// An operand that must be a token is not (`add-dependency`'s second).
     #[error("Operand {index} must be a token (token[]), but is {shape}.")]
     NotAToken {

@@ -671,6 +671,13 @@ op_table! {
             Some("stablehlo.after_all");
         /// Its first operand, ordered after a token.
         AddDependency => "add-dependency", Arity::Fixed(2), Token, Any, Cheap, None;
+        // -- stochastic rounding and the rng state --
+        /// Converts floats to integers, rounding up when a random operand
+        /// is below the fraction (XLA's stochastic rounding).
+        StochasticConvert => "stochastic-convert", Arity::Fixed(2), Conversion, Float, Cheap, None;
+        /// The backend's random state, advanced by `delta`: `u64[2]`.
+        RngGetAndUpdateState => "rng-get-and-update-state", Arity::Fixed(0), Random, Any,
+            Materialised, None;
     }
 }
 
@@ -863,12 +870,10 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "dynamic-reshape",
     "mulhi",
     "ragged-dot",
-    "rng-get-and-update-state",
     "scaled-dot",
     "scan",
     "shuffle",
     "sinh",
-    "stochastic-convert",
 ];
 
 /// Opcodes of XLA's HLO that are out of oxla's scope, a single-device

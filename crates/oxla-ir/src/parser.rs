@@ -3104,7 +3104,9 @@ impl Template {
             | Opcode::BatchNormGrad
             | Opcode::CustomCall
             | Opcode::AfterAll
-            | Opcode::AddDependency => OperandSyntax::Operands,
+            | Opcode::AddDependency
+            | Opcode::StochasticConvert
+            | Opcode::RngGetAndUpdateState => OperandSyntax::Operands,
         }
     }
 }
@@ -3693,6 +3695,10 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
             Opcode::CustomCall => return Ok((self.custom_call()?, checks)),
             Opcode::AfterAll => OpKind::AfterAll,
             Opcode::AddDependency => OpKind::AddDependency,
+            Opcode::StochasticConvert => OpKind::StochasticConvert,
+            Opcode::RngGetAndUpdateState => OpKind::RngGetAndUpdateState {
+                delta: self.required_int("delta")?,
+            },
         };
         Ok((RawOp::Kind(kind), checks))
     }

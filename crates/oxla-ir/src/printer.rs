@@ -164,7 +164,9 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::BatchNormGrad { .. }
         | OpKind::CustomCall(_)
         | OpKind::AfterAll
-        | OpKind::AddDependency => {
+        | OpKind::AddDependency
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. } => {
             s.push_str(&operands.join(", "));
             s.push(')');
         }
@@ -208,7 +210,9 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::AfterAll
-        | OpKind::AddDependency => vec![],
+        | OpKind::AddDependency
+        | OpKind::StochasticConvert => vec![],
+        OpKind::RngGetAndUpdateState { delta } => vec![("delta", delta.to_string())],
         // XLA's order: the target, then the called computations (`to_apply`
         // for one); the rest follow as written.
         OpKind::CustomCall(call) => {

@@ -307,6 +307,10 @@ pub fn infer_instruction_shape(
         OpKind::CustomCall(call) => infer_custom_call_shape(operands, call, shape),
         OpKind::AfterAll => Ok(infer_after_all_shape(operands)),
         OpKind::AddDependency => infer_add_dependency_shape(operands[0], operands[1]),
+        OpKind::StochasticConvert => {
+            infer_stochastic_convert_shape(operands[0], operands[1], shape.element_type())
+        }
+        OpKind::RngGetAndUpdateState { .. } => Ok(Shape::new(ElementType::U64, &[2])),
         // -- tuples and control flow (the ctrl family) --
         OpKind::GetTupleElement { index } => infer_get_tuple_element_shape(operands[0], *index),
         OpKind::While { condition, body } => infer_while_shape(
@@ -494,9 +498,12 @@ pub fn infer_undeclared_shape(
         | OpKind::Sort { .. }
         | OpKind::TopK { .. }
         | OpKind::AfterAll
-        | OpKind::AddDependency => {
+        | OpKind::AddDependency
+        | OpKind::RngGetAndUpdateState { .. } => {
             infer_instruction_shape(kind, operands, &unused, called).map(Some)
         }
+        // The result type is the declared one.
+        OpKind::StochasticConvert => Ok(None),
         // A custom-call's result is whatever its target gives: only the
         // declared shape says.
         OpKind::CustomCall(_) => Ok(None),
@@ -1736,4 +1743,70 @@ pub fn infer_add_dependency_shape(operand: &Shape, token: &Shape) -> Result<Shap
         ));
     }
     Ok(operand.clone())
+}
+
+/// `stochastic-convert(x, random)` to `to` (XLA's
+/// `InferStochasticConvertShape`): `x` a float array, `random` unsigned
+/// integers of `x`'s bit width and dims, `to` an integer type; the result
+/// is `x`'s dims in `to`.
+///
+/// ```
+/// use oxla_ir::{ElementType::{F32, S8, U16, U32}, Shape};
+/// use oxla_ir::shape_inference::infer_stochastic_convert_shape;
+/// let x = Shape::new(F32, &[4, 3]);
+/// let r = Shape::new(U32, &[4, 3]);
+/// assert_eq!(infer_stochastic_convert_shape(&x, &r, S8)?.to_string(), "s8[4,3]");
+/// assert!(infer_stochastic_convert_shape(&x, &Shape::new(U16, &[4, 3]), S8).is_err());
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn infer_stochastic_convert_shape(
+    operand: &Shape,
+    random: &Shape,
+    to: ElementType,
+) -> Result<Shape> {
+    const OP: &str = "stochastic-convert";
+    require_array(OP, "lhs of stochastic convert", operand)?;
+    require_array(OP, "rhs of stochastic convert", random)?;
+    let problem = |message: String| {
+        Err(invalid(
+            OP,
+            OpProblem::StochasticConvert {
+                message,
+                operand: operand.clone(),
+                random: random.clone(),
+            },
+        ))
+    };
+    if !operand.element_type().is_float() {
+        return problem(format!(
+            "The input of a stochastic convert must be of floating-point type, but got: {}",
+            operand.element_type()
+        ));
+    }
+    if !random.element_type().is_unsigned_integer() {
+        return problem(format!(
+            "The random number of a stochastic convert must be of unsigned integral type, but got: {}",
+            random.element_type()
+        ));
+    }
+    if !to.is_integer() {
+        return problem(format!(
+            "The output of a stochastic convert must be of integral type, but got: {to}"
+        ));
+    }
+    let (ob, rb) = (
+        operand.element_type().bit_width(),
+        random.element_type().bit_width(),
+    );
+    if ob != rb {
+        return problem(format!(
+            "The random number is required to have same bits as the operand. But got random bits: {rb}, operand bits: {ob}"
+        ));
+    }
+    if !operand.same_dims(random) {
+        return problem(
+            "The random number and the operand of a stochastic convert must have the same dimensions".into(),
+        );
+    }
+    Ok(operand.with_element_type(to))
 }

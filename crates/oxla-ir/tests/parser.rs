@@ -1183,14 +1183,14 @@ fn cases() -> Vec<Case> {
         case(
             "syntax errors are recovered from and semantic ones found after them",
             &entry(
-                "  a = f32[2] parameter(0)\n  b = f32[2] scaled-dot(a, a)\n  c = f32[2] negate(b)\n  d = f32[3] negate(a)\n  e = f32[2] dynamic-reshape(a), dimensions={0},\n    to_apply=lt,\n    metadata={op_name=\"x\"}\n  f = f32[2] add(a, zz)\n  g = f32[2] rng-get-and-update-state(), delta=1\n  ROOT r = f32[2] negate(a)",
+                "  a = f32[2] parameter(0)\n  b = f32[2] scaled-dot(a, a)\n  c = f32[2] negate(b)\n  d = f32[3] negate(a)\n  e = f32[2] dynamic-reshape(a), dimensions={0},\n    to_apply=lt,\n    metadata={op_name=\"x\"}\n  f = f32[2] add(a, zz)\n  g = f32[2] shuffle(a)\n  ROOT r = f32[2] negate(a)",
             ),
             Errors(&[
                 "5:14: unsupported op `scaled-dot`",
                 "7:7: `d` declares shape f32[3] but its operands give f32[2]",
                 "8:14: unsupported op `dynamic-reshape`",
                 "11:21: undefined operand `zz`",
-                "12:14: unsupported op `rng-get-and-update-state`",
+                "12:14: unsupported op `shuffle`",
             ]),
         ),
     ]

@@ -1132,6 +1132,8 @@ impl Graph {
             | OpKind::CustomCall(_)
             | OpKind::AfterAll
             | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. }
             | OpKind::Complex
             | OpKind::Real
             | OpKind::Imag
@@ -1473,7 +1475,9 @@ impl Graph {
             | OpKind::BatchNormGrad { .. }
             | OpKind::CustomCall(_)
             | OpKind::AfterAll
-            | OpKind::AddDependency => {
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name

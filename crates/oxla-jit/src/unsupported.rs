@@ -233,6 +233,11 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         OpKind::AfterAll | OpKind::AddDependency => {
             Some("the JIT does not compile token ops (after-all, add-dependency) yet")
         }
+        OpKind::StochasticConvert => Some("the JIT does not compile stochastic-convert yet"),
+        OpKind::RngGetAndUpdateState { .. } => Some(
+            "rng-get-and-update-state reads the random state of XLA's runtime, which oxla \
+             does not have (the interpreter refuses it too)",
+        ),
         OpKind::BitcastConvert
             if inst
                 .operands

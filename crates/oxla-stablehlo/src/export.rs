@@ -880,10 +880,15 @@ fn emit_body(
                 let tokens: Vec<&str> = (0..inst.operands.len()).map(|k| operand(k).0).collect();
                 external::after_all(&tokens)
             }
-            OpKind::AddDependency => {
+            OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => {
                 lines.push(Line::Unsupported {
                     instruction: inst.name.clone(),
-                    reason: "StableHLO has no add-dependency (an HLO-only op)".into(),
+                    reason: format!(
+                        "StableHLO has no {} (an HLO-only op)",
+                        inst.kind.opcode_name()
+                    ),
                 });
                 continue;
             }

@@ -446,7 +446,9 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::BatchNormGrad { .. }
             | OpKind::CustomCall(_)
             | OpKind::AfterAll
-            | OpKind::AddDependency => w.push(
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,

@@ -280,6 +280,8 @@ fn same_index(kind: &OpKind, k: usize) -> bool {
         | OpKind::CustomCall(_)
         | OpKind::AfterAll
         | OpKind::AddDependency
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. }
         | OpKind::Complex
         | OpKind::Real
         | OpKind::Imag

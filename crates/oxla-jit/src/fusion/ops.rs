@@ -226,6 +226,8 @@ pub(crate) fn op_family(kind: &OpKind) -> Option<OpFamily> {
         | OpKind::CustomCall(_)
         | OpKind::AfterAll
         | OpKind::AddDependency
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. }
         | OpKind::Complex
         | OpKind::Real
         | OpKind::Imag
