@@ -159,6 +159,35 @@ pub(super) fn imul_bytes(fb: &mut FunctionBuilder, a: Value, b: Value) -> Value 
     fb.ins().unarrow(lo, hi)
 }
 
+/// Which shift [`KernelEmitter::shift`] emits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Shift {
+    /// `shift-left`.
+    Left,
+    /// `shift-right-logical`.
+    RightLogical,
+    /// `shift-right-arithmetic`.
+    RightArithmetic,
+}
+
+/// Which result of an integer division [`KernelEmitter::int_divrem`] emits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum IntDiv {
+    /// `divide`.
+    Quotient,
+    /// `remainder`.
+    Remainder,
+}
+
+/// The amount of a shift: operand `b`, or in vector mode the scalar
+/// `amount` (the vector plan requires one per row).
+fn shift_amount(mode: Mode, b: Value, amount: Option<Value>) -> Result<Value> {
+    match mode {
+        Mode::Scalar => Ok(b),
+        Mode::Vector(_) => amount.ok_or_else(|| bug("vector shift by a varying amount")),
+    }
+}
+
 impl KernelEmitter<'_, '_> {
     pub(super) fn bitcast_to(&mut self, ty: Type, v: Value) -> Value {
         if self.b.func.dfg.value_type(v) == ty {
@@ -465,8 +494,8 @@ impl KernelEmitter<'_, '_> {
             }
             BinaryOp::Mul => self.b.ins().imul(a, b),
             BinaryOp::Div if float => self.b.ins().fdiv(a, b),
-            BinaryOp::Div => self.int_divrem(op, et, a, b),
-            BinaryOp::Rem if !float => self.int_divrem(op, et, a, b),
+            BinaryOp::Div => self.int_divrem(IntDiv::Quotient, et, a, b),
+            BinaryOp::Rem if !float => self.int_divrem(IntDiv::Remainder, et, a, b),
             BinaryOp::Max if float => self.float_max_min(mode, true, a, b),
             BinaryOp::Min if float => self.float_max_min(mode, false, a, b),
             BinaryOp::Max if signed => self.b.ins().smax(a, b),
@@ -480,14 +509,17 @@ impl KernelEmitter<'_, '_> {
             BinaryOp::And => self.b.ins().band(a, b),
             BinaryOp::Or => self.b.ins().bor(a, b),
             BinaryOp::Xor => self.b.ins().bxor(a, b),
-            BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical => {
-                let amt = match mode {
-                    Mode::Scalar => b,
-                    Mode::Vector(_) => {
-                        amount.ok_or_else(|| bug("vector shift by a varying amount"))?
-                    }
-                };
-                self.shift(mode, op, et, a, amt)
+            BinaryOp::ShiftLeft => {
+                let amt = shift_amount(mode, b, amount)?;
+                self.shift(mode, Shift::Left, et, a, amt)
+            }
+            BinaryOp::ShiftRightArithmetic => {
+                let amt = shift_amount(mode, b, amount)?;
+                self.shift(mode, Shift::RightArithmetic, et, a, amt)
+            }
+            BinaryOp::ShiftRightLogical => {
+                let amt = shift_amount(mode, b, amount)?;
+                self.shift(mode, Shift::RightLogical, et, a, amt)
             }
             BinaryOp::Compare(dir, ComparisonOrder::Natural) => {
                 if float {
@@ -522,7 +554,7 @@ impl KernelEmitter<'_, '_> {
     pub(super) fn shift(
         &mut self,
         mode: Mode,
-        op: BinaryOp,
+        op: Shift,
         et: ElementType,
         x: Value,
         amt: Value,
@@ -532,13 +564,13 @@ impl KernelEmitter<'_, '_> {
         let w = self.b.ins().iconst(t, bits as i64);
         let big = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, amt, w);
         match op {
-            BinaryOp::ShiftRightArithmetic => {
+            Shift::RightArithmetic => {
                 let wm1 = self.b.ins().iconst(t, (bits - 1) as i64);
                 let a = self.b.ins().select(big, wm1, amt);
                 self.b.ins().sshr(x, a)
             }
-            _ => {
-                let r = if op == BinaryOp::ShiftLeft {
+            Shift::Left | Shift::RightLogical => {
+                let r = if op == Shift::Left {
                     self.b.ins().ishl(x, amt)
                 } else {
                     self.b.ins().ushr(x, amt)
@@ -549,13 +581,7 @@ impl KernelEmitter<'_, '_> {
         }
     }
 
-    pub(super) fn int_divrem(
-        &mut self,
-        op: BinaryOp,
-        et: ElementType,
-        x: Value,
-        y: Value,
-    ) -> Value {
+    pub(super) fn int_divrem(&mut self, op: IntDiv, et: ElementType, x: Value, y: Value) -> Value {
         let t = clif_type(et);
         let bits = t.bits();
         let zero = self.b.ins().iconst(t, 0);
@@ -574,7 +600,7 @@ impl KernelEmitter<'_, '_> {
         };
         let ys = self.b.ins().select(bad, one, y);
         match op {
-            BinaryOp::Div => {
+            IntDiv::Quotient => {
                 let q = if signed {
                     self.b.ins().sdiv(x, ys)
                 } else {
@@ -583,7 +609,7 @@ impl KernelEmitter<'_, '_> {
                 let all = self.b.ins().iconst(t, width_mask(t.bytes()) as i64);
                 self.b.ins().select(is_zero, all, q)
             }
-            _ => {
+            IntDiv::Remainder => {
                 let r = if signed {
                     self.b.ins().srem(x, ys)
                 } else {
