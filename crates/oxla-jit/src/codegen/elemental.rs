@@ -112,13 +112,14 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
             } else if size_of(*from) != size_of(*to) {
                 false
             } else {
-                match (from, to) {
-                    (f, t) if f.is_integer() && t.is_integer() => true,
-                    (E::F32, E::S32 | E::U32) => true,
-                    (E::S32 | E::U32, E::F32) => true,
-                    (E::S64 | E::U64, E::F64) => true,
-                    _ => false,
-                }
+                // The pairs Cranelift converts lane by lane.
+                (from.is_integer() && to.is_integer())
+                    || matches!(
+                        (from, to),
+                        (E::F32, E::S32 | E::U32)
+                            | (E::S32 | E::U32, E::F32)
+                            | (E::S64 | E::U64, E::F64)
+                    )
             };
             yes(ok, plain)
         }
@@ -208,7 +209,40 @@ impl KernelEmitter<'_, '_> {
             }
             (_, ElementType::F32) => self.b.ins().f32const(Ieee32::with_bits(bits as u32)),
             (_, ElementType::F64) => self.b.ins().f64const(Ieee64::with_bits(bits)),
-            _ => {
+            // Integers, and the types kept as their storage integer (the
+            // ones refused before code is built among them).
+            (Mode::Scalar, ElementType::Pred)
+            | (
+                _,
+                ElementType::S1
+                | ElementType::S2
+                | ElementType::S4
+                | ElementType::S8
+                | ElementType::S16
+                | ElementType::S32
+                | ElementType::S64
+                | ElementType::U1
+                | ElementType::U2
+                | ElementType::U4
+                | ElementType::U8
+                | ElementType::U16
+                | ElementType::U32
+                | ElementType::U64
+                | ElementType::F4E2M1FN
+                | ElementType::F8E3M4
+                | ElementType::F8E4M3
+                | ElementType::F8E4M3FN
+                | ElementType::F8E4M3FNUZ
+                | ElementType::F8E4M3B11FNUZ
+                | ElementType::F8E5M2
+                | ElementType::F8E5M2FNUZ
+                | ElementType::F8E8M0FNU
+                | ElementType::Bf16
+                | ElementType::F16
+                | ElementType::C64
+                | ElementType::C128
+                | ElementType::Tuple,
+            ) => {
                 let t = clif_type(et);
                 let v = bits & width_mask(t.bytes());
                 self.b.ins().iconst(t, v as i64)
@@ -694,10 +728,40 @@ impl KernelEmitter<'_, '_> {
                     self.b.ins().icmp(IntCC::NotEqual, x, z)
                 }
             } else if from.is_pred() {
+                // The vector plan converts `pred` only to a type of the
+                // mask's lane width that is an integer or `f32`/`f64`.
                 let one_bits = match to {
                     E::F32 => 1.0f32.to_bits() as u64,
                     E::F64 => 1.0f64.to_bits(),
-                    _ => 1,
+                    E::Pred
+                    | E::S1
+                    | E::S2
+                    | E::S4
+                    | E::S8
+                    | E::S16
+                    | E::S32
+                    | E::S64
+                    | E::U1
+                    | E::U2
+                    | E::U4
+                    | E::U8
+                    | E::U16
+                    | E::U32
+                    | E::U64
+                    | E::F4E2M1FN
+                    | E::F8E3M4
+                    | E::F8E4M3
+                    | E::F8E4M3FN
+                    | E::F8E4M3FNUZ
+                    | E::F8E4M3B11FNUZ
+                    | E::F8E5M2
+                    | E::F8E5M2FNUZ
+                    | E::F8E8M0FNU
+                    | E::Bf16
+                    | E::F16
+                    | E::C64
+                    | E::C128
+                    | E::Tuple => 1,
                 };
                 let one = self.constant(Mode::Vector(w), to, one_bits);
                 let it = vector_type(E::Pred, w);
