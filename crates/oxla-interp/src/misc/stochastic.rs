@@ -39,10 +39,10 @@ pub(crate) fn stochastic_convert(
         let lit = Literal::scalar(v as i64);
         let in_type = crate::ops::convert(&lit, x.element_type())?;
         let back = Literal::from_array_data(&[], in_type).map_err(|e| e.to_string())?;
-        match crate::ops::convert(&back, ElementType::F64)? {
-            ArrayData::F64(v) => v.first().copied().ok_or_else(|| "no bound".to_string()),
-            _ => Err("stochastic-convert: the bound did not convert".into()),
-        }
+        let ArrayData::F64(v) = crate::ops::convert(&back, ElementType::F64)? else {
+            return Err("stochastic-convert: the bound did not convert".into());
+        };
+        v.first().copied().ok_or_else(|| "no bound".to_string())
     };
     let (min_f, max_f) = (bound(min)?, bound(max)?);
     let wrap = |v: i128| -> i128 {
