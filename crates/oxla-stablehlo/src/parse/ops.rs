@@ -18,10 +18,16 @@ use super::misc;
 use super::syntax::{Attr, NamedAttr};
 
 // The op families, one file each, as in the IR.
+mod chlo_math;
 mod ctrl;
 mod indexing;
 mod windows;
 
+use chlo_math::{
+    chlo_acos, chlo_acosh, chlo_asin, chlo_asinh, chlo_atan, chlo_atanh, chlo_broadcast_complex,
+    chlo_conj, chlo_cosh, chlo_digamma, chlo_erf_inv, chlo_erfc, chlo_lgamma, chlo_next_after,
+    chlo_sinh,
+};
 use ctrl::{case, get_tuple_element, if_op, map, optimization_barrier, packed, while_loop};
 use indexing::{dynamic_slice, dynamic_update_slice, gather, scatter};
 use windows::{convolution, reduce_window, select_and_scatter};
@@ -339,6 +345,26 @@ pub(super) static OPS: &[OpDef] = &[
     row("chlo.is_pos_inf", ChloTyped, Op(chlo_is_pos_inf)),
     row("chlo.is_neg_inf", ChloTyped, Op(chlo_is_neg_inf)),
     row("chlo.square", ChloTyped, Op(chlo_square)),
+    // -- CHLO math, expanded as XLA expands it (`ops/chlo_math.rs`) -----------
+    row("chlo.erfc", ChloTyped, Op(chlo_erfc)),
+    row("chlo.erf_inv", ChloTyped, Op(chlo_erf_inv)),
+    row("chlo.acos", ChloTyped, Op(chlo_acos)),
+    row("chlo.acosh", ChloTyped, Op(chlo_acosh)),
+    row("chlo.asin", ChloTyped, Op(chlo_asin)),
+    row("chlo.asinh", ChloTyped, Op(chlo_asinh)),
+    row("chlo.atan", ChloTyped, Op(chlo_atan)),
+    row("chlo.atanh", ChloTyped, Op(chlo_atanh)),
+    row("chlo.cosh", ChloTyped, Op(chlo_cosh)),
+    row("chlo.sinh", ChloTyped, Op(chlo_sinh)),
+    row("chlo.lgamma", ChloTyped, Op(chlo_lgamma)),
+    row("chlo.digamma", ChloTyped, Op(chlo_digamma)),
+    row("chlo.next_after", ChloTyped, Op(chlo_next_after)),
+    row("chlo.conj", ChloTyped, Op(chlo_conj)),
+    row(
+        "chlo.broadcast_complex",
+        ChloTyped,
+        Op(chlo_broadcast_complex),
+    ),
     // -- the misc family (`misc.rs`) --------------------------------------------
     row("stablehlo.popcnt", SameType, Unary(UnaryOp::PopCnt)),
     row(
@@ -416,30 +442,9 @@ pub(super) static OPS: &[OpDef] = &[
         Op(misc::batch_norm_grad),
     ),
     // -- not in the IR yet -----------------------------------------------------
-    not_yet(
-        "chlo.erfc",
-        "HLO has no `erfc` (XLA expands it); JAX's HLO text (`as_text(dialect=\"hlo\")`) spells erfc out in ops oxla has, and runs",
-    ),
-    not_yet(
-        "chlo.erf_inv",
-        "it lowers to HLO's `erf-inv`, which oxla's IR has no op for yet",
-    ),
-    not_yet("chlo.acos", NO_OP),
-    not_yet("chlo.acosh", NO_OP),
-    not_yet("chlo.asin", NO_OP),
-    not_yet("chlo.asinh", NO_OP),
-    not_yet("chlo.atan", NO_OP),
-    not_yet("chlo.atanh", NO_OP),
-    not_yet("chlo.cosh", NO_OP),
-    not_yet("chlo.sinh", NO_OP),
-    not_yet("chlo.lgamma", NO_OP),
-    not_yet("chlo.digamma", NO_OP),
     not_yet("chlo.polygamma", NO_OP),
     not_yet("chlo.zeta", NO_OP),
     not_yet("chlo.bessel_i1e", NO_OP),
-    not_yet("chlo.next_after", NO_OP),
-    not_yet("chlo.conj", "oxla has no complex types"),
-    not_yet("chlo.broadcast_complex", "oxla has no complex types"),
     not_yet("chlo.broadcast_next_after", NO_OP),
     not_yet("chlo.broadcast_polygamma", NO_OP),
     not_yet("chlo.broadcast_zeta", NO_OP),
