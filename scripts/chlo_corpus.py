@@ -73,8 +73,21 @@ def write(name, f, args):
     (OUT / f"{name}.mlir").write_text(text)
     for k, a in enumerate(args):
         save_npy(OUT / f"{name}.in{k}.npy", a)
-    out = np.asarray(jax.jit(f)(*args))
-    save_npy(OUT / f"{name}.out0.npy", out)
+    outs = jax.tree_util.tree_leaves(jax.jit(f)(*args))
+    for k, o in enumerate(outs):
+        save_npy(OUT / f"{name}.out{k}.npy", np.asarray(o))
+
+
+def complex_program(a, b):
+    """Complex numbers as JAX writes them: stablehlo.complex, complex
+    constants (a splat and a list), arithmetic, real/imag/abs, conj, and
+    the four FFTs over one and two dimensions."""
+    cdt = jnp.complex64 if a.dtype == jnp.float32 else jnp.complex128
+    z = lax.complex(a, b)
+    w = z * cdt(1 + 2j) + jnp.array([1j, 2, 3, -4j], cdt)
+    return (jnp.fft.fft(w), jnp.fft.ifft(w), jnp.fft.rfft(a), jnp.fft.irfft(w),
+            lax.real(w), lax.imag(w), jnp.abs(w), jnp.conj(w), jnp.fft.fft2(w),
+            jnp.exp(w), w * w / (z + 3))
 
 
 def main():
@@ -97,6 +110,13 @@ def main():
         name = f"next_after_{np.dtype(dt).name}"
         write(name, lax.nextafter, [np.array(xs, dt), np.array(ys, dt)])
         lines.append(f"{name} 0")
+    # Complex numbers and fft, c64 and c128.
+    a = np.array([[0.5, -1.0, 2.0, 3.5], [0.0, 1.25, -2.5, 4.0]])
+    b = np.array([[1.0, 0.0, -0.5, 2.0], [3.0, -1.5, 0.25, -4.0]])
+    for dt, ulps in ((np.float32, 4), (np.float64, 4)):
+        name = f"complex_fft_{np.dtype(dt).name}"
+        write(name, complex_program, [a.astype(dt), b.astype(dt)])
+        lines.append(f"{name} {ulps}")
     (OUT / "cases.txt").write_text("\n".join(lines) + "\n")
 
 

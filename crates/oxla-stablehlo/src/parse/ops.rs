@@ -26,7 +26,7 @@ mod windows;
 use chlo_math::{
     chlo_acos, chlo_acosh, chlo_asin, chlo_asinh, chlo_atan, chlo_atanh, chlo_broadcast_complex,
     chlo_conj, chlo_cosh, chlo_digamma, chlo_erf_inv, chlo_erfc, chlo_lgamma, chlo_next_after,
-    chlo_sinh,
+    chlo_sinh, complex, fft, imag, real,
 };
 use ctrl::{case, get_tuple_element, if_op, map, optimization_barrier, packed, while_loop};
 use indexing::{dynamic_slice, dynamic_update_slice, gather, scatter};
@@ -125,6 +125,12 @@ pub(super) enum Syntax {
     /// `%x, format = e5m10 attr-dict : type`.
     ReducePrecision,
     // -- end of the misc family ---------------------------------------------
+    // -- complex numbers and fft --------------------------------------------
+    /// `%re, %im attr-dict : complex_type` (the parts' type is the
+    /// complex type's part) or `: (types) -> type`.
+    ComplexParts,
+    /// `%x, type = FFT, length = [4] attr-dict : (type) -> type`.
+    Fft,
     /// No pretty form: the generic form only.
     GenericOnly,
 }
@@ -345,6 +351,11 @@ pub(super) static OPS: &[OpDef] = &[
     row("chlo.is_pos_inf", ChloTyped, Op(chlo_is_pos_inf)),
     row("chlo.is_neg_inf", ChloTyped, Op(chlo_is_neg_inf)),
     row("chlo.square", ChloTyped, Op(chlo_square)),
+    // -- complex numbers and fft (`ops/chlo_math.rs`) -------------------------
+    row("stablehlo.complex", ComplexParts, Op(complex)),
+    row("stablehlo.real", SameType, Op(real)),
+    row("stablehlo.imag", SameType, Op(imag)),
+    row("stablehlo.fft", Fft, Op(fft)),
     // -- CHLO math, expanded as XLA expands it (`ops/chlo_math.rs`) -----------
     row("chlo.erfc", ChloTyped, Op(chlo_erfc)),
     row("chlo.erf_inv", ChloTyped, Op(chlo_erf_inv)),
@@ -452,14 +463,10 @@ pub(super) static OPS: &[OpDef] = &[
     not_yet("chlo.scan", NO_OP),
     not_yet("chlo.mulhi", NO_OP),
     not_yet("chlo._asin_acos_kernel", NO_OP),
-    not_yet("stablehlo.real", "oxla has no complex types"),
-    not_yet("stablehlo.imag", "oxla has no complex types"),
-    not_yet("stablehlo.complex", "oxla has no complex types"),
     not_yet(
         "stablehlo.custom_call",
         "a custom call runs code outside the module, which oxla cannot run",
     ),
-    not_yet("stablehlo.fft", NO_OP),
     not_yet("stablehlo.einsum", NO_OP),
     not_yet("stablehlo.unary_einsum", NO_OP),
     not_yet("stablehlo.torch_index_select", NO_OP),

@@ -19,7 +19,8 @@
 
 use oxla_ir::ir::{InstId, OpKind};
 use oxla_ir::{
-    BinaryOp, ComparisonDirection, ComparisonOrder, ElementType, Literal, Result, Shape, UnaryOp,
+    BinaryOp, ComparisonDirection, ComparisonOrder, ElementType, FftType, Literal, Result, Shape,
+    UnaryOp,
 };
 
 use super::super::lower::OpCx;
@@ -943,4 +944,54 @@ pub(in super::super) fn chlo_broadcast_complex(cx: Cx<'_, '_, '_, '_, '_>) -> Re
         parts.push(cx.push(OpKind::Broadcast { dimensions }, vec![v], &target)?);
     }
     Ok(vec![cx.push(OpKind::Complex, parts, &r)?])
+}
+
+// -- complex numbers and fft ----------------------------------------------------
+
+/// `stablehlo.complex(re, im)`.
+pub(in super::super) fn complex(cx: Cx<'_, '_, '_, '_, '_>) -> Result<Vec<InstId>> {
+    cx.arity(2, 1)?;
+    let r = cx.results[0].clone();
+    Ok(vec![cx.push(OpKind::Complex, cx.operands.clone(), &r)?])
+}
+
+/// `stablehlo.real(z)`.
+pub(in super::super) fn real(cx: Cx<'_, '_, '_, '_, '_>) -> Result<Vec<InstId>> {
+    cx.arity(1, 1)?;
+    let r = cx.results[0].clone();
+    Ok(vec![cx.push(OpKind::Real, cx.operands.clone(), &r)?])
+}
+
+/// `stablehlo.imag(z)`.
+pub(in super::super) fn imag(cx: Cx<'_, '_, '_, '_, '_>) -> Result<Vec<InstId>> {
+    cx.arity(1, 1)?;
+    let r = cx.results[0].clone();
+    Ok(vec![cx.push(OpKind::Imag, cx.operands.clone(), &r)?])
+}
+
+/// `stablehlo.fft(x)`: `fft_type` (FFT, IFFT, RFFT or IRFFT) and
+/// `fft_length` (one to three lengths), both required.
+pub(in super::super) fn fft(cx: Cx<'_, '_, '_, '_, '_>) -> Result<Vec<InstId>> {
+    cx.arity(1, 1)?;
+    let Some((word, pos)) = cx.word("fft_type") else {
+        return Err(cx.err(
+            cx.op.pos,
+            "the fft type is missing",
+            "type = FFT, IFFT, RFFT or IRFFT",
+        ));
+    };
+    let fft_type = FftType::from_name(&word).ok_or_else(|| {
+        cx.err(
+            pos,
+            format!("unknown fft type `{word}`"),
+            "FFT, IFFT, RFFT or IRFFT",
+        )
+    })?;
+    let fft_length = cx.ints("fft_length", "length = [4]")?;
+    let r = cx.results[0].clone();
+    let kind = OpKind::Fft {
+        fft_type,
+        fft_length,
+    };
+    Ok(vec![cx.push(kind, cx.operands.clone(), &r)?])
 }
