@@ -82,3 +82,31 @@ fn every_types_module_goes_to_stablehlo_and_back() {
         "{exported} exported, {round_trips} round trips, {complex} complex"
     );
 }
+
+/// StableHLO has no 1-bit signed integer (`i1` is its boolean): a module
+/// with an `s1` value is refused by name, not written as `pred`.
+#[test]
+fn s1_is_refused_by_the_export() {
+    let comp = oxla_ir::parse_hlo_module(
+        "HloModule m\nENTRY e {\n  p = s1[3] parameter(0)\n  ROOT n = s1[3] negate(p)\n}\n",
+    )
+    .unwrap();
+    let err = to_stablehlo(&comp)
+        .expect_err("s1 has no StableHLO type")
+        .to_string();
+    assert!(
+        err.contains("s1[3]") && err.contains("no 1-bit signed integer"),
+        "{err}"
+    );
+    // u1 is `ui1` and reads back as u1.
+    let comp = oxla_ir::parse_hlo_module(
+        "HloModule m\nENTRY e {\n  p = u1[3] parameter(0)\n  ROOT n = u1[3] not(p)\n}\n",
+    )
+    .unwrap();
+    let mlir = to_stablehlo(&comp).unwrap();
+    assert!(mlir.contains("tensor<3xui1>"), "{mlir}");
+    assert_eq!(
+        canonical(&parse_stablehlo(&mlir).unwrap()),
+        canonical(&comp)
+    );
+}
