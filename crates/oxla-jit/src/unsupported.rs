@@ -2,8 +2,8 @@
 //! built: a `reduce-window` or `scatter` of several inputs (or with a
 //! tuple-returning body); windows of more than 2^24 positions (the
 //! kernels walk every position); the misc family's ops that are not
-//! elementwise (`rng`, `rng-bit-generator`, `cholesky`,
-//! `triangular-solve`, the batch-norm ops), complex-number ops and `fft`,
+//! elementwise (`cholesky`, `triangular-solve`; `rng` outside the entry
+//! body), complex-number ops and `fft`,
 //! and a `bitcast-convert` that changes the element width; the element
 //! types of issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte
 //! integers, `c64`, `c128`: see [`supports_element_type`]) anywhere in
@@ -211,15 +211,15 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
              per element (a reducer or a mapped computation)",
         ),
         // The misc family (issue 14 brings them).
-        OpKind::Rng { .. } | OpKind::RngBitGenerator { .. } => {
-            Some("the JIT does not compile random-number ops yet")
-        }
+        // Expanded before this check (`oxla_ir::passes::random`) when every
+        // `rng` sits in the entry body.
+        OpKind::Rng { .. } => Some(
+            "the JIT compiles rng only when every rng sits in the entry body (elsewhere its \
+             position in the random stream depends on the run)",
+        ),
         OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
             Some("the JIT does not compile linear-algebra ops yet")
         }
-        OpKind::BatchNormTraining { .. }
-        | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. } => Some("the JIT does not compile batch normalisation yet"),
         OpKind::BitcastConvert
             if inst
                 .operands
@@ -264,5 +264,11 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. } => None,
+        // Expanded into primitives before this check
+        // (`oxla_ir::passes::batch_norm::expand_all`, `random::expand_all`).
+        OpKind::RngBitGenerator { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => None,
     }
 }

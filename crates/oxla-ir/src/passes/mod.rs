@@ -7,8 +7,16 @@
 //!   XLA's strict HLO form (what `XlaBuilder` emits).
 //! - [`batch_norm`]: the batch-norm ops expanded into primitives as XLA
 //!   expands them (what the interpreter evaluates).
+//! - [`expand_ops()`]: inlines the expansions of instructions (how the JIT
+//!   runs the batch-norm and random-number ops).
+//! - [`random`]: `rng-bit-generator` and `rng` as primitives, bit for bit
+//!   as the interpreter draws them.
 
 pub mod batch_norm;
 pub mod expand_broadcasts;
+mod inline;
+pub mod random;
+
+pub use inline::expand_ops;
 
 pub use expand_broadcasts::expand_broadcasts;
