@@ -111,6 +111,13 @@ pub struct GenConfig {
     /// Whether the misc family's ops the JIT compiles (same-width
     /// `bitcast-convert`, `bitcast`, `reduce-precision`) may appear.
     pub misc_ops: bool,
+    /// Whether the misc ops the JIT runs as expansions into primitives may
+    /// appear: `rng-bit-generator`, uniform `rng` (normal `rng` and
+    /// `batch-norm-inference` only with `transcendentals`,
+    /// `batch-norm-training`/`-grad` only with `float_reassociation`,
+    /// whose sums a backend may reorder). Off by default (it changes the
+    /// mix of programs); the differential test's exact run turns it on.
+    pub expanded_ops: bool,
     /// Whether the ops the JIT refuses for now may appear: `rng`,
     /// `rng-bit-generator`, `cholesky`, `triangular-solve`, the batch-norm
     /// ops and width-changing `bitcast-convert` (for interpreter-only
@@ -167,6 +174,7 @@ impl Default for GenConfig {
             control_flow: false,
             windows: false,
             misc_ops: true,
+            expanded_ops: false,
             jit_unsupported_ops: false,
             indexing: false,
             sorts: false,
