@@ -53,6 +53,8 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     // them (an `rng` outside the entry body stays, and is refused below).
     let expanded = oxla_ir::passes::batch_norm::expand_all(comp)?;
     let expanded = oxla_ir::passes::random::expand_all(&expanded)?;
+    // A width-changing bitcast-convert: shifts of same-width bitcasts.
+    let expanded = oxla_ir::passes::bitcast::expand_all(&expanded)?;
     let comp = &expanded;
     // What the JIT does not compile yet is refused before any code is built.
     crate::unsupported::check(comp)?;

@@ -3,8 +3,7 @@
 //! tuple-returning body); windows of more than 2^24 positions (the
 //! kernels walk every position); the misc family's ops that are not
 //! elementwise (`cholesky`, `triangular-solve`; `rng` outside the entry
-//! body), complex-number ops and `fft`,
-//! and a `bitcast-convert` that changes the element width; the element
+//! body), complex-number ops and `fft`; the element
 //! types of issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte
 //! integers, `c64`, `c128`: see [`supports_element_type`]) anywhere in
 //! the computation, and a `dot` whose operand and result types differ;
@@ -210,6 +209,17 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
             "the JIT does not compile a reduce of several inputs inside a computation called \
              per element (a reducer or a mapped computation)",
         ),
+        // Width changes are expanded before this check
+        // (`oxla_ir::passes::bitcast`) but for `pred`.
+        OpKind::BitcastConvert
+            if inst
+                .operands
+                .first()
+                .map(|o| body.inst(*o).shape.element_type().bit_width())
+                != Some(inst.shape.element_type().bit_width()) =>
+        {
+            Some("the JIT does not compile a width-changing bitcast-convert of pred")
+        }
         // The misc family (issue 14 brings them).
         // Expanded before this check (`oxla_ir::passes::random`) when every
         // `rng` sits in the entry body.
@@ -219,15 +229,6 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         ),
         OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
             Some("the JIT does not compile linear-algebra ops yet")
-        }
-        OpKind::BitcastConvert
-            if inst
-                .operands
-                .first()
-                .map(|o| body.inst(*o).shape.element_type().bit_width())
-                != Some(inst.shape.element_type().bit_width()) =>
-        {
-            Some("the JIT compiles a bitcast-convert only between types of one width")
         }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }

@@ -112,16 +112,18 @@ pub struct GenConfig {
     /// `bitcast-convert`, `bitcast`, `reduce-precision`) may appear.
     pub misc_ops: bool,
     /// Whether the misc ops the JIT runs as expansions into primitives may
-    /// appear: `rng-bit-generator`, uniform `rng` (normal `rng` and
+    /// appear: `rng-bit-generator`, width-changing `bitcast-convert`,
+    /// uniform `rng` (normal `rng` and
     /// `batch-norm-inference` only with `transcendentals`,
     /// `batch-norm-training`/`-grad` only with `float_reassociation`,
     /// whose sums a backend may reorder). Off by default (it changes the
     /// mix of programs); the differential test's exact run turns it on.
     pub expanded_ops: bool,
-    /// Whether the ops the JIT refuses for now may appear: `rng`,
-    /// `rng-bit-generator`, `cholesky`, `triangular-solve`, the batch-norm
-    /// ops and width-changing `bitcast-convert` (for interpreter-only
-    /// runs; off by default, and off in the differential tests).
+    /// Whether the misc ops the JIT refused before issue 14 may appear:
+    /// `cholesky` and `triangular-solve` (which it still refuses), and the
+    /// ones of [`GenConfig::expanded_ops`] with every rounding (for
+    /// interpreter-only runs; off by default, and off in the differential
+    /// tests).
     pub jit_unsupported_ops: bool,
     /// Whether `gather`, `scatter`, `dynamic-slice` and
     /// `dynamic-update-slice` may appear (see the `indexing` module); a

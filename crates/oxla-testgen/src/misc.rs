@@ -2,12 +2,11 @@
 //! (same-width `bitcast-convert`, `bitcast`, `reduce-precision`), behind
 //! [`GenConfig::misc_ops`](crate::GenConfig::misc_ops), and the ones it
 //! refuses for now (`rng`, `rng-bit-generator`, `cholesky`,
-//! `triangular-solve`, width-changing `bitcast-convert`, and the ones it
-//! runs as expansions), behind
+//! `triangular-solve`, and the ones it runs as expansions), behind
 //! [`GenConfig::jit_unsupported_ops`](crate::GenConfig::jit_unsupported_ops),
 //! which the differential test keeps off until the JIT compiles them. The
-//! random-number and batch-norm ops the JIT runs as expansions into
-//! primitives are also behind
+//! random-number and batch-norm ops and width-changing `bitcast-convert`,
+//! which the JIT runs as expansions into primitives, are also behind
 //! [`GenConfig::expanded_ops`](crate::GenConfig::expanded_ops).
 //!
 //! As for the other ops, each step's result shape comes from the
@@ -35,7 +34,7 @@ impl Gen<'_> {
     /// The misc step kinds the config allows, in order: 0 and 1 the
     /// compiled ones, 2 to 5 the refused ones (random numbers, linear
     /// algebra, batch-norm, width-changing bitcast) or, with only
-    /// `expanded_ops`, 2 and 4.
+    /// `expanded_ops`, 2, 4 and 5.
     fn misc_kind_list(&self) -> Vec<u64> {
         let mut kinds = Vec::new();
         if self.cfg.misc_ops {
@@ -44,7 +43,7 @@ impl Gen<'_> {
         if self.cfg.jit_unsupported_ops {
             kinds.extend([2, 3, 4, 5]);
         } else if self.cfg.expanded_ops {
-            kinds.extend([2, 4]);
+            kinds.extend([2, 4, 5]);
         }
         kinds
     }

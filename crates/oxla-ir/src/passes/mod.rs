@@ -9,10 +9,13 @@
 //!   expands them (what the interpreter evaluates).
 //! - [`expand_ops()`]: inlines the expansions of instructions (how the JIT
 //!   runs the batch-norm and random-number ops).
+//! - [`bitcast`]: a width-changing `bitcast-convert` as shifts and
+//!   same-width bitcasts.
 //! - [`random`]: `rng-bit-generator` and `rng` as primitives, bit for bit
 //!   as the interpreter draws them.
 
 pub mod batch_norm;
+pub mod bitcast;
 pub mod expand_broadcasts;
 mod inline;
 pub mod random;
