@@ -51,11 +51,9 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     // expand them into, the random-number ops as the integer primitives
     // that give the interpreter's bits; the rest of the JIT never sees
     // them (an `rng` outside the entry body stays, and is refused below).
-    let expanded = oxla_ir::passes::batch_norm::expand_all(comp)?;
-    let expanded = oxla_ir::passes::random::expand_all(&expanded)?;
     // A width-changing bitcast-convert: shifts of same-width bitcasts.
-    let expanded = oxla_ir::passes::bitcast::expand_all(&expanded)?;
-    let comp = &expanded;
+    let expanded = oxla_ir::passes::expand_misc(comp)?;
+    let comp = expanded.as_ref().unwrap_or(comp);
     // What the JIT does not compile yet is refused before any code is built.
     crate::unsupported::check(comp)?;
     // Fusion: the entry region, after the regions of its loops and
