@@ -1,10 +1,10 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: a `reduce-window` or `scatter` of several inputs (or with a
 //! tuple-returning body); windows of more than 2^24 positions (the
-//! kernels walk every position); the misc family's ops that are not
-//! elementwise (`cholesky`, `triangular-solve`; `rng` outside the entry
-//! body), complex-number ops and `fft`; the element
-//! types of issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte
+//! kernels walk every position); an `rng` outside the entry body (the
+//! misc family's other ops are expanded into primitives first,
+//! `oxla_ir::passes::expand_misc`), complex-number ops and `fft`; the
+//! element types of issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte
 //! integers, `c64`, `c128`: see [`supports_element_type`]) anywhere in
 //! the computation, and a `dot` whose operand and result types differ;
 //! and, inside a computation called per element (a reducer, a comparator
@@ -220,6 +220,11 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         {
             Some("the JIT does not compile a width-changing bitcast-convert of pred")
         }
+        // Expanded before this check (`oxla_ir::passes::linalg`) for f32
+        // and f64.
+        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
+            Some("the JIT compiles cholesky and triangular-solve of f32 and f64 only")
+        }
         // The misc family (issue 14 brings them).
         // Expanded before this check (`oxla_ir::passes::random`) when every
         // `rng` sits in the entry body.
@@ -227,9 +232,6 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
             "the JIT compiles rng only when every rng sits in the entry body (elsewhere its \
              position in the random stream depends on the run)",
         ),
-        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
-            Some("the JIT does not compile linear-algebra ops yet")
-        }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }
@@ -266,7 +268,8 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. } => None,
         // Expanded into primitives before this check
-        // (`oxla_ir::passes::batch_norm::expand_all`, `random::expand_all`).
+        // (`oxla_ir::passes::expand_misc`: batch-norm, random, linalg; the
+        // element types they refuse are refused above).
         OpKind::RngBitGenerator { .. }
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }

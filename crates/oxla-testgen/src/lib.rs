@@ -113,17 +113,18 @@ pub struct GenConfig {
     pub misc_ops: bool,
     /// Whether the misc ops the JIT runs as expansions into primitives may
     /// appear: `rng-bit-generator`, width-changing `bitcast-convert`,
-    /// uniform `rng` (normal `rng` and
-    /// `batch-norm-inference` only with `transcendentals`,
-    /// `batch-norm-training`/`-grad` only with `float_reassociation`,
+    /// `cholesky`,
+    /// uniform `rng`, `batch-norm-inference` (normal `rng` only with
+    /// `transcendentals`, `batch-norm-training`/`-grad` only with
+    /// `float_reassociation`,
     /// whose sums a backend may reorder). Off by default (it changes the
     /// mix of programs); the differential test's exact run turns it on.
     pub expanded_ops: bool,
-    /// Whether the misc ops the JIT refused before issue 14 may appear:
-    /// `cholesky` and `triangular-solve` (which it still refuses), and the
-    /// ones of [`GenConfig::expanded_ops`] with every rounding (for
-    /// interpreter-only runs; off by default, and off in the differential
-    /// tests).
+    /// Whether the ops of [`GenConfig::expanded_ops`] may appear with
+    /// every rounding (normal `rng`, batch-norm training and grad whatever
+    /// the other flags say: for interpreter-only runs; off by default, and
+    /// off in the differential tests). The name is historical: the JIT
+    /// refused these ops before issue 14.
     pub jit_unsupported_ops: bool,
     /// Whether `gather`, `scatter`, `dynamic-slice` and
     /// `dynamic-update-slice` may appear (see the `indexing` module); a

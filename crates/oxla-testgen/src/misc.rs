@@ -5,8 +5,9 @@
 //! `triangular-solve`, and the ones it runs as expansions), behind
 //! [`GenConfig::jit_unsupported_ops`](crate::GenConfig::jit_unsupported_ops),
 //! which the differential test keeps off until the JIT compiles them. The
-//! random-number and batch-norm ops and width-changing `bitcast-convert`,
-//! which the JIT runs as expansions into primitives, are also behind
+//! random-number and batch-norm ops, width-changing `bitcast-convert`,
+//! `cholesky` and `triangular-solve`, which the JIT runs as expansions
+//! into primitives, are also behind
 //! [`GenConfig::expanded_ops`](crate::GenConfig::expanded_ops).
 //!
 //! As for the other ops, each step's result shape comes from the
@@ -32,18 +33,15 @@ fn of_width(bits: u32, allowed: &[ElementType]) -> Vec<ElementType> {
 
 impl Gen<'_> {
     /// The misc step kinds the config allows, in order: 0 and 1 the
-    /// compiled ones, 2 to 5 the refused ones (random numbers, linear
-    /// algebra, batch-norm, width-changing bitcast) or, with only
-    /// `expanded_ops`, 2, 4 and 5.
+    /// same-width ones, 2 to 5 the expanded ones (random numbers, linear
+    /// algebra, batch-norm, width-changing bitcast).
     fn misc_kind_list(&self) -> Vec<u64> {
         let mut kinds = Vec::new();
         if self.cfg.misc_ops {
             kinds.extend([0, 1]);
         }
-        if self.cfg.jit_unsupported_ops {
+        if self.cfg.jit_unsupported_ops || self.cfg.expanded_ops {
             kinds.extend([2, 3, 4, 5]);
-        } else if self.cfg.expanded_ops {
-            kinds.extend([2, 4, 5]);
         }
         kinds
     }
@@ -264,10 +262,6 @@ impl Gen<'_> {
     }
 
     fn batch_norm(&mut self, ashape: &Shape) -> Result<Made> {
-        // rsqrt: rounded within the backends' bounds, not bit for bit.
-        if !self.may(self.cfg.transcendentals) {
-            return Ok(None);
-        }
         let ty = if ashape.element_type().is_float() {
             ashape.element_type()
         } else {
@@ -282,6 +276,8 @@ impl Gen<'_> {
         let scale = self.param(feature.clone())?;
         let epsilon = self.rng.pick(&[0.001f32, 1e-5, 0.5]);
         let fi = f as i64;
+        // Training and grad sum floats (in any order, on the JIT);
+        // inference has no sum, and rsqrt is exact (1 / sqrt).
         let sums = self.may(self.cfg.float_reassociation);
         match if sums { self.rng.below(3) } else { 1 } {
             0 => {

@@ -12,6 +12,8 @@
 //!   runs the batch-norm and random-number ops).
 //! - [`bitcast`]: a width-changing `bitcast-convert` as shifts and
 //!   same-width bitcasts.
+//! - [`linalg`]: `cholesky` and `triangular-solve` as `while` loops over
+//!   columns and rows, in the interpreter's order.
 //! - [`random`]: `rng-bit-generator` and `rng` as primitives, bit for bit
 //!   as the interpreter draws them.
 
@@ -19,6 +21,7 @@ pub mod batch_norm;
 pub mod bitcast;
 pub mod expand_broadcasts;
 mod inline;
+pub mod linalg;
 pub mod random;
 
 pub use inline::expand_ops;
@@ -27,8 +30,9 @@ pub use expand_broadcasts::expand_broadcasts;
 
 /// The misc ops a backend with no kernels of their own runs as primitives
 /// (the batch-norm ops, `rng-bit-generator`, `rng`, a width-changing
-/// `bitcast-convert`), expanded by [`batch_norm::expand_all`],
-/// [`random::expand_all`] and [`bitcast::expand_all`] in turn; `None`
+/// `bitcast-convert`, `cholesky`, `triangular-solve`), expanded by [`batch_norm::expand_all`],
+/// [`random::expand_all`], [`bitcast::expand_all`] and
+/// [`linalg::expand_all`] in turn; `None`
 /// (nothing built, nothing copied) when `comp` holds none of them.
 ///
 /// ```
@@ -51,6 +55,8 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
                     | OpKind::BatchNormGrad { .. }
                     | OpKind::Rng { .. }
                     | OpKind::RngBitGenerator { .. }
+                    | OpKind::Cholesky { .. }
+                    | OpKind::TriangularSolve { .. }
             );
             let width_change = inst.kind == OpKind::BitcastConvert
                 && inst.operands.first().is_some_and(|o| {
@@ -66,5 +72,6 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
     }
     let c = batch_norm::expand_all(comp)?;
     let c = random::expand_all(&c)?;
-    bitcast::expand_all(&c).map(Some)
+    let c = bitcast::expand_all(&c)?;
+    linalg::expand_all(&c).map(Some)
 }
