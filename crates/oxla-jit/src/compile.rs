@@ -47,6 +47,13 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     oxla_ir::verifier::verify(comp)?;
     // A constant printed as `{...}` has no values to compile in.
     comp.check_values_known()?;
+    // The batch-norm ops run as the primitives XLA (and the interpreter)
+    // expand them into, the random-number ops as the integer primitives
+    // that give the interpreter's bits; the rest of the JIT never sees
+    // them (an `rng` outside the entry body stays, and is refused below).
+    // A width-changing bitcast-convert: shifts of same-width bitcasts.
+    let expanded = oxla_ir::passes::expand_misc(comp)?;
+    let comp = expanded.as_ref().unwrap_or(comp);
     // What the JIT does not compile yet is refused before any code is built.
     crate::unsupported::check(comp)?;
     // Fusion: the entry region, after the regions of its loops and

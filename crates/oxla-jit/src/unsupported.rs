@@ -1,11 +1,10 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: a `reduce-window` or `scatter` of several inputs (or with a
 //! tuple-returning body); windows of more than 2^24 positions (the
-//! kernels walk every position); the misc family's ops that are not
-//! elementwise (`rng`, `rng-bit-generator`, `cholesky`,
-//! `triangular-solve`, the batch-norm ops), complex-number ops and `fft`,
-//! and a `bitcast-convert` that changes the element width; the element
-//! types of issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte
+//! kernels walk every position); an `rng` outside the entry body (the
+//! misc family's other ops are expanded into primitives first,
+//! `oxla_ir::passes::expand_misc`), complex-number ops and `fft`; the
+//! element types of issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte
 //! integers, `c64`, `c128`: see [`supports_element_type`]) anywhere in
 //! the computation, and a `dot` whose operand and result types differ;
 //! and, inside a computation called per element (a reducer, a comparator
@@ -215,16 +214,6 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
             "the JIT does not compile a reduce of several inputs inside a computation called \
              per element (a reducer or a mapped computation)",
         ),
-        // The misc family (issue 14 brings them).
-        OpKind::Rng { .. } | OpKind::RngBitGenerator { .. } => {
-            Some("the JIT does not compile random-number ops yet")
-        }
-        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
-            Some("the JIT does not compile linear-algebra ops yet")
-        }
-        OpKind::BatchNormTraining { .. }
-        | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. } => Some("the JIT does not compile batch normalisation yet"),
         // Code outside the module, and tokens (issue 12's last ops).
         OpKind::CustomCall(_) => Some(
             "a custom-call calls code outside the module; oxla cannot run it (the \
@@ -238,6 +227,8 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
             "rng-get-and-update-state reads the random state of XLA's runtime, which oxla \
              does not have (the interpreter refuses it too)",
         ),
+        // Width changes are expanded before this check
+        // (`oxla_ir::passes::bitcast`) but for `pred`.
         OpKind::BitcastConvert
             if inst
                 .operands
@@ -245,8 +236,19 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
                 .map(|o| body.inst(*o).shape.element_type().bit_width())
                 != Some(inst.shape.element_type().bit_width()) =>
         {
-            Some("the JIT compiles a bitcast-convert only between types of one width")
+            Some("the JIT does not compile a width-changing bitcast-convert of pred")
         }
+        // Expanded before this check (`oxla_ir::passes::linalg`) for f32
+        // and f64.
+        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
+            Some("the JIT compiles cholesky and triangular-solve of f32 and f64 only")
+        }
+        // Expanded before this check (`oxla_ir::passes::random`) when every
+        // `rng` sits in the entry body.
+        OpKind::Rng { .. } => Some(
+            "the JIT compiles rng only when every rng sits in the entry body (elsewhere its \
+             position in the random stream depends on the run)",
+        ),
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }
@@ -282,5 +284,12 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         | OpKind::BitcastConvert
         | OpKind::Bitcast
         | OpKind::ReducePrecision { .. } => None,
+        // Expanded into primitives before this check
+        // (`oxla_ir::passes::expand_misc`: batch-norm, random, linalg; the
+        // element types they refuse are refused above).
+        OpKind::RngBitGenerator { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => None,
     }
 }

@@ -111,10 +111,20 @@ pub struct GenConfig {
     /// Whether the misc family's ops the JIT compiles (same-width
     /// `bitcast-convert`, `bitcast`, `reduce-precision`) may appear.
     pub misc_ops: bool,
-    /// Whether the ops the JIT refuses for now may appear: `rng`,
-    /// `rng-bit-generator`, `cholesky`, `triangular-solve`, the batch-norm
-    /// ops and width-changing `bitcast-convert` (for interpreter-only
-    /// runs; off by default, and off in the differential tests).
+    /// Whether the misc ops the JIT runs as expansions into primitives may
+    /// appear: `rng-bit-generator`, width-changing `bitcast-convert`,
+    /// `cholesky`,
+    /// uniform `rng`, `batch-norm-inference` (normal `rng` only with
+    /// `transcendentals`, `batch-norm-training`/`-grad` only with
+    /// `float_reassociation`,
+    /// whose sums a backend may reorder). Off by default (it changes the
+    /// mix of programs); the differential test's exact run turns it on.
+    pub expanded_ops: bool,
+    /// Whether the ops of [`GenConfig::expanded_ops`] may appear with
+    /// every rounding (normal `rng`, batch-norm training and grad whatever
+    /// the other flags say: for interpreter-only runs; off by default, and
+    /// off in the differential tests). The name is historical: the JIT
+    /// refused these ops before issue 14.
     pub jit_unsupported_ops: bool,
     /// Whether `gather`, `scatter`, `dynamic-slice` and
     /// `dynamic-update-slice` may appear (see the `indexing` module); a
@@ -167,6 +177,7 @@ impl Default for GenConfig {
             control_flow: false,
             windows: false,
             misc_ops: true,
+            expanded_ops: false,
             jit_unsupported_ops: false,
             indexing: false,
             sorts: false,

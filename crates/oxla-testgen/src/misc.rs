@@ -2,10 +2,13 @@
 //! (same-width `bitcast-convert`, `bitcast`, `reduce-precision`), behind
 //! [`GenConfig::misc_ops`](crate::GenConfig::misc_ops), and the ones it
 //! refuses for now (`rng`, `rng-bit-generator`, `cholesky`,
-//! `triangular-solve`, the batch-norm ops, width-changing
-//! `bitcast-convert`), behind
+//! `triangular-solve`, and the ones it runs as expansions), behind
 //! [`GenConfig::jit_unsupported_ops`](crate::GenConfig::jit_unsupported_ops),
-//! which the differential test keeps off until the JIT compiles them.
+//! which the differential test keeps off until the JIT compiles them. The
+//! random-number and batch-norm ops, width-changing `bitcast-convert`,
+//! `cholesky` and `triangular-solve`, which the JIT runs as expansions
+//! into primitives, are also behind
+//! [`GenConfig::expanded_ops`](crate::GenConfig::expanded_ops).
 //!
 //! As for the other ops, each step's result shape comes from the
 //! generator's own model, written from XLA's rules, and `step` checks it
@@ -29,14 +32,29 @@ fn of_width(bits: u32, allowed: &[ElementType]) -> Vec<ElementType> {
 }
 
 impl Gen<'_> {
+    /// The misc step kinds the config allows, in order: 0 and 1 the
+    /// same-width ones, 2 to 5 the expanded ones (random numbers, linear
+    /// algebra, batch-norm, width-changing bitcast).
+    fn misc_kind_list(&self) -> Vec<u64> {
+        let mut kinds = Vec::new();
+        if self.cfg.misc_ops {
+            kinds.extend([0, 1]);
+        }
+        if self.cfg.jit_unsupported_ops || self.cfg.expanded_ops {
+            kinds.extend([2, 3, 4, 5]);
+        }
+        kinds
+    }
+
     /// How many misc step kinds the config allows.
     pub(crate) fn misc_kinds(&self) -> u64 {
-        2 * u64::from(self.cfg.misc_ops) + 4 * u64::from(self.cfg.jit_unsupported_ops)
+        self.misc_kind_list().len() as u64
     }
 
     /// Misc step number `k` (below [`Gen::misc_kinds`]) on `a`.
     pub(crate) fn misc_step(&mut self, k: u64, a: Op, ashape: &Shape) -> Result<Made> {
-        let k = if self.cfg.misc_ops { k } else { k + 2 };
+        let kinds = self.misc_kind_list();
+        let k = kinds.get(k as usize).copied().unwrap_or(5);
         match k {
             0 => self.same_width_bitcast(a, ashape),
             1 => self.bitcast_or_reduce_precision(a, ashape),
@@ -45,6 +63,14 @@ impl Gen<'_> {
             4 => self.batch_norm(ashape),
             _ => self.width_changing_bitcast(a, ashape),
         }
+    }
+
+    /// Whether an op whose result a backend may round differently (through
+    /// a transcendental, or a sum in another order) may appear: always
+    /// with `jit_unsupported_ops` (interpreter-only runs), else as the
+    /// config's flag says.
+    fn may(&self, flag: bool) -> bool {
+        self.cfg.jit_unsupported_ops || flag
     }
 
     fn same_width_bitcast(&mut self, a: Op, ashape: &Shape) -> Result<Made> {
@@ -143,7 +169,8 @@ impl Gen<'_> {
         if !narrow && self.rng.chance(0.5) {
             let lo = self.param(Shape::scalar(ty))?;
             let hi = self.param(Shape::scalar(ty))?;
-            let normal = ty.is_float() && self.rng.chance(0.5);
+            let normal =
+                ty.is_float() && self.may(self.cfg.transcendentals) && self.rng.chance(0.5);
             let shape = Shape::new(ty, &dims);
             let op = if normal {
                 self.b.rng_normal(lo, hi, shape.clone())?
@@ -249,7 +276,10 @@ impl Gen<'_> {
         let scale = self.param(feature.clone())?;
         let epsilon = self.rng.pick(&[0.001f32, 1e-5, 0.5]);
         let fi = f as i64;
-        match self.rng.below(3) {
+        // Training and grad sum floats (in any order, on the JIT);
+        // inference has no sum, and rsqrt is exact (1 / sqrt).
+        let sums = self.may(self.cfg.float_reassociation);
+        match if sums { self.rng.below(3) } else { 1 } {
             0 => {
                 let offset = self.param(feature.clone())?;
                 let op = self.b.batch_norm_training(x, scale, offset, epsilon, fi)?;

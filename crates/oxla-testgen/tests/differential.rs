@@ -124,6 +124,7 @@ fn exact_programs_agree_bit_for_bit() {
     let indexing = GenConfig {
         windows: true,
         indexing: true,
+        expanded_ops: true,
         ..GenConfig::exact()
     };
     let n = cases(400);

@@ -45,7 +45,7 @@ use oxla_ir::{ArrayData, ElementType, Literal, RngAlgorithm, RngDistribution, Sh
 use crate::ops::{OpResult, array, scalar_value};
 
 /// The key of the stream `rng` draws from.
-pub(crate) const RNG_KEY: u64 = 0x5851_F42D_4C95_7F2D;
+pub(crate) const RNG_KEY: u64 = oxla_ir::passes::random::RNG_KEY;
 
 thread_local! {
     /// The next counter of `rng`'s stream on this thread.

@@ -297,3 +297,32 @@ pub fn expansion(kind: &OpKind, operands: &[Shape]) -> Result<Option<Computation
     };
     b.build(root).map(Some)
 }
+
+/// `comp` with every batch-norm instruction replaced by its
+/// [`expansion`], inlined (see [`super::expand_ops`]). A computation with
+/// no batch-norm op comes back unchanged.
+///
+/// This is how a backend with no batch-norm kernels (the JIT) runs these
+/// ops: it computes the same primitives, in the same order, as the
+/// interpreter's evaluation of [`expansion`].
+///
+/// ```
+/// use oxla_ir::{Builder, ElementType::F32, OpKind, Shape, passes::batch_norm};
+/// let mut b = Builder::new("bn");
+/// let x = b.parameter(0, Shape::new(F32, &[4, 3]), "x")?;
+/// let s = b.parameter(1, Shape::new(F32, &[3]), "s")?;
+/// let o = b.parameter(2, Shape::new(F32, &[3]), "o")?;
+/// let y = b.batch_norm_training(x, s, o, 0.001, 1)?;
+/// let comp = b.build(y)?;
+/// let expanded = batch_norm::expand_all(&comp)?;
+/// let ops = expanded.bodies().iter().flat_map(|b| &b.instructions);
+/// assert!(ops.clone().all(|i| !matches!(i.kind, OpKind::BatchNormTraining { .. })));
+/// assert!(ops.clone().any(|i| i.kind.opcode_name() == "rsqrt"));
+/// assert_eq!(expanded.result_shape(), comp.result_shape());
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn expand_all(comp: &Computation) -> Result<Computation> {
+    super::expand_ops(comp, "batch_norm::expand_all pass", |inst, operands| {
+        expansion(&inst.kind, operands)
+    })
+}

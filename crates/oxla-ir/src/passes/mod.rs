@@ -7,8 +7,71 @@
 //!   XLA's strict HLO form (what `XlaBuilder` emits).
 //! - [`batch_norm`]: the batch-norm ops expanded into primitives as XLA
 //!   expands them (what the interpreter evaluates).
+//! - [`expand_misc()`]: the three below, for the JIT.
+//! - [`expand_ops()`]: inlines the expansions of instructions (how the JIT
+//!   runs the batch-norm and random-number ops).
+//! - [`bitcast`]: a width-changing `bitcast-convert` as shifts and
+//!   same-width bitcasts.
+//! - [`linalg`]: `cholesky` and `triangular-solve` as `while` loops over
+//!   columns and rows, in the interpreter's order.
+//! - [`random`]: `rng-bit-generator` and `rng` as primitives, bit for bit
+//!   as the interpreter draws them.
 
 pub mod batch_norm;
+pub mod bitcast;
 pub mod expand_broadcasts;
+mod inline;
+pub mod linalg;
+pub mod random;
+
+pub use inline::expand_ops;
 
 pub use expand_broadcasts::expand_broadcasts;
+
+/// The misc ops a backend with no kernels of their own runs as primitives
+/// (the batch-norm ops, `rng-bit-generator`, `rng`, a width-changing
+/// `bitcast-convert`, `cholesky`, `triangular-solve`), expanded by [`batch_norm::expand_all`],
+/// [`random::expand_all`], [`bitcast::expand_all`] and
+/// [`linalg::expand_all`] in turn; `None`
+/// (nothing built, nothing copied) when `comp` holds none of them.
+///
+/// ```
+/// use oxla_ir::{Builder, ElementType::{F32, U8}, Shape, passes};
+/// let mut b = Builder::new("m");
+/// let x = b.parameter(0, Shape::new(F32, &[3]), "x")?;
+/// let y = b.bitcast_convert_type(x, U8)?;
+/// let comp = b.build(y)?;
+/// assert!(passes::expand_misc(&comp)?.is_some());
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Computation>> {
+    use crate::OpKind;
+    let any = comp.bodies().iter().any(|body| {
+        body.instructions.iter().any(|inst| {
+            let expanded = matches!(
+                inst.kind,
+                OpKind::BatchNormTraining { .. }
+                    | OpKind::BatchNormInference { .. }
+                    | OpKind::BatchNormGrad { .. }
+                    | OpKind::Rng { .. }
+                    | OpKind::RngBitGenerator { .. }
+                    | OpKind::Cholesky { .. }
+                    | OpKind::TriangularSolve { .. }
+            );
+            let width_change = inst.kind == OpKind::BitcastConvert
+                && inst.operands.first().is_some_and(|o| {
+                    body.instructions.get(o.index()).is_some_and(|o| {
+                        o.shape.element_type().bit_width() != inst.shape.element_type().bit_width()
+                    })
+                });
+            expanded || width_change
+        })
+    });
+    if !any {
+        return Ok(None);
+    }
+    let c = batch_norm::expand_all(comp)?;
+    let c = random::expand_all(&c)?;
+    let c = bitcast::expand_all(&c)?;
+    linalg::expand_all(&c).map(Some)
+}
