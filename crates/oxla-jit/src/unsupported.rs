@@ -34,18 +34,7 @@ use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result
 pub fn supports_element_type(ty: ElementType) -> bool {
     match ty {
         ElementType::Pred
-        | ElementType::S8
-        | ElementType::S16
-        | ElementType::S32
-        | ElementType::S64
-        | ElementType::U8
-        | ElementType::U16
-        | ElementType::U32
-        | ElementType::U64
-        | ElementType::F32
-        | ElementType::F64
-        | ElementType::Tuple => true,
-        ElementType::S1
+        | ElementType::S1
         | ElementType::S2
         | ElementType::S4
         | ElementType::U1
@@ -62,8 +51,18 @@ pub fn supports_element_type(ty: ElementType) -> bool {
         | ElementType::F8E8M0FNU
         | ElementType::Bf16
         | ElementType::F16
-        | ElementType::C64
-        | ElementType::C128 => false,
+        | ElementType::S8
+        | ElementType::S16
+        | ElementType::S32
+        | ElementType::S64
+        | ElementType::U8
+        | ElementType::U16
+        | ElementType::U32
+        | ElementType::U64
+        | ElementType::F32
+        | ElementType::F64
+        | ElementType::Tuple => true,
+        ElementType::C64 | ElementType::C128 => false,
     }
 }
 
@@ -106,12 +105,50 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
                     return Err(refuse(body, inst, &reason));
                 }
             }
+            if let Some(reason) = narrow_reason(body, inst) {
+                return Err(refuse(body, inst, reason));
+            }
             if let Some(reason) = reason(body, inst, inline[bi]) {
                 return Err(refuse(body, inst, reason));
             }
         }
     }
     Ok(())
+}
+
+/// Why `inst`, an op the JIT compiles for the wider types, is not
+/// compiled for a narrow float or sub-byte integer operand or result, or
+/// `None`: the ops whose kernels are not built from the per-element rules
+/// of `codegen/narrow.rs` (a dot and a convolution accumulate through the
+/// GEMM and dot paths, `topk` runs a sort on raw keys, `reduce-precision`
+/// edits the bits of `f32`/`f64`).
+fn narrow_reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
+    let narrow = std::iter::once(&inst.shape)
+        .chain(
+            inst.operands
+                .iter()
+                .filter_map(|&o| body.instructions.get(o.index()))
+                .map(|o| &o.shape),
+        )
+        .any(|s| !s.is_tuple() && crate::codegen::computes_narrow(s.element_type()));
+    if !narrow {
+        return None;
+    }
+    if matches!(
+        inst.kind,
+        OpKind::DotGeneral { .. } | OpKind::Convolution { .. }
+    ) {
+        Some(
+            "the JIT does not compile a dot or convolution of a narrow float or sub-byte \
+             integer yet",
+        )
+    } else if matches!(inst.kind, OpKind::TopK { .. }) {
+        Some("the JIT does not compile topk of a narrow float or sub-byte integer yet")
+    } else if matches!(inst.kind, OpKind::ReducePrecision { .. }) {
+        Some("the JIT does not compile reduce-precision of a narrow float yet")
+    } else {
+        None
+    }
 }
 
 /// For each body: whether it is called per element (its code inlined into
