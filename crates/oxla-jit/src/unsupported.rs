@@ -4,10 +4,12 @@
 //! kernels walk every position); the misc family's ops that are not
 //! elementwise (`rng`, `rng-bit-generator`, `cholesky`,
 //! `triangular-solve`, the batch-norm ops), complex-number ops and `fft`,
-//! and a `bitcast-convert` that changes the element width; the element
-//! types of issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte
-//! integers, `c64`, `c128`: see [`supports_element_type`]) anywhere in
-//! the computation, and a `dot` whose operand and result types differ;
+//! and a `bitcast-convert` that changes the element width; the complex
+//! types `c64`, `c128` anywhere in the computation (see
+//! [`supports_element_type`]), a `dot` whose operand and result types
+//! differ, and a `dot`, `convolution` or `topk` of a narrow float or
+//! sub-byte integer and `reduce-precision` of a narrow float (the other
+//! ops compile for them: `codegen/narrow.rs`);
 //! and, inside a computation called per element (a reducer, a comparator
 //! or a mapped computation, whose code is inlined into the kernels),
 //! `while`, `conditional`, `sort`, `topk`, a `reduce` of several inputs,
@@ -23,13 +25,15 @@
 
 use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result, Shape, Window};
 
-/// `true` for the element types the JIT compiles: `pred`, the 8- to
-/// 64-bit integers, `f32` and `f64`. The others run in the interpreter.
+/// `true` for the element types the JIT compiles: every real type
+/// (`pred`, the integers of 1 to 64 bits, the narrow floats, `f32`,
+/// `f64`). The complex types run in the interpreter.
 ///
 /// ```
 /// use oxla_ir::ElementType;
 /// assert!(oxla_jit::supports_element_type(ElementType::F32));
-/// assert!(!oxla_jit::supports_element_type(ElementType::Bf16));
+/// assert!(oxla_jit::supports_element_type(ElementType::Bf16));
+/// assert!(!oxla_jit::supports_element_type(ElementType::C64));
 /// ```
 pub fn supports_element_type(ty: ElementType) -> bool {
     match ty {
@@ -119,9 +123,10 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
 /// Why `inst`, an op the JIT compiles for the wider types, is not
 /// compiled for a narrow float or sub-byte integer operand or result, or
 /// `None`: the ops whose kernels are not built from the per-element rules
-/// of `codegen/narrow.rs` (a dot and a convolution accumulate through the
-/// GEMM and dot paths, `topk` runs a sort on raw keys, `reduce-precision`
-/// edits the bits of `f32`/`f64`).
+/// of `codegen/narrow.rs` (a dot accumulates in `f32` in the interpreter
+/// and through the GEMM and dot paths in the JIT, as does a convolution
+/// whose result type is wider than its operands'; `topk` runs a sort on
+/// raw keys; `reduce-precision` edits the bits of `f32`/`f64`).
 fn narrow_reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
     let narrow = std::iter::once(&inst.shape)
         .chain(
@@ -134,10 +139,18 @@ fn narrow_reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
     if !narrow {
         return None;
     }
-    if matches!(
-        inst.kind,
-        OpKind::DotGeneral { .. } | OpKind::Convolution { .. }
-    ) {
+    // A convolution of one type throughout is the interpreter's loop of
+    // rounded (or wrapped) multiplies and adds in that type, which the
+    // JIT's direct convolution emits op for op; a wider result converts
+    // first in the interpreter, which the direct loops do not.
+    let one_type = inst
+        .operands
+        .iter()
+        .filter_map(|&o| body.instructions.get(o.index()))
+        .all(|o| o.shape.element_type() == inst.shape.element_type());
+    if matches!(inst.kind, OpKind::DotGeneral { .. })
+        || (matches!(inst.kind, OpKind::Convolution { .. }) && !one_type)
+    {
         Some(
             "the JIT does not compile a dot or convolution of a narrow float or sub-byte \
              integer yet",

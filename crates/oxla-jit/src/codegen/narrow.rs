@@ -13,8 +13,9 @@
 //!   op the interpreter runs (the JIT's own IEEE arithmetic, or the call
 //!   into `std`/`libm` the interpreter makes for a transcendental), and
 //!   rounds the result back with the interpreter's rounding for the kind
-//!   (`narrowlib`'s routines); `logistic` is XLA's expansion with each
-//!   step rounded; a `convert` into the kind rounds once from the exact
+//!   (`narrowlib`'s routines; `bf16`'s two, a shift and a rounding on the
+//!   bits, inline as `half` writes them); `logistic` is XLA's expansion
+//!   with each step rounded; a `convert` into the kind rounds once from the exact
 //!   `f64` value;
 //! - a sub-byte integer is held as its value in an `i8`/`u8` (sign-extended
 //!   for the signed kinds, as `oxla_ir::Int4` stores it); an op computes in
@@ -34,7 +35,7 @@ use oxla_ir::{BinaryOp, ComparisonOrder, ElementType, Result, UnaryOp};
 use crate::narrowlib::{Conversion, NarrowFn, StdFn, is_narrow_float};
 
 use super::loops::KernelEmitter;
-use super::{Mode, bug, clif_type};
+use super::{Mode, bitcast_flags, bug, clif_type};
 
 /// Whether `ty` is a sub-byte integer.
 pub(crate) fn is_sub_byte(ty: ElementType) -> bool {
@@ -83,12 +84,57 @@ impl KernelEmitter<'_, '_> {
     /// The `f32` value of narrow float bits `x` of type `et` (exact).
     pub(super) fn narrow_widen(&mut self, et: ElementType, x: Value) -> Result<Value> {
         let w = self.b.ins().uextend(types::I32, x);
+        if et == ElementType::Bf16 {
+            return Ok(self.bf16_widen(w));
+        }
         self.call_narrow(NarrowFn::Conv(et, Conversion::Widen), w)
+    }
+
+    /// `half`'s `bf16::to_f32` inline, on the bits `u` zero-extended to
+    /// `i32`: the bits shifted up, a NaN's quiet bit set.
+    fn bf16_widen(&mut self, u: Value) -> Value {
+        let m = self.b.ins().band_imm_u(u, 0x7FFF);
+        let nan = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, m, 0x7F80);
+        let q = self.b.ins().bor_imm_u(u, 0x0040);
+        let u = self.b.ins().select(nan, q, u);
+        let s = self.b.ins().ishl_imm_u(u, 16);
+        self.b.ins().bitcast(types::F32, bitcast_flags(), s)
+    }
+
+    /// `half`'s `bf16::from_f32` inline: round to nearest, ties to even, on
+    /// the bits; a NaN keeps its top mantissa bits with the quiet bit set.
+    fn bf16_round(&mut self, f: Value) -> Value {
+        let x = self.b.ins().bitcast(types::I32, bitcast_flags(), f);
+        let m = self.b.ins().band_imm_u(x, 0x7FFF_FFFF);
+        let nan = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, m, 0x7F80_0000);
+        let hi = self.b.ins().ushr_imm_u(x, 16);
+        let round_bit = self.b.ins().band_imm_u(x, 0x8000);
+        let sticky_or_odd = self.b.ins().band_imm_u(x, 3 * 0x8000 - 1);
+        let r = self.b.ins().icmp_imm_u(IntCC::NotEqual, round_bit, 0);
+        let s = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::NotEqual, sticky_or_odd, 0);
+        let up = self.b.ins().band(r, s);
+        let up = self.b.ins().uextend(types::I32, up);
+        let rounded = self.b.ins().iadd(hi, up);
+        let q = self.b.ins().bor_imm_u(hi, 0x0040);
+        let v = self.b.ins().select(nan, q, rounded);
+        self.b.ins().ireduce(types::I16, v)
     }
 
     /// The `f32` result `f` of an op, rounded to `et` as the interpreter
     /// rounds after each op: the bits.
     pub(super) fn narrow_round(&mut self, et: ElementType, f: Value) -> Result<Value> {
+        if et == ElementType::Bf16 {
+            return Ok(self.bf16_round(f));
+        }
         let r = self.call_narrow(NarrowFn::Conv(et, Conversion::Round), f)?;
         Ok(self.b.ins().ireduce(clif_type(et), r))
     }
