@@ -237,7 +237,8 @@ impl KernelEmitter<'_, '_> {
             (_, ElementType::F32) => self.b.ins().f32const(Ieee32::with_bits(bits as u32)),
             (_, ElementType::F64) => self.b.ins().f64const(Ieee64::with_bits(bits)),
             // Integers, and the types kept as their storage integer (the
-            // ones refused before code is built among them).
+            // narrow floats and sub-byte integers, `narrow.rs`; the complex
+            // ones are refused before code is built).
             (Mode::Scalar, ElementType::Pred)
             | (
                 _,

@@ -117,10 +117,7 @@ impl KernelEmitter<'_, '_> {
         let round_bit = self.b.ins().band_imm_u(x, 0x8000);
         let sticky_or_odd = self.b.ins().band_imm_u(x, 3 * 0x8000 - 1);
         let r = self.b.ins().icmp_imm_u(IntCC::NotEqual, round_bit, 0);
-        let s = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::NotEqual, sticky_or_odd, 0);
+        let s = self.b.ins().icmp_imm_u(IntCC::NotEqual, sticky_or_odd, 0);
         let up = self.b.ins().band(r, s);
         let up = self.b.ins().uextend(types::I32, up);
         let rounded = self.b.ins().iadd(hi, up);

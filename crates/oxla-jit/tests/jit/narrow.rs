@@ -78,7 +78,15 @@ fn conversions_into_the_narrow_floats_round_once_from_the_exact_value() {
     let mut vals = Vec::new();
     for e in -140..140 {
         let p = 2f64.powi(e);
-        for m in [1.0, 1.0078125, 1.00390625, 1.0039062500001, 1.5, 1.9999999, 1.0 + 1e-12] {
+        for m in [
+            1.0,
+            1.0078125,
+            1.00390625,
+            1.0039062500001,
+            1.5,
+            1.9999999,
+            1.0 + 1e-12,
+        ] {
             vals.push(p * m);
             vals.push(-p * m);
         }
