@@ -7,9 +7,9 @@
 //! and a `bitcast-convert` that changes the element width; the complex
 //! types `c64`, `c128` anywhere in the computation (see
 //! [`supports_element_type`]), a `dot` whose operand and result types
-//! differ, and a `dot`, `convolution` or `topk` of a narrow float or
-//! sub-byte integer and `reduce-precision` of a narrow float (the other
-//! ops compile for them: `codegen/narrow.rs`);
+//! differ, a `dot`, `topk` or mixed-type `convolution` of a narrow float
+//! or sub-byte integer, and `reduce-precision` of a narrow float (the
+//! other ops compile for them: `codegen/narrow.rs`);
 //! and, inside a computation called per element (a reducer, a comparator
 //! or a mapped computation, whose code is inlined into the kernels),
 //! `while`, `conditional`, `sort`, `topk`, a `reduce` of several inputs,

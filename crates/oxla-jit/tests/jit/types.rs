@@ -1,7 +1,7 @@
 //! What the JIT does not compile of issue 13's types is refused, never
 //! compiled wrongly: the complex types wherever they appear (a parameter,
 //! a value made inside, a reducer's body), every `dot` whose operand and
-//! result types differ, and the dots, convolutions, `topk` and
+//! result types differ, and the dots, mixed-type convolutions, `topk` and
 //! `reduce-precision` of the narrow floats and sub-byte integers give
 //! `Error::UnsupportedOp` from `compile`. The narrow floats and sub-byte
 //! integers themselves compile (`narrow.rs` checks them against the
