@@ -120,7 +120,8 @@ pub fn ulp_bound(op: UnaryOp, ty: ElementType) -> u32 {
         | ElementType::U16
         | ElementType::U32
         | ElementType::U64
-        | ElementType::Tuple => return 0,
+        | ElementType::Tuple
+        | ElementType::Token => return 0,
         // The narrow floats call the interpreter's own `f32` functions and
         // round its way (`codegen/narrow.rs`): bit-exact. Sub-byte integers
         // have no transcendentals; complex types are refused

@@ -255,7 +255,7 @@ pub fn literal_from(
         ElementType::U64 => (0..n).map(|k| i(k) as u64).collect::<Vec<_>>().into(),
         ElementType::F32 => (0..n).map(|k| fl(k) as f32).collect::<Vec<_>>().into(),
         ElementType::F64 => (0..n).map(fl).collect::<Vec<_>>().into(),
-        ElementType::Tuple => panic!("no tuple literals here"),
+        ElementType::Tuple | ElementType::Token => panic!("no tuple literals here"),
         ElementType::S1 => sub_byte::<Int1>(n, i),
         ElementType::S2 => sub_byte::<Int2>(n, i),
         ElementType::S4 => sub_byte::<Int4>(n, i),
