@@ -88,6 +88,7 @@ pub(crate) mod kernel;
 pub(crate) mod launch;
 pub(crate) mod lower;
 pub(crate) mod math;
+pub(crate) mod narrowlib;
 pub(crate) mod pool;
 pub(crate) mod program;
 pub(crate) mod sortlib;

@@ -122,7 +122,10 @@ pub fn ulp_bound(op: UnaryOp, ty: ElementType) -> u32 {
         | ElementType::U64
         | ElementType::Tuple
         | ElementType::Token => return 0,
-        // Types the JIT refuses (`unsupported.rs`): nothing is emitted.
+        // The narrow floats call the interpreter's own `f32` functions and
+        // round its way (`codegen/narrow.rs`): bit-exact. Sub-byte integers
+        // have no transcendentals; complex types are refused
+        // (`unsupported.rs`).
         ElementType::S1
         | ElementType::S2
         | ElementType::S4

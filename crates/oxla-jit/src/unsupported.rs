@@ -4,9 +4,11 @@
 //! kernels walk every position); an `rng` outside the entry body (the
 //! misc family's other ops are expanded into primitives first,
 //! `oxla_ir::passes::expand_misc`), complex-number ops and `fft`; the
-//! element types of issue 13 (`bf16`, `f16`, float8, `f4e2m1fn`, the sub-byte
-//! integers, `c64`, `c128`: see [`supports_element_type`]) anywhere in
-//! the computation, and a `dot` whose operand and result types differ;
+//! complex types `c64`, `c128` anywhere in the computation (see
+//! [`supports_element_type`]), a `dot` whose result is narrower than its
+//! sum, a `dot`, `topk` or mixed-type `convolution` of a narrow float
+//! or sub-byte integer, and `reduce-precision` of a narrow float (the
+//! other ops compile for them: `codegen/narrow.rs`);
 //! and, inside a computation called per element (a reducer, a comparator
 //! or a mapped computation, whose code is inlined into the kernels),
 //! `while`, `conditional`, `sort`, `topk`, a `reduce` of several inputs,
@@ -22,29 +24,19 @@
 
 use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result, Shape, Window};
 
-/// `true` for the element types the JIT compiles: `pred`, the 8- to
-/// 64-bit integers, `f32` and `f64`. The others run in the interpreter.
+/// `true` for the element types the JIT compiles: every real type
+/// (`pred`, the integers of 1 to 64 bits, the narrow floats, `f32`,
+/// `f64`). The complex types run in the interpreter.
 ///
 /// ```
 /// use oxla_ir::ElementType;
 /// assert!(oxla_jit::supports_element_type(ElementType::F32));
-/// assert!(!oxla_jit::supports_element_type(ElementType::Bf16));
+/// assert!(oxla_jit::supports_element_type(ElementType::Bf16));
+/// assert!(!oxla_jit::supports_element_type(ElementType::C64));
 /// ```
 pub fn supports_element_type(ty: ElementType) -> bool {
     match ty {
         ElementType::Pred
-        | ElementType::S8
-        | ElementType::S16
-        | ElementType::S32
-        | ElementType::S64
-        | ElementType::U8
-        | ElementType::U16
-        | ElementType::U32
-        | ElementType::U64
-        | ElementType::F32
-        | ElementType::F64
-        | ElementType::Tuple => true,
-        ElementType::Token
         | ElementType::S1
         | ElementType::S2
         | ElementType::S4
@@ -62,8 +54,18 @@ pub fn supports_element_type(ty: ElementType) -> bool {
         | ElementType::F8E8M0FNU
         | ElementType::Bf16
         | ElementType::F16
-        | ElementType::C64
-        | ElementType::C128 => false,
+        | ElementType::S8
+        | ElementType::S16
+        | ElementType::S32
+        | ElementType::S64
+        | ElementType::U8
+        | ElementType::U16
+        | ElementType::U32
+        | ElementType::U64
+        | ElementType::F32
+        | ElementType::F64
+        | ElementType::Tuple => true,
+        ElementType::Token | ElementType::C64 | ElementType::C128 => false,
     }
 }
 
@@ -106,12 +108,59 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
                     return Err(refuse(body, inst, &reason));
                 }
             }
+            if let Some(reason) = narrow_reason(body, inst) {
+                return Err(refuse(body, inst, reason));
+            }
             if let Some(reason) = reason(body, inst, inline[bi]) {
                 return Err(refuse(body, inst, reason));
             }
         }
     }
     Ok(())
+}
+
+/// Why `inst`, an op the JIT compiles for the wider types, is not
+/// compiled for a narrow float or sub-byte integer operand or result, or
+/// `None`: the ops whose kernels are not built from the per-element rules
+/// of `codegen/narrow.rs` (a dot accumulates in `f32` in the interpreter
+/// and through the GEMM and dot paths in the JIT, as does a convolution
+/// whose result type is wider than its operands'; `topk` runs a sort on
+/// raw keys; `reduce-precision` edits the bits of `f32`/`f64`).
+fn narrow_reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
+    let narrow = std::iter::once(&inst.shape)
+        .chain(
+            inst.operands
+                .iter()
+                .filter_map(|&o| body.instructions.get(o.index()))
+                .map(|o| &o.shape),
+        )
+        .any(|s| !s.is_tuple() && crate::codegen::computes_narrow(s.element_type()));
+    if !narrow {
+        return None;
+    }
+    // A convolution of one type throughout is the interpreter's loop of
+    // rounded (or wrapped) multiplies and adds in that type, which the
+    // JIT's direct convolution emits op for op; a wider result converts
+    // first in the interpreter, which the direct loops do not.
+    let one_type = inst
+        .operands
+        .iter()
+        .filter_map(|&o| body.instructions.get(o.index()))
+        .all(|o| o.shape.element_type() == inst.shape.element_type());
+    if matches!(inst.kind, OpKind::DotGeneral { .. })
+        || (matches!(inst.kind, OpKind::Convolution { .. }) && !one_type)
+    {
+        Some(
+            "the JIT does not compile a dot or convolution of a narrow float or sub-byte \
+             integer yet",
+        )
+    } else if matches!(inst.kind, OpKind::TopK { .. }) {
+        Some("the JIT does not compile topk of a narrow float or sub-byte integer yet")
+    } else if matches!(inst.kind, OpKind::ReducePrecision { .. }) {
+        Some("the JIT does not compile reduce-precision of a narrow float yet")
+    } else {
+        None
+    }
 }
 
 /// For each body: whether it is called per element (its code inlined into

@@ -17,7 +17,9 @@ use crate::math::MathLib;
 
 use super::loops::KernelEmitter;
 use super::memory::{iota_vectorises, load_vectorises};
+use super::narrow::{computes_narrow, is_sub_byte};
 use super::{Mode, bitcast_flags, bug, clif_type, int_type, size_of, vector_type, width_mask};
+use crate::narrowlib::is_narrow_float;
 
 /// The innermost loop a vector form is asked for.
 pub(super) struct Lanes<'s> {
@@ -48,6 +50,9 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
     let plain = VectorSupport { calls_math: false };
     let math = VectorSupport { calls_math: true };
     let yes = |ok: bool, support: VectorSupport| ok.then_some(support);
+    if computes_narrow_node(node) {
+        return None;
+    }
     match node {
         Node::Load {
             offset,
@@ -134,6 +139,28 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
     }
 }
 
+/// Whether `node` computes on a narrow float or a sub-byte integer
+/// (`codegen/narrow.rs`, scalar only), or bitcasts to a type of fewer than
+/// 8 bits; moving their bits (loads, `select`, constants) vectorises.
+fn computes_narrow_node(node: &Node) -> bool {
+    match node {
+        Node::Unary { ty, .. }
+        | Node::Binary { ty, .. }
+        | Node::Clamp { ty, .. }
+        | Node::Iota { ty, .. } => computes_narrow(*ty),
+        Node::Convert { from, to, .. } => computes_narrow(*from) || computes_narrow(*to),
+        Node::Bitcast { to, .. } => to.bit_width() < 8 && !to.is_pred(),
+        Node::Load { .. }
+        | Node::Const { .. }
+        | Node::Var { .. }
+        | Node::Select { .. }
+        | Node::InBounds { .. }
+        | Node::Fold { .. }
+        | Node::Capture { .. }
+        | Node::Index { .. } => false,
+    }
+}
+
 /// Whether every data index `offset` reads is known above the innermost
 /// loop (then a load contiguous along it is still one vector per row).
 fn data_hoisted(offset: &crate::ix::Ix, lanes: &Lanes) -> bool {
@@ -210,7 +237,8 @@ impl KernelEmitter<'_, '_> {
             (_, ElementType::F32) => self.b.ins().f32const(Ieee32::with_bits(bits as u32)),
             (_, ElementType::F64) => self.b.ins().f64const(Ieee64::with_bits(bits)),
             // Integers, and the types kept as their storage integer (the
-            // ones refused before code is built among them).
+            // narrow floats and sub-byte integers, `narrow.rs`; the complex
+            // ones are refused before code is built).
             (Mode::Scalar, ElementType::Pred)
             | (
                 _,
@@ -245,6 +273,13 @@ impl KernelEmitter<'_, '_> {
                 | ElementType::Token,
             ) => {
                 let t = clif_type(et);
+                // A signed sub-byte integer is held sign-extended.
+                let bits = if is_sub_byte(et) && et.is_signed_integer() {
+                    let sh = 64 - et.bit_width();
+                    (((bits << sh) as i64) >> sh) as u64
+                } else {
+                    bits
+                };
                 let v = bits & width_mask(t.bytes());
                 self.b.ins().iconst(t, v as i64)
             }
@@ -309,7 +344,14 @@ impl KernelEmitter<'_, '_> {
             Node::Unary { op, ty, .. } => self.unary(mode, *op, *ty, ops[0])?,
             Node::Binary { op, ty, .. } => self.binary(mode, *op, *ty, ops[0], ops[1], amount)?,
             Node::Convert { from, to, .. } => self.convert(mode, *from, *to, ops[0])?,
-            Node::Bitcast { to, .. } => self.bitcast_bits(mode, *to, ops[0]),
+            Node::Bitcast { to, .. } => {
+                let v = self.bitcast_bits(mode, *to, ops[0]);
+                if to.bit_width() < 8 && !to.is_pred() {
+                    self.normalise_sub_byte_bits(*to, v)
+                } else {
+                    v
+                }
+            }
             Node::Select { .. } => self.select(mode, ops[0], ops[1], ops[2]),
             Node::Clamp { ty, .. } => {
                 let m = self.binary(mode, BinaryOp::Max, *ty, ops[0], ops[1], None)?;
@@ -380,6 +422,12 @@ impl KernelEmitter<'_, '_> {
         et: ElementType,
         x: Value,
     ) -> Result<Value> {
+        if is_narrow_float(et) {
+            return self.narrow_float_unary(op, et, x);
+        }
+        if is_sub_byte(et) {
+            return self.sub_byte_unary(op, et, x);
+        }
         let float = et.is_float();
         Ok(match op {
             UnaryOp::Neg => {
@@ -511,6 +559,12 @@ impl KernelEmitter<'_, '_> {
         b: Value,
         amount: Option<Value>,
     ) -> Result<Value> {
+        if is_narrow_float(et) {
+            return self.narrow_float_binary(op, et, a, b);
+        }
+        if is_sub_byte(et) {
+            return self.sub_byte_binary(op, et, a, b);
+        }
         let float = et.is_float();
         let pred = et.is_pred();
         let signed = et.is_signed_integer();
@@ -717,6 +771,9 @@ impl KernelEmitter<'_, '_> {
         use ElementType as E;
         if from == to {
             return Ok(x);
+        }
+        if computes_narrow(from) || computes_narrow(to) {
+            return self.narrow_convert(from, to, x);
         }
         if let Mode::Vector(w) = mode {
             // Same lane width (checked by the vector plan).

@@ -68,6 +68,8 @@ mod loops;
 mod memory;
 // Emitters of the misc family (round-nearest-afz, same-width bitcasts).
 mod misc;
+// Narrow floats and sub-byte integers: computed wider, rounded or wrapped.
+mod narrow;
 mod reduce;
 mod schedule;
 mod sort;
@@ -85,6 +87,7 @@ use crate::error::{Stage, internal};
 use crate::kernel::{DotKernel, LoopKernel};
 use crate::math::MathLib;
 
+pub(crate) use narrow::computes_narrow;
 pub(crate) use schedule::VectorPlan;
 
 use loops::KernelEmitter;
@@ -116,7 +119,8 @@ pub(crate) fn clif_type(et: ElementType) -> Type {
         ElementType::S64 | ElementType::U64 => types::I64,
         ElementType::F32 => types::F32,
         ElementType::F64 => types::F64,
-        // Refused before code is built (`unsupported.rs`); the storage
+        // Held as their bits (`codegen/narrow.rs`); complex types are
+        // refused before code is built (`unsupported.rs`), the storage
         // integer keeps this total.
         ElementType::S1
         | ElementType::S2
@@ -248,6 +252,7 @@ impl Jit {
         dot::GemmEntries::register_symbols(&mut jb);
         MathLib::register_symbols(&mut jb);
         sort::register_symbols(&mut jb);
+        crate::narrowlib::register_symbols(&mut jb);
         let mut module = JITModule::new(jb);
         let math = MathLib::new(&mut module)?;
         let gemm = dot::GemmEntries::declare(&mut module)?;

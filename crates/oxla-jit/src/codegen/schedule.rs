@@ -200,6 +200,11 @@ impl Schedule {
         let mut varying: Vec<NodeId> = schedule.element_nodes.clone();
         varying.extend(&schedule.reducer_nodes);
         let ty = pass.value_type;
+        // Narrow floats and sub-byte integers compute per element
+        // (`narrow.rs`): their reductions fold scalar accumulators.
+        if super::narrow::computes_narrow(ty) && !matches!(pass.work, Work::Store { .. }) {
+            return None;
+        }
         if let Work::RowReduce {
             reducer: Reducer::Body(_),
             ..

@@ -6,6 +6,7 @@ mod common;
 mod control;
 mod fusion;
 mod inplace;
+mod narrow;
 mod nested;
 mod ops;
 mod random;
