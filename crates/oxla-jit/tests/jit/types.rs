@@ -1,7 +1,8 @@
 //! The element types of issue 13 are refused, never compiled wrongly:
 //! every type the JIT does not support, wherever it appears (a parameter,
-//! a value made inside, a reducer's body), and every `dot` whose operand
-//! and result types differ, gives `Error::UnsupportedOp` from `compile`.
+//! a value made inside, a reducer's body), and every `dot` whose result is
+//! narrower than the type it sums in, gives `Error::UnsupportedOp` from
+//! `compile`.
 
 use oxla_ir::{ElementType, Error, parse_hlo_module};
 
@@ -80,20 +81,29 @@ fn a_new_type_in_a_reducer_is_refused() {
 }
 
 #[test]
-fn mixed_type_dots_are_refused() {
+fn mixed_type_dots_compile_unless_the_result_is_narrower_than_the_sum() {
     let dot = |l: &str, r: &str, out: &str| {
         format!(
             "HloModule m\nENTRY e {{\n  a = {l}[2,3] parameter(0)\n  b = {r}[3,4] parameter(1)\n  \
              ROOT d = {out}[2,4] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}\n}}\n"
         )
     };
-    // The result type differs from both operands', from the lhs's only, or
-    // from the rhs's only.
-    assert_refused(&dot("s8", "s8", "s32"), "dot");
-    assert_refused(&dot("s8", "s16", "s16"), "dot");
-    assert_refused(&dot("s16", "s8", "s16"), "dot");
-    assert_refused(&dot("f32", "f32", "f64"), "dot");
-    // A dot of one type throughout compiles.
-    let same = parse_hlo_module(&dot("f32", "f32", "f32")).expect("parses");
-    assert!(oxla_jit::compile(&same).is_ok());
+    // A result at least as precise as the operands: the operands are
+    // converted up and the dot sums in the result type (values checked
+    // against the interpreter in tests/hlo/interp/dot_mixed.hlo).
+    for (l, r, out) in [
+        ("s8", "s8", "s32"),
+        ("s8", "s16", "s16"),
+        ("s16", "s8", "s16"),
+        ("f32", "f32", "f64"),
+        ("pred", "pred", "s32"),
+        ("f32", "f32", "f32"),
+    ] {
+        let comp = parse_hlo_module(&dot(l, r, out)).expect("parses");
+        if let Err(e) = oxla_jit::compile(&comp) {
+            panic!("{l} x {r} -> {out} is refused: {e}");
+        }
+    }
+    // f64 x f64 -> f32 sums in f64 and rounds once: refused.
+    assert_refused(&dot("f64", "f64", "f32"), "dot that sums in f64");
 }
