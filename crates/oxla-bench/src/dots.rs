@@ -120,10 +120,12 @@ fn cases() -> Vec<DotCase> {
 fn arg(ty: ElementType, dims: &[i64], seed: u32) -> Result<Literal> {
     let f = values(dims, seed)?;
     let v = f.to_vec::<f32>()?;
-    match ty {
-        ElementType::F64 => Literal::from_vec(dims, v.iter().map(|&x| f64::from(x)).collect()),
-        ElementType::S8 => Literal::from_vec(dims, v.iter().map(|&x| (x * 100.0) as i8).collect()),
-        _ => Ok(f),
+    if ty == ElementType::F64 {
+        Literal::from_vec(dims, v.iter().map(|&x| f64::from(x)).collect())
+    } else if ty == ElementType::S8 {
+        Literal::from_vec(dims, v.iter().map(|&x| (x * 100.0) as i8).collect())
+    } else {
+        Ok(f)
     }
 }
 

@@ -682,16 +682,16 @@ impl Gen<'_> {
                 // Half the integer dots (and every `pred` one) sum in a
                 // wider result type, the operands converted up
                 // (`s8 x s8 -> s32`, `pred x pred -> s32`).
-                let wide = match ty {
-                    ElementType::Pred => Some(ElementType::S32),
-                    t if t.is_integer() && t.bit_width() < 32 && self.rng.below(2) == 0 => {
-                        Some(if t.is_signed_integer() {
-                            ElementType::S32
-                        } else {
-                            ElementType::U32
-                        })
-                    }
-                    _ => None,
+                let wide = if ty.is_pred() {
+                    Some(ElementType::S32)
+                } else if ty.is_integer() && ty.bit_width() < 32 && self.rng.below(2) == 0 {
+                    Some(if ty.is_signed_integer() {
+                        ElementType::S32
+                    } else {
+                        ElementType::U32
+                    })
+                } else {
+                    None
                 };
                 let out_ty = wide.unwrap_or(ty);
                 let op = match wide {
