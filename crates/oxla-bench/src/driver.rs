@@ -28,11 +28,13 @@ pub struct Options {
     pub min_round: Duration,
     /// `jit` or `interp`.
     pub backend: String,
+    /// `--dots`: time the matrix products (`dots.rs`) instead of W1-W10.
+    pub dots: bool,
 }
 
 impl Options {
     /// Parses `--n N`, `--only W1,W2`, `--rounds R`, `--backend B`,
-    /// `--quick`; ignores what cargo bench adds (`--bench`).
+    /// `--quick`, `--dots`; ignores what cargo bench adds (`--bench`).
     pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         let mut o = Options {
             n: 4096,
@@ -40,6 +42,7 @@ impl Options {
             rounds: 15,
             min_round: Duration::from_millis(30),
             backend: "jit".into(),
+            dots: false,
         };
         let mut args = args.peekable();
         while let Some(a) = args.next() {
@@ -53,13 +56,14 @@ impl Options {
                         .map_err(|e| format!("--rounds: {e}"))?
                 }
                 "--backend" => o.backend = value("--backend")?,
+                "--dots" => o.dots = true,
                 "--quick" => {
                     o.n = 1024;
                     o.rounds = 5;
                     o.min_round = Duration::from_millis(10);
                 }
                 "-h" | "--help" => {
-                    return Err("usage: oxla-bench [--n N] [--only W1,W5] [--rounds R] [--backend jit|interp] [--quick]".into());
+                    return Err("usage: oxla-bench [--n N] [--only W1,W5] [--rounds R] [--backend jit|interp] [--quick] [--dots]".into());
                 }
                 _ => {} // cargo bench passes --bench and filters; ignore them
             }
@@ -285,6 +289,18 @@ pub fn main_with_args(args: impl Iterator<Item = String>) -> i32 {
             return 2;
         }
     };
+    if opts.dots {
+        return match crate::dots::run(opts.rounds, opts.min_round) {
+            Ok(t) => {
+                println!("{t}");
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                1
+            }
+        };
+    }
     match run(&opts) {
         Ok(rows) => {
             println!("{}", table(&rows, &opts));

@@ -315,4 +315,5 @@ pub fn fmt_time(seconds: f64) -> String {
 }
 
 pub mod backend;
+pub mod dots;
 pub mod driver;

@@ -242,7 +242,7 @@ fn compile_step(
                     "gemm {} {}",
                     spec.ty,
                     if spec.ty.is_float() {
-                        "(matrixmultiply, blocked)"
+                        "(gemm crate, blocked; rows across batches)"
                     } else {
                         "(exact, blocked: 64-byte column strips, k blocks of 256)"
                     }

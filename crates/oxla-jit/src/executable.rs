@@ -321,7 +321,7 @@ impl Executable {
                 // What each kind of write stores: loop kernels each index
                 // of their iteration space, reduces each output element,
                 // column reduces fill the row with `init` before folding,
-                // dots overwrite C (`matrixmultiply` with beta = 0 ignores
+                // dots overwrite C (the float GEMM with beta = 0 ignores
                 // its prior contents; the integer kernel zeroes each row
                 // first), and `pred` values are stored as 0 or 1.
                 unsafe { assume_written(d, b.shape.element_count() as usize) };

@@ -288,24 +288,10 @@ pub(crate) struct DotKernel {
 }
 
 impl DotKernel {
-    /// Whether the kernel's `start..end` range counts batches (a float dot
-    /// of several batches: one GEMM call each) rather than output rows.
-    pub(crate) fn splits_batches(&self) -> bool {
-        self.ty.is_float() && self.sizes.batch > 1
-    }
-
-    /// The kernel's range is `0..split_extent()`: batches
-    /// ([`DotKernel::splits_batches`]), rows of the one batch of a float
-    /// dot, or rows of every batch (`batch * m`) of an integer dot.
+    /// The kernel's range is `0..split_extent()`: output rows of every
+    /// batch (`batch * m`; row `r` is row `r % m` of batch `r / m`).
     pub(crate) fn split_extent(&self) -> i64 {
-        let s = &self.sizes;
-        if self.splits_batches() {
-            s.batch
-        } else if self.ty.is_float() {
-            s.m
-        } else {
-            s.batch * s.m
-        }
+        self.sizes.batch * self.sizes.m
     }
 }
 

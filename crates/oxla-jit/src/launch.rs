@@ -66,17 +66,13 @@ impl LaunchShape {
         }
     }
 
-    /// The launch shape of a dot kernel: per iteration, a whole GEMM of
-    /// one batch, or one output row.
+    /// The launch shape of a dot kernel: per iteration, one output row (of
+    /// any batch); each thread gets one contiguous run of rows.
     pub(crate) fn of_dot(kernel: &DotKernel) -> LaunchShape {
         let s = &kernel.sizes;
         LaunchShape {
             extent: kernel.split_extent(),
-            work_per_iteration: if kernel.splits_batches() {
-                s.m * s.n * s.k.max(1)
-            } else {
-                s.n * s.k.max(1)
-            },
+            work_per_iteration: s.n * s.k.max(1),
             chunking: Chunking::OnePerThread,
         }
     }

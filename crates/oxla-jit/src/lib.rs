@@ -81,6 +81,7 @@ pub(crate) mod entity;
 pub(crate) mod error;
 pub(crate) mod executable;
 pub(crate) mod fusion;
+pub(crate) mod gemm;
 pub(crate) mod graph;
 pub(crate) mod inplace;
 pub(crate) mod ix;

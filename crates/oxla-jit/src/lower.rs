@@ -24,7 +24,7 @@ use oxla_ir::{
 use crate::entity::{BufferId, IdVec, LoopVar, NodeId};
 use crate::error::{Stage, internal};
 use crate::fusion::{InitLeaf, KeepPlan, Plan, RowSpace, Step, StepKind, pass_source};
-use crate::graph::{Ctx, Graph, Source, delinearise};
+use crate::graph::{Ctx, Graph, Node, Source, delinearise};
 use crate::ix::{Extents, Ix};
 use crate::kernel::{Acc, DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
@@ -393,13 +393,15 @@ fn merge_groups(
     groups
 }
 
-/// The kernel of a `dot-operand-copy` step.
+/// The kernel of a `dot-operand-copy` step: `source` in canonical order,
+/// converted to `ty` (the dot's compute type) where it has another type.
 fn dot_copy_kernel(
     comp: &Computation,
     plan: &Plan,
     out: BufferId,
     source: InstId,
     groups: &[Vec<usize>; 3],
+    ty: ElementType,
 ) -> Result<LoopKernel> {
     let shape = &comp.entry().inst(source).shape;
     let dims = shape.dims().to_vec();
@@ -425,10 +427,25 @@ fn dot_copy_kernel(
         dims: &sizes,
         ty: shape.element_type(),
     };
+    let from = shape.element_type();
     let mut specs = loop_kernels(comp, plan, target, source, false, &index_of)?;
-    specs
+    let mut spec = specs
         .pop()
-        .ok_or_else(|| bug("a dot operand copy lowered to no kernel"))
+        .ok_or_else(|| bug("a dot operand copy lowered to no kernel"))?;
+    if from != ty {
+        for pass in &mut spec.passes {
+            let Work::Store { root, .. } = &mut pass.work else {
+                return Err(bug("a dot operand copy that is not a store"));
+            };
+            *root = spec.graph.add(Node::Convert {
+                from,
+                to: ty,
+                x: *root,
+            });
+            pass.value_type = ty;
+        }
+    }
+    Ok(spec)
 }
 
 /// Recognises a reducer that is one commutative, associative op of its
@@ -981,8 +998,8 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
     }
     Ok(match &step.kind {
         StepKind::Loop { root } => loop_kernel(step.out, *root)?,
-        StepKind::DotCopy { source, groups } => vec![KernelDesc::Loop(dot_copy_kernel(
-            comp, plan, step.out, *source, groups,
+        StepKind::DotCopy { source, groups, ty } => vec![KernelDesc::Loop(dot_copy_kernel(
+            comp, plan, step.out, *source, groups, *ty,
         )?)],
         StepKind::Reduce { inst } => reduce_kernels(comp, plan, &[step.out], *inst)?
             .into_iter()

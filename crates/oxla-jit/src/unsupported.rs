@@ -79,6 +79,57 @@ fn unsupported_type(shape: &Shape) -> Option<ElementType> {
 }
 
 /// Refuses `comp` if any body holds something the JIT cannot compile.
+/// The type a dot computes in, as the interpreter (and XLA:CPU) decide it:
+/// the result type when it is at least as precise as the operands (the
+/// operands are converted up: `s8 x s8 -> s32`, `bf16 x bf16 -> f32`),
+/// else the operands' higher-precision type (the result converted down:
+/// `f32 x f32 -> bf16`); narrow floats accumulate in `f32`, sub-byte
+/// integers in 64 bits.
+pub(crate) fn dot_compute_type(
+    lhs: ElementType,
+    rhs: ElementType,
+    result: ElementType,
+) -> ElementType {
+    use oxla_ir::shape_inference::higher_precision_type;
+    let operand = higher_precision_type(lhs, rhs);
+    let ty = if higher_precision_type(operand, result) == result {
+        result
+    } else {
+        operand
+    };
+    if ty.is_narrow_float() {
+        ElementType::F32
+    } else if ty.is_sub_byte_integer() && ty.is_signed_integer() {
+        ElementType::S64
+    } else if ty.is_sub_byte_integer() {
+        ElementType::U64
+    } else {
+        ty
+    }
+}
+
+/// Why the JIT refuses a dot of mixed types, if it does: it computes a dot
+/// in its result type, its operands converted up by the operand copy
+/// (`fusion::StepKind::DotCopy`), so the result type must be the compute
+/// type (a dot whose result is rounded down from a wider sum is refused).
+fn mixed_dot(body: &Body, inst: &Instruction) -> Option<String> {
+    let ty = |i: usize| {
+        inst.operands
+            .get(i)
+            .and_then(|o| body.instructions.get(o.index()))
+            .map(|o| o.shape.element_type())
+    };
+    let (lhs, rhs) = (ty(0)?, ty(1)?);
+    let result = inst.shape.element_type();
+    let compute = dot_compute_type(lhs, rhs, result);
+    (compute != result).then(|| {
+        format!(
+            "the JIT does not compile a dot that sums in {compute} and converts to its \
+             {result} result yet ({lhs} x {rhs} operands)"
+        )
+    })
+}
+
 pub(crate) fn check(comp: &Computation) -> Result<()> {
     let inline = inline_bodies(comp);
     for (bi, body) in comp.bodies().iter().enumerate() {
@@ -90,23 +141,10 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
                 );
                 return Err(refuse(body, inst, &reason));
             }
-            if let OpKind::DotGeneral { .. } = inst.kind {
-                // Either operand may be the one of another type
-                // (`s16 x s8 -> s16`).
-                let other = inst
-                    .operands
-                    .iter()
-                    .filter_map(|&o| body.instructions.get(o.index()))
-                    .find(|o| o.shape.element_type() != inst.shape.element_type());
-                if let Some(operand) = other {
-                    let reason = format!(
-                        "the JIT does not compile a dot whose operand and result types differ \
-                         yet ({} operand, {} result)",
-                        operand.shape.element_type(),
-                        inst.shape.element_type()
-                    );
-                    return Err(refuse(body, inst, &reason));
-                }
+            if let OpKind::DotGeneral { .. } = inst.kind
+                && let Some(reason) = mixed_dot(body, inst)
+            {
+                return Err(refuse(body, inst, &reason));
             }
             if let Some(reason) = narrow_reason(body, inst) {
                 return Err(refuse(body, inst, reason));

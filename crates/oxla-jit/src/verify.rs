@@ -12,7 +12,7 @@
 //! | every node's operands come before it; every fold and capture it names exists | kernels | the emitter walks nodes in order |
 //! | every load stays inside its buffer for every value of the loop variables, or is clamped into it; its element count is its buffer's | kernels | kernels load without bounds checks |
 //! | the split loop's variable is written by every pass | kernels | chunks run on different threads must write different elements |
-//! | a dot reads and writes inside its buffers | kernels | `matrixmultiply` and the integer kernel index without checks |
+//! | a dot reads and writes inside its buffers, of its element type | kernels | the float GEMM and the integer kernel index without checks |
 //! | a sort's rows tile its buffers, of the types it declares; its comparator's loads stay inside them (`verify/sort.rs`) | kernels | the sort routines and the inline merge sort index without checks |
 //!
 //! The checks are linear in the size of the IR (a few microseconds per
@@ -1202,7 +1202,10 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
                     (&mut sets, &mut updates),
                     &mut problems,
                 ),
-                KernelDesc::Dot(dot) => check_dot(at, dot, &numel, &known, &read_ok, &mut problems),
+                KernelDesc::Dot(dot) => {
+                    let ty_of = |b: BufferId| plan.buffers.get(b).map(|x| x.shape.element_type());
+                    check_dot(at, dot, &numel, &known, &ty_of, &read_ok, &mut problems)
+                }
                 KernelDesc::Sort(sort) => {
                     sort::check_sort_kernel(at, sort, plan, &numel, &known, &read_ok, &mut problems)
                 }
@@ -1693,11 +1696,13 @@ fn check_scope(
 }
 
 /// A dot reads and writes inside its buffers, after their writers.
+#[allow(clippy::too_many_arguments)]
 fn check_dot(
     at: At,
     dot: &DotKernel,
     numel: &IdVec<BufferId, i64>,
     known: &dyn Fn(BufferId) -> bool,
+    ty_of: &dyn Fn(BufferId) -> Option<ElementType>,
     read_ok: &dyn Fn(BufferId, usize) -> bool,
     problems: &mut Vec<Problem>,
 ) {
@@ -1705,6 +1710,20 @@ fn check_dot(
     let bounds = |buf, what| Problem::DotBounds { at, buf, what };
     if !known(dot.out) || s.batch as i128 * s.m as i128 * s.n as i128 != numel[dot.out] as i128 {
         problems.push(bounds(dot.out, "does not write every element of"));
+    }
+    // The kernel reads and writes every buffer as its own element type
+    // (a mixed-type dot's operands were converted by their copies).
+    for (buf, what) in [
+        (dot.out, "writes an output of another element type:"),
+        (dot.lhs.buf, "reads a left operand of another element type:"),
+        (
+            dot.rhs.buf,
+            "reads a right operand of another element type:",
+        ),
+    ] {
+        if known(buf) && ty_of(buf) != Some(dot.ty) {
+            problems.push(bounds(buf, what));
+        }
     }
     let empty = [s.batch, s.m, s.k, s.n].contains(&0);
     for (input, rows, cols, what) in [
@@ -2246,9 +2265,9 @@ mod tests {
     #[test]
     fn a_dot_outside_its_buffers_fires() {
         let plan = buffers(&[4, 4]);
-        let dot = |lhs_row_stride: i64| {
+        let dot_of = |lhs_row_stride: i64, ty| {
             KernelDesc::Dot(DotKernel {
-                ty: F32,
+                ty,
                 lhs: DotInput {
                     buf: BufferId::new(1),
                     strides: [32, lhs_row_stride, 1],
@@ -2266,11 +2285,20 @@ mod tests {
                 },
             })
         };
+        let dot = |lhs_row_stride: i64| dot_of(lhs_row_stride, F32);
         assert_eq!(check_kernels(&plan, &[vec![dot(8)]]), vec![]);
         assert!(
             check_kernels(&plan, &[vec![dot(16)]])
                 .iter()
                 .any(|p| matches!(p, Problem::DotBounds { .. }))
+        );
+        // The same views read as f64 (8-byte elements of f32 buffers).
+        let problems = check_kernels(&plan, &[vec![dot_of(8, oxla_ir::ElementType::F64)]]);
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(
+            problems
+                .iter()
+                .all(|p| p.to_string().contains("of another element type"))
         );
     }
 

@@ -684,11 +684,7 @@ impl Gen<'_> {
                 let s = self.b.shape(op)?;
                 (op, s, "reduce")
             }
-            16 | 17
-                if ashape.rank() == 2
-                    && !ty.is_pred()
-                    && (!ty.is_float() || self.cfg.float_reassociation) =>
-            {
+            16 | 17 if ashape.rank() == 2 && (!ty.is_float() || self.cfg.float_reassociation) => {
                 let n = 1 + self.rng.below(self.cfg.max_dim as u64) as i64;
                 let rhs = self.param(Shape::new(ty, &[ashape.dims()[1], n]))?;
                 let dims = DotDimensionNumbers {
@@ -696,8 +692,26 @@ impl Gen<'_> {
                     rhs_contracting: vec![0],
                     ..Default::default()
                 };
-                let op = self.b.dot_general(a, rhs, &dims)?;
-                (op, Shape::new(ty, &[ashape.dims()[0], n]), "dot")
+                // Half the integer dots (and every `pred` one) sum in a
+                // wider result type, the operands converted up
+                // (`s8 x s8 -> s32`, `pred x pred -> s32`).
+                let wide = if ty.is_pred() {
+                    Some(ElementType::S32)
+                } else if ty.is_integer() && ty.bit_width() < 32 && self.rng.below(2) == 0 {
+                    Some(if ty.is_signed_integer() {
+                        ElementType::S32
+                    } else {
+                        ElementType::U32
+                    })
+                } else {
+                    None
+                };
+                let out_ty = wide.unwrap_or(ty);
+                let op = match wide {
+                    Some(w) => self.b.dot_general_with_type(a, rhs, &dims, w)?,
+                    None => self.b.dot_general(a, rhs, &dims)?,
+                };
+                (op, Shape::new(out_ty, &[ashape.dims()[0], n]), "dot")
             }
             c if c >= 18 && c < 18 + control => match self.control_step(a, &ashape)? {
                 Some(step) => step,

@@ -1,8 +1,8 @@
 //! Dot kernels: `C = A x B` on canonical `[batch, m, k] x [batch, k, n]`
-//! operands. Floats call `matrixmultiply` (cache-blocked, packed, with
-//! AVX2/FMA kernels chosen at run time) through an `extern "C"` entry per
-//! type; integers run an exact, cache- and register-blocked loop emitted
-//! here ([`emit_int_dot`]).
+//! operands, the kernel's range counting output rows across batches.
+//! Floats make one call into the float GEMM (`crate::gemm`) for the
+//! thread's rows; integers run an exact, cache- and register-blocked loop
+//! emitted here ([`emit_int_dot`]).
 
 use cranelift_codegen::ir::{
     AbiParam, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value, condcodes::IntCC, types,
@@ -13,68 +13,12 @@ use cranelift_module::{FuncId, Linkage, Module};
 use oxla_ir::{ElementType, Result};
 
 use crate::entity::BufferId;
+use crate::gemm;
 use crate::kernel::DotKernel;
 
 use super::elemental::imul_bytes;
 use super::setup_error;
 use super::{clif_type, flags, size_of, vector_type};
-
-/// Defines `extern "C" fn $name`: `C = A x B` for `$t` through
-/// `matrixmultiply::$gemm` (called from JIT code).
-macro_rules! gemm_entry {
-    ($name:ident, $t:ty, $gemm:ident) => {
-        /// `C = A x B` through `matrixmultiply` (called from JIT code).
-        extern "C" fn $name(
-            m: i64,
-            k: i64,
-            n: i64,
-            a: *const $t,
-            rsa: i64,
-            csa: i64,
-            b: *const $t,
-            rsb: i64,
-            csb: i64,
-            c: *mut $t,
-            rsc: i64,
-        ) {
-            if m <= 0 || n <= 0 {
-                return;
-            }
-            // SAFETY: the kernel passes pointers into buffers of the checked
-            // shapes: A covers m x k at strides (rsa, csa), B k x n at
-            // (rsb, csb), C m x n at (rsc, 1), all inside their buffers
-            // (`verify::check_kernels`, rule `DotBounds`); with beta = 0, C
-            // is only written.
-            unsafe {
-                if k <= 0 {
-                    for i in 0..m {
-                        std::ptr::write_bytes(c.offset((i * rsc) as isize), 0, n as usize);
-                    }
-                    return;
-                }
-                matrixmultiply::$gemm(
-                    m as usize,
-                    k as usize,
-                    n as usize,
-                    1.0,
-                    a,
-                    rsa as isize,
-                    csa as isize,
-                    b,
-                    rsb as isize,
-                    csb as isize,
-                    0.0,
-                    c,
-                    rsc as isize,
-                    1,
-                );
-            }
-        }
-    };
-}
-
-gemm_entry!(oxla_jit_gemm_f32, f32, sgemm);
-gemm_entry!(oxla_jit_gemm_f64, f64, dgemm);
 
 /// Emits a dot kernel.
 pub(super) fn emit_dot(
@@ -95,47 +39,28 @@ pub(super) fn emit_dot(
     let a = ld(b, spec.lhs.buf);
     let bb = ld(b, spec.rhs.buf);
     let c = ld(b, spec.out);
-    let size = size_of(spec.ty) as i64;
     let [sa0, sa1, sa2] = spec.lhs.strides;
     let [sb0, sb1, sb2] = spec.rhs.strides;
     let ic = |b: &mut FunctionBuilder, v: i64| b.ins().iconst(types::I64, v);
-    let ptr_plus = |b: &mut FunctionBuilder, p: Value, idx: Value, stride_elems: i64| {
-        elem_ptr(b, p, idx, stride_elems * size)
-    };
     if spec.ty.is_float() {
+        // One call for the thread's rows `start..end` (across batches):
+        // the entry cuts them into batch segments (`gemm.rs`).
         let fref = module.declare_func_in_func(gemm, b.func);
-        let call_gemm = |b: &mut FunctionBuilder, m: Value, pa: Value, pb: Value, pc: Value| {
-            let k = ic(b, spec.sizes.k);
-            let n = ic(b, spec.sizes.n);
-            let (rsa, csa, rsb, csb) = (ic(b, sa1), ic(b, sa2), ic(b, sb1), ic(b, sb2));
-            let rsc = ic(b, spec.sizes.n);
-            b.ins()
-                .call(fref, &[m, k, n, pa, rsa, csa, pb, rsb, csb, pc, rsc]);
-        };
-        if spec.splits_batches() {
-            let body = b.create_block();
-            let iv = b.append_block_param(body, types::I64);
-            let exit = b.create_block();
-            let c0 = b.ins().icmp(IntCC::SignedLessThan, start, end);
-            b.ins().brif(c0, body, &[BlockArg::Value(start)], exit, &[]);
-            b.switch_to_block(body);
-            let pa = ptr_plus(b, a, iv, sa0);
-            let pb = ptr_plus(b, bb, iv, sb0);
-            let pc = ptr_plus(b, c, iv, spec.sizes.m * spec.sizes.n);
-            let m = ic(b, spec.sizes.m);
-            call_gemm(b, m, pa, pb, pc);
-            let one = ic(b, 1);
-            let next = b.ins().iadd(iv, one);
-            let c1 = b.ins().icmp(IntCC::SignedLessThan, next, end);
-            b.ins().brif(c1, body, &[BlockArg::Value(next)], exit, &[]);
-            b.switch_to_block(exit);
-        } else {
-            // One batch; rows start..end.
-            let m = b.ins().isub(end, start);
-            let pa = ptr_plus(b, a, start, sa1);
-            let pc = ptr_plus(b, c, start, spec.sizes.n);
-            call_gemm(b, m, pa, bb, pc);
+        let s = &spec.sizes;
+        let mut args = vec![start, end];
+        for v in [s.m, s.k, s.n] {
+            args.push(ic(b, v));
         }
+        args.push(a);
+        for v in [sa0, sa1, sa2] {
+            args.push(ic(b, v));
+        }
+        args.push(bb);
+        for v in [sb0, sb1, sb2] {
+            args.push(ic(b, v));
+        }
+        args.push(c);
+        b.ins().call(fref, &args);
         b.ins().return_(&[]);
         return;
     }
@@ -414,8 +339,8 @@ pub(super) struct GemmEntries {
 impl GemmEntries {
     /// The entry points' names and addresses, in declaration order.
     const SYMBOLS: [(&'static str, *const u8); 2] = [
-        ("oxla_jit_gemm_f32", oxla_jit_gemm_f32 as *const u8),
-        ("oxla_jit_gemm_f64", oxla_jit_gemm_f64 as *const u8),
+        ("oxla_jit_gemm_f32", gemm::oxla_jit_gemm_f32 as *const u8),
+        ("oxla_jit_gemm_f64", gemm::oxla_jit_gemm_f64 as *const u8),
     ];
 
     /// Registers the entry points on the builder (before the module is
@@ -431,7 +356,7 @@ impl GemmEntries {
         let mut ids = Vec::with_capacity(2);
         for (name, _) in GemmEntries::SYMBOLS {
             let mut sig = module.make_signature();
-            for _ in 0..11 {
+            for _ in 0..gemm::ENTRY_ARGS {
                 sig.params.push(AbiParam::new(types::I64));
             }
             let id = module

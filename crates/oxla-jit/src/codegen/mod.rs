@@ -16,7 +16,7 @@
 //! | `memory.rs` | index expressions to addresses: buffer bases, row pointers, loads and stores (scalar, vector, reversed, `pred` masks), guards, `iota` |
 //! | `elemental.rs` | the per-op rules: every arithmetic, logic, comparison and conversion op in scalar and vector form, beside the rule that says whether a node has a vector form |
 //! | `fold.rs` | folds (reduces and dots of called bodies), emitted in place as scalar loops |
-//! | `dot.rs` | dot kernels: a `matrixmultiply` call for floats, a blocked exact loop for integers |
+//! | `dot.rs` | dot kernels: one call into the float GEMM (`gemm.rs`) per thread for floats, a blocked exact loop for integers |
 //! | `sort.rs` | sort kernels: stubs into the run-time sorts by keys and top-k (`sortlib.rs`), and the merge sort with the comparator compiled inline |
 //!
 //! ## Loop nests

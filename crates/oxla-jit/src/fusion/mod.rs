@@ -114,10 +114,13 @@ pub(crate) enum StepKind {
     Reduce { inst: InstId },
     /// Copies `source` into the canonical `[batch, rows, cols]` order of a
     /// dot operand (`groups` lists the source dimensions of each of the
-    /// three canonical dimensions, in order).
+    /// three canonical dimensions, in order), converted to `ty`, the type
+    /// the dot computes in (a mixed-type dot's operand is widened here,
+    /// once per element, not once per product).
     DotCopy {
         source: InstId,
         groups: [Vec<usize>; 3],
+        ty: ElementType,
     },
     /// `dot_general` on canonical operands.
     Dot {
@@ -780,8 +783,9 @@ impl Plan {
                     plan.push_op_steps(body, family, id, out, in_place);
                 }
                 StepClass::Dot { dims } => {
-                    let lhs = plan.dot_input(body, inst.operands[0], dims, true);
-                    let rhs = plan.dot_input(body, inst.operands[1], dims, false);
+                    let ty = inst.shape.element_type();
+                    let lhs = plan.dot_input(body, inst.operands[0], dims, true, ty);
+                    let rhs = plan.dot_input(body, inst.operands[1], dims, false, ty);
                     let (sizes, _) = dot_sizes(body, inst.operands[0], inst.operands[1], dims);
                     plan.steps.push(Step {
                         kind: StepKind::Dot {
@@ -845,22 +849,26 @@ impl Plan {
             .collect()
     }
 
-    /// How a dot reads `operand`: straight from its buffer when each
-    /// canonical group of dimensions is contiguous-mergeable there (and,
-    /// for integer types, exactly row-major), else through a copy step.
+    /// How a dot computing in `ty` reads `operand`: straight from its
+    /// buffer when it has type `ty` and each canonical group of dimensions
+    /// is contiguous-mergeable there (and, for integer types, exactly
+    /// row-major), else through a copy step (which converts to `ty`).
     fn dot_input(
         &mut self,
         body: &Body,
         operand: InstId,
         dims: &DotDimensionNumbers,
         is_lhs: bool,
+        ty: ElementType,
     ) -> DotInput {
         let inst = body.inst(operand);
         let shape = &inst.shape;
         let groups = canonical_groups(shape.rank(), dims, is_lhs);
         let sizes: [i64; 3] =
             [0, 1, 2].map(|g| groups[g].iter().map(|&d| shape.dims()[d]).product::<i64>());
-        if let Some(&buf) = self.materialised.get(&operand) {
+        if let Some(&buf) = self.materialised.get(&operand)
+            && shape.element_type() == ty
+        {
             let strides = row_major_strides(shape.dims());
             let merged: Option<Vec<i64>> = groups
                 .iter()
@@ -875,7 +883,7 @@ impl Plan {
                 }
             }
         }
-        let canon = Shape::new(shape.element_type(), &sizes);
+        let canon = Shape::new(ty, &sizes);
         let name = format!("{}.canonical", inst.name);
         let buf = self.push(BufferKind::Temp, &canon, &name);
         let fused = self.fused_under(body, &[operand]);
@@ -884,6 +892,7 @@ impl Plan {
             kind: StepKind::DotCopy {
                 source: operand,
                 groups,
+                ty,
             },
             out: buf,
             fused,
@@ -1030,11 +1039,19 @@ impl Plan {
                         comp.body(*comparator).inst(*expr)
                     )
                 ),
-                StepKind::DotCopy { source, groups } => format!(
-                    "dot-operand-copy of {} groups={:?}",
-                    body.inst(*source).name,
-                    groups
-                ),
+                StepKind::DotCopy { source, groups, ty } => {
+                    let from = body.inst(*source).shape.element_type();
+                    format!(
+                        "dot-operand-copy of {} groups={:?}{}",
+                        body.inst(*source).name,
+                        groups,
+                        if from == *ty {
+                            String::new()
+                        } else {
+                            format!(" to {ty}")
+                        }
+                    )
+                }
                 StepKind::Dot {
                     inst,
                     lhs,

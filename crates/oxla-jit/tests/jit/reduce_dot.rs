@@ -227,3 +227,61 @@ fn integer_dots_blocked_with_remainder_columns_and_batches() {
         check_tol(&comp, &[edges(&ls, 1, 1), edges(&rs, 2, 3)], Tol::Exact);
     }
 }
+
+#[test]
+fn float_dots_split_rows_across_batches() {
+    // The float GEMM entry takes a thread's run of rows counted across
+    // batches: 3 batches of 101 rows split over the pool start and end
+    // mid-batch; 128 small products and attention-shaped batches take the
+    // same path. Values in [-4, 4): the bound 2 k eps sum|a b| is at most
+    // 2 k^2 eps 16.
+    for (batch, m, k, n) in [(3, 101, 64, 50), (128, 8, 8, 8), (12, 40, 16, 40)] {
+        for ty in [F32, ElementType::F64] {
+            let (ls, rs) = (sh(ty, &[batch, m, k]), sh(ty, &[batch, k, n]));
+            let (mut b, p) = builder("dot_batched", &[ls.clone(), rs.clone()]);
+            let y = b
+                .dot_general(p[0], p[1], &dn(&[0], &[0], &[2], &[1]))
+                .expect("dot");
+            let comp = b.build(y).expect("build");
+            let eps = if ty == F32 {
+                f64::from(f32::EPSILON)
+            } else {
+                f64::EPSILON
+            };
+            let bound = 2.0 * (k * k) as f64 * eps * 16.0;
+            check_tol(&comp, &[values(&ls, 1), values(&rs, 2)], Tol::Abs(bound));
+        }
+    }
+}
+
+#[test]
+fn mixed_type_dots_convert_their_operands_up() {
+    // `s8 x s8 -> s32` and friends sum in the result type, the operands
+    // converted by their canonical copies: exact against the interpreter,
+    // with edge values (the types' minimum and maximum), on the blocked
+    // kernel's strips and split across threads.
+    use ElementType::{Pred, S8, S16, S32, S64, U8, U16, U32};
+    let dims = dn(&[0], &[0], &[2], &[1]);
+    for (l, r, out) in [
+        (S8, S8, S32),
+        (U8, U8, U32),
+        (U8, U8, S32),
+        (S8, S16, S32),
+        (S16, S8, S32),
+        (S32, S8, S32),
+        (U16, U8, U32),
+        (S8, S8, S64),
+        (Pred, Pred, S32),
+        (S8, S8, F32),
+    ] {
+        let (ls, rs) = (sh(l, &[3, 230, 70]), sh(r, &[3, 70, 96]));
+        let (mut b, p) = builder("dot_mixed", &[ls.clone(), rs.clone()]);
+        let y = b
+            .dot_general_with_type(p[0], p[1], &dims, out)
+            .expect("dot");
+        let comp = b.build(y).expect("build");
+        // s8 products sum to at most 70 * 2^14 < 2^24: exact in f32 too.
+        check_tol(&comp, &[edges(&ls, 1, 1), edges(&rs, 2, 3)], Tol::Exact);
+        check_tol(&comp, &[values(&ls, 3), values(&rs, 4)], Tol::Exact);
+    }
+}

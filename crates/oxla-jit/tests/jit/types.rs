@@ -1,11 +1,11 @@
 //! What the JIT does not compile of issue 13's types is refused, never
 //! compiled wrongly: the complex types wherever they appear (a parameter,
-//! a value made inside, a reducer's body), every `dot` whose operand and
-//! result types differ, and the dots, mixed-type convolutions, `topk` and
-//! `reduce-precision` of the narrow floats and sub-byte integers give
-//! `Error::UnsupportedOp` from `compile`. The narrow floats and sub-byte
-//! integers themselves compile (`narrow.rs` checks them against the
-//! interpreter).
+//! a value made inside, a reducer's body), every `dot` whose result is
+//! narrower than the type it sums in, and the dots, mixed-type
+//! convolutions, `topk` and `reduce-precision` of the narrow floats and
+//! sub-byte integers give `Error::UnsupportedOp` from `compile`. The narrow
+//! floats and sub-byte integers themselves compile (`narrow.rs` checks them
+//! against the interpreter).
 
 use oxla_ir::{ElementType, Error, parse_hlo_module};
 
@@ -83,22 +83,31 @@ fn a_complex_value_in_a_reducer_is_refused() {
 }
 
 #[test]
-fn mixed_type_dots_are_refused() {
+fn mixed_type_dots_compile_unless_the_result_is_narrower_than_the_sum() {
     let dot = |l: &str, r: &str, out: &str| {
         format!(
             "HloModule m\nENTRY e {{\n  a = {l}[2,3] parameter(0)\n  b = {r}[3,4] parameter(1)\n  \
              ROOT d = {out}[2,4] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}\n}}\n"
         )
     };
-    // The result type differs from both operands', from the lhs's only, or
-    // from the rhs's only.
-    assert_refused(&dot("s8", "s8", "s32"), "dot");
-    assert_refused(&dot("s8", "s16", "s16"), "dot");
-    assert_refused(&dot("s16", "s8", "s16"), "dot");
-    assert_refused(&dot("f32", "f32", "f64"), "dot");
-    // A dot of one type throughout compiles.
-    let same = parse_hlo_module(&dot("f32", "f32", "f32")).expect("parses");
-    assert!(oxla_jit::compile(&same).is_ok());
+    // A result at least as precise as the operands: the operands are
+    // converted up and the dot sums in the result type (values checked
+    // against the interpreter in tests/hlo/interp/dot_mixed.hlo).
+    for (l, r, out) in [
+        ("s8", "s8", "s32"),
+        ("s8", "s16", "s16"),
+        ("s16", "s8", "s16"),
+        ("f32", "f32", "f64"),
+        ("pred", "pred", "s32"),
+        ("f32", "f32", "f32"),
+    ] {
+        let comp = parse_hlo_module(&dot(l, r, out)).expect("parses");
+        if let Err(e) = oxla_jit::compile(&comp) {
+            panic!("{l} x {r} -> {out} is refused: {e}");
+        }
+    }
+    // f64 x f64 -> f32 sums in f64 and rounds once: refused.
+    assert_refused(&dot("f64", "f64", "f32"), "dot that sums in f64");
 }
 
 #[test]
