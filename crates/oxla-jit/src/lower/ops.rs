@@ -23,7 +23,8 @@
 //!   base dilation) are skipped by a guard around the reducer, never
 //!   folded as a value. Vectorised along the output's last dimension when
 //!   the window reads it contiguously.
-//! - **`convolution`** (direct): the same column reduction with the window
+//! - **`convolution`** (direct; the GEMM path of larger ones is
+//!   `lower/conv.rs`): the same column reduction with the window
 //!   and the group's input features as reduced loops, `acc + lhs * rhs`
 //!   from zero, padding skipped: the interpreter's order, bit-exact for
 //!   every type. An output feature dimension split by feature or batch
