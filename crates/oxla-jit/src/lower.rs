@@ -28,6 +28,7 @@ use crate::graph::{Ctx, Graph, Node, Source, delinearise};
 use crate::ix::{Extents, Ix};
 use crate::kernel::{Acc, DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
+mod conv;
 mod ops;
 mod sort;
 

@@ -39,7 +39,7 @@ mod windows;
 use oxla_ir::{
     ArrayData, Builder, Computation, ElementType, Literal, Op, OpClass, OpKind, Result, Shape,
 };
-pub use windows::{model_convolution, model_window};
+pub use windows::{gen_convolution, model_convolution, model_window};
 
 // The sort family: sort and topk.
 mod sorts;

@@ -15,7 +15,7 @@ use oxla_ir::{
     WindowDim,
 };
 
-use crate::{Gen, GenConfig, Rng, reducer};
+use crate::{Gen, GenConfig, Program, Rng, reducer};
 
 /// XLA's window output dims of `window` over `base` (its `InferWindowOutputShape`):
 /// `None` if the window is invalid (a rank, a size, stride or dilation
@@ -238,7 +238,9 @@ impl Gen<'_> {
             1 if batch > 1 => (1, self.rng.pick(&divisors(batch))),
             _ => (1, 1),
         };
-        let k_out = fgc.max(bgc) * (1 + self.rng.below(3) as i64);
+        // Up to 6 output features per group: from 4 on (with 4 terms per
+        // output element), the JIT computes the convolution as a GEMM.
+        let k_out = fgc.max(bgc) * (1 + self.rng.below(6) as i64);
         let k_sizes: Vec<i64> = (0..spatial).map(|_| 1 + self.rng.below(3) as i64).collect();
         let base: Vec<i64> = lhs[2..].iter().map(|&d| size(d)).collect();
         let mut window = random_window(self.rng, &base, Some(&k_sizes), true);
@@ -260,4 +262,41 @@ impl Gen<'_> {
         let want = want.unwrap_or_default();
         Ok((op, Shape::new(ty, &want), "convolution"))
     }
+}
+
+/// A program of one random convolution (random dimension orders, window,
+/// dilations, reversal, feature or batch groups, up to 6 output features
+/// per group) of a `ty` input of `dims` (rank 2 to 5) and a kernel
+/// parameter: what the JIT's convolution paths are tested on. Its
+/// arguments are random literals of the parameters' shapes.
+pub fn gen_convolution(
+    rng: &mut Rng,
+    cfg: &GenConfig,
+    ty: ElementType,
+    dims: &[i64],
+) -> Result<Program> {
+    let mut g = Gen {
+        rng,
+        cfg,
+        b: Builder::new("convolution"),
+        params: Vec::new(),
+        values: Vec::new(),
+        ops: Vec::new(),
+        body_ops: Vec::new(),
+        keep: Vec::new(),
+    };
+    let shape = Shape::new(ty, dims);
+    let x = g.param(shape.clone())?;
+    let (op, _, name) = g.convolution(x, &shape)?;
+    let comp = g.b.build(op)?;
+    let args = g
+        .params
+        .iter()
+        .map(|s| crate::random_literal(g.rng, s))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Program {
+        comp,
+        args,
+        ops: vec![name],
+    })
 }

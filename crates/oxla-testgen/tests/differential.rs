@@ -450,3 +450,93 @@ fn float_sums_agree_within_the_reordering_bound() {
         }
     }
 }
+
+/// Float convolutions of every kind the generator draws (any dimension
+/// order, 0 to 3 spatial dimensions, padding, strides, both dilations,
+/// reversal, feature or batch groups; `f32` and `f64`) agree within the
+/// bound of a reordered sum: the JIT computes those with at least 4 terms
+/// per output element and 4 output features per group as a GEMM, which
+/// sums the `K` terms of an element in its own order (docs/jit.md), so the
+/// two differ by at most `2 K eps sum |l r|`, where `sum |l r|` is the
+/// interpreter's convolution of the absolute values. Integer convolutions
+/// are in the exact programs above (bit for bit on either path).
+#[test]
+fn float_convolutions_agree_within_the_reordering_bound() {
+    use oxla_ir::OpKind;
+    let cfg = GenConfig::default();
+    let n = cases(200);
+    let (mut gemm, mut direct) = (0u64, 0u64);
+    for case in 0..n {
+        let mut rng = Rng::new(70_000 + case);
+        let ty = if case % 4 == 3 {
+            ElementType::F64
+        } else {
+            ElementType::F32
+        };
+        let rank = 2 + rng.below(4) as usize;
+        let dims: Vec<i64> = (0..rank).map(|_| 1 + rng.below(7) as i64).collect();
+        let p = oxla_testgen::gen_convolution(&mut rng, &cfg, ty, &dims)
+            .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        let comp = &p.comp;
+        let root = comp.entry().inst(comp.entry().root);
+        let OpKind::Convolution { window, dims, .. } = &root.kind else {
+            panic!("case {case}: the root is not a convolution\n{comp}");
+        };
+        let kernel = &comp.entry().inst(root.operands[1]).shape;
+        let k = window.dimensions.iter().map(|w| w.size).product::<i64>()
+            * kernel.dims()[dims.kernel_input_feature_dimension as usize];
+        // Finite values only: the bound is about rounding, not infinities.
+        let finite = |rng: &mut Rng, shape: &Shape, abs: bool| {
+            let v = (0..shape.element_count())
+                .map(|_| (rng.below(2001) as f64 - 1000.0) / 37.0)
+                .map(|v| if abs { v.abs() } else { v });
+            match ty {
+                ElementType::F64 => Literal::from_vec(shape.dims(), v.collect::<Vec<f64>>()),
+                _ => Literal::from_vec(shape.dims(), v.map(|x| x as f32).collect::<Vec<f32>>()),
+            }
+            .unwrap()
+        };
+        let shapes: Vec<Shape> = p.args.iter().map(|a| a.shape().clone()).collect();
+        let seed = rng.below(u64::MAX);
+        let draw = |abs: bool| -> Vec<Literal> {
+            let mut r = Rng::new(seed);
+            shapes.iter().map(|s| finite(&mut r, s, abs)).collect()
+        };
+        let (args, abs_args) = (draw(false), draw(true));
+        let refs: Vec<&Literal> = args.iter().collect();
+        let want = oxla_interp::evaluate(comp, &refs).unwrap();
+        let abs_refs: Vec<&Literal> = abs_args.iter().collect();
+        let sums = oxla_interp::evaluate(comp, &abs_refs).unwrap();
+        let exe = oxla_jit::compile(comp).unwrap_or_else(|e| panic!("case {case}: {e}\n{comp}"));
+        let got = exe.run(&refs).unwrap();
+        if exe.fusion_text().contains("convolution gemm") {
+            gemm += 1;
+        } else {
+            direct += 1;
+        }
+        let eps = match ty {
+            ElementType::F64 => f64::EPSILON,
+            _ => f32::EPSILON as f64,
+        };
+        let bound: Vec<f64> = match sums.array_data() {
+            Some(ArrayData::F32(s)) => s.iter().map(|&v| v as f64).collect(),
+            Some(ArrayData::F64(s)) => s.clone(),
+            _ => panic!("case {case}: not a float result"),
+        }
+        .into_iter()
+        .map(|s| 2.0 * k as f64 * eps * s * (1.0 + 1e-6))
+        .collect();
+        if let Some(d) = first_difference(leaves(&got)[0], leaves(&want)[0], 0, Some(&bound)) {
+            panic!(
+                "case {case}: convolution differs beyond the reordering bound: {d}\n{}\n{}",
+                p.reproducer(),
+                exe.fusion_text()
+            );
+        }
+    }
+    eprintln!("differential: {n} float convolutions agree ({gemm} as a GEMM, {direct} direct)");
+    assert!(
+        gemm * 5 >= n,
+        "the GEMM path was drawn too rarely: {gemm} of {n}"
+    );
+}

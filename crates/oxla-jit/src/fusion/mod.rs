@@ -46,6 +46,7 @@ use oxla_ir::{
 use crate::entity::{BufferId, IdVec, ParamId};
 
 mod control;
+pub(crate) mod conv;
 mod ops;
 mod row_groups;
 mod sort;

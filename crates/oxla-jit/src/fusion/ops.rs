@@ -65,6 +65,24 @@ pub(crate) enum OpStep {
     /// window and the input features of each group, in the interpreter's
     /// order.
     Convolution { inst: InstId },
+    /// `convolution` as a GEMM (`conv.rs`), first step: the patches
+    /// `[G, M, K]` (a temporary).
+    ConvPatches { inst: InstId },
+    /// Second step: the filter `[G, K, N]` (a temporary).
+    ConvFilter { inst: InstId },
+    /// Third step: `patches x filter`, `[G, M, N]`, into the output
+    /// (`direct`) or a temporary that [`OpStep::ConvUnpack`] permutes;
+    /// `patches` is the input's own buffer for a 1x1 convolution that
+    /// needs no copy (`conv.rs`).
+    ConvGemm {
+        inst: InstId,
+        patches: BufferId,
+        filter: BufferId,
+        direct: bool,
+    },
+    /// Last step when the product is not the output's layout: the output
+    /// read from `product` (`[G, M, N]`).
+    ConvUnpack { inst: InstId, product: BufferId },
 }
 
 impl OpStep {
@@ -76,7 +94,11 @@ impl OpStep {
             | OpStep::SelectPositions { inst }
             | OpStep::SelectScatter { inst, .. }
             | OpStep::ReduceWindow { inst }
-            | OpStep::Convolution { inst } => *inst,
+            | OpStep::Convolution { inst }
+            | OpStep::ConvPatches { inst }
+            | OpStep::ConvFilter { inst }
+            | OpStep::ConvGemm { inst, .. }
+            | OpStep::ConvUnpack { inst, .. } => *inst,
         }
     }
 
@@ -88,8 +110,12 @@ impl OpStep {
             | OpStep::Scatter { .. }
             | OpStep::SelectScatter { .. }
             | OpStep::ReduceWindow { .. }
-            | OpStep::Convolution { .. } => true,
-            OpStep::SelectPositions { .. } => false,
+            | OpStep::Convolution { .. }
+            | OpStep::ConvUnpack { .. } => true,
+            OpStep::ConvGemm { direct, .. } => *direct,
+            OpStep::SelectPositions { .. }
+            | OpStep::ConvPatches { .. }
+            | OpStep::ConvFilter { .. } => false,
         }
     }
 
@@ -110,7 +136,11 @@ impl OpStep {
             | OpStep::SelectPositions { .. }
             | OpStep::SelectScatter { .. }
             | OpStep::ReduceWindow { .. }
-            | OpStep::Convolution { .. } => None,
+            | OpStep::Convolution { .. }
+            | OpStep::ConvPatches { .. }
+            | OpStep::ConvFilter { .. }
+            | OpStep::ConvGemm { .. }
+            | OpStep::ConvUnpack { .. } => None,
         }
     }
 
@@ -122,7 +152,11 @@ impl OpStep {
             OpStep::SelectPositions { .. }
             | OpStep::SelectScatter { .. }
             | OpStep::ReduceWindow { .. }
-            | OpStep::Convolution { .. } => false,
+            | OpStep::Convolution { .. }
+            | OpStep::ConvPatches { .. }
+            | OpStep::ConvFilter { .. }
+            | OpStep::ConvGemm { .. }
+            | OpStep::ConvUnpack { .. } => false,
         }
     }
 
@@ -130,11 +164,17 @@ impl OpStep {
     pub(crate) fn extra_reads(&self) -> Vec<BufferId> {
         match self {
             OpStep::SelectScatter { positions, .. } => vec![*positions],
+            OpStep::ConvGemm {
+                patches, filter, ..
+            } => vec![*patches, *filter],
+            OpStep::ConvUnpack { product, .. } => vec![*product],
             OpStep::UpdateSlice { .. }
             | OpStep::Scatter { .. }
             | OpStep::SelectPositions { .. }
             | OpStep::ReduceWindow { .. }
-            | OpStep::Convolution { .. } => vec![],
+            | OpStep::Convolution { .. }
+            | OpStep::ConvPatches { .. }
+            | OpStep::ConvFilter { .. } => vec![],
         }
     }
 
@@ -163,6 +203,21 @@ impl OpStep {
             }
             OpStep::ReduceWindow { inst } => format!("reduce-window root={}", name(inst)),
             OpStep::Convolution { inst } => format!("convolution root={} (direct)", name(inst)),
+            OpStep::ConvPatches { inst } => format!("convolution patches of {}", name(inst)),
+            OpStep::ConvFilter { inst } => format!("convolution filter of {}", name(inst)),
+            OpStep::ConvGemm {
+                inst,
+                patches,
+                filter,
+                direct,
+            } => format!(
+                "convolution gemm of {} patches={patches} filter={filter}{}",
+                name(inst),
+                if *direct { "" } else { " (product)" }
+            ),
+            OpStep::ConvUnpack { inst, product } => {
+                format!("convolution root={} product={product}", name(inst))
+            }
         }
     }
 }
@@ -358,6 +413,10 @@ impl Plan {
                     .push(step(OpStep::ReduceWindow { inst }, out, fused));
             }
             OpFamily::Convolution => {
+                if let Some(geo) = super::conv::gemm_geometry(body, inst) {
+                    self.push_conv_gemm_steps(body, inst, out, &geo);
+                    return;
+                }
                 let fused = self.fused_under(body, &i.operands);
                 self.steps
                     .push(step(OpStep::Convolution { inst }, out, fused));

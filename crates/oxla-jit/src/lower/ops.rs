@@ -23,7 +23,8 @@
 //!   base dilation) are skipped by a guard around the reducer, never
 //!   folded as a value. Vectorised along the output's last dimension when
 //!   the window reads it contiguously.
-//! - **`convolution`** (direct): the same column reduction with the window
+//! - **`convolution`** (direct; the GEMM path of larger ones is
+//!   `lower/conv.rs`): the same column reduction with the window
 //!   and the group's input features as reduced loops, `acc + lhs * rhs`
 //!   from zero, padding skipped: the interpreter's order, bit-exact for
 //!   every type. An output feature dimension split by feature or batch
@@ -42,6 +43,7 @@ use oxla_ir::{
     WindowDim, shape::row_major_strides,
 };
 
+use super::conv;
 use super::{
     Target, bug, dim_index, entry_source, in_order, loop_dims, loop_kernels, merge_groups,
     merged_extents, reducer_of, reducer_source,
@@ -84,11 +86,26 @@ pub(super) fn lower_op_step(
         OpStep::Convolution { inst } => {
             loops(vec![convolution_kernel(comp, plan, step.out, *inst)?])
         }
+        OpStep::ConvPatches { inst } => {
+            loops(vec![conv::patches_kernel(comp, plan, step.out, *inst)?])
+        }
+        OpStep::ConvFilter { inst } => {
+            loops(vec![conv::filter_kernel(comp, plan, step.out, *inst)?])
+        }
+        OpStep::ConvGemm {
+            inst,
+            patches,
+            filter,
+            ..
+        } => vec![conv::gemm(comp, *inst, *patches, *filter, step.out)?],
+        OpStep::ConvUnpack { inst, product } => {
+            loops(vec![conv::unpack_kernel(comp, step.out, *inst, *product)?])
+        }
     })
 }
 
 /// The graph context of the entry body with `plan`'s buffers.
-fn with_ctx<R>(comp: &Computation, plan: &Plan, f: impl FnOnce(&Ctx) -> R) -> R {
+pub(super) fn with_ctx<R>(comp: &Computation, plan: &Plan, f: impl FnOnce(&Ctx) -> R) -> R {
     let source = entry_source(plan);
     let ctx = Ctx {
         body_id: comp.entry_id(),
@@ -100,7 +117,7 @@ fn with_ctx<R>(comp: &Computation, plan: &Plan, f: impl FnOnce(&Ctx) -> R) -> R 
 }
 
 /// `Σ index[d] * strides[d]`.
-fn linear(index: &[Ix], strides: &[i64]) -> Ix {
+pub(super) fn linear(index: &[Ix], strides: &[i64]) -> Ix {
     let mut off = Ix::constant(0);
     for (ix, s) in index.iter().zip(strides) {
         off = off.add(&ix.scale(*s));
@@ -413,7 +430,13 @@ fn combine(
 /// elements along one dimension: the base index and the conditions under
 /// which it is a base element (not padding, not a hole of base
 /// dilation); `None` when it never is.
-fn window_index(o: &Ix, k: &Ix, w: &WindowDim, n: i64, ext: &Extents) -> Option<(Ix, Vec<Cond>)> {
+pub(super) fn window_index(
+    o: &Ix,
+    k: &Ix,
+    w: &WindowDim,
+    n: i64,
+    ext: &Extents,
+) -> Option<(Ix, Vec<Cond>)> {
     if n <= 0 {
         return None;
     }
