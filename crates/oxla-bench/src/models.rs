@@ -223,9 +223,12 @@ pub fn measure(text: &str, opts: &ModelOptions) -> Result<Measured, String> {
     })
 }
 
-/// XLA's and IREE's figures per model from `bench.py --json`:
-/// `(name, xla run ms, xla compile ms, iree run ms)`.
-pub fn read_xla(path: &Path) -> Result<Vec<(String, [Option<f64>; 3])>, String> {
+/// One model's figures from `bench.py --json`: its name and
+/// `[xla run ms, xla compile ms, iree run ms]`.
+pub type Theirs = (String, [Option<f64>; 3]);
+
+/// XLA's and IREE's figures per model from `bench.py --json`.
+pub fn read_xla(path: &Path) -> Result<Vec<Theirs>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let doc = Json::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let models = doc
