@@ -3,7 +3,7 @@
 //! [`to_stablehlo`] turns any verified [`Computation`] into a
 //! `module @name attributes {...} { func.func public @main(...) { ... } }`
 //! in MLIR's pretty form: `stablehlo.add %0, %1 : tensor<2x3xf32>`,
-//! `stablehlo.compare  GT, %a, %b,  FLOAT : (...) -> ...`, reduces in their
+//! `stablehlo.compare GT, %a, %b, FLOAT : (...) -> ...`, reduces in their
 //! compact `applies stablehlo.add` form when the reducer is a single
 //! commutative op and with a `reducer(...)` region otherwise.
 //!
@@ -33,6 +33,7 @@ use oxla_ir::{
 use crate::ExportError;
 
 // The windows family: convolution, reduce-window, select-and-scatter.
+mod external;
 mod windows;
 
 /// How deeply reducer regions may nest (each level recurses once).
@@ -57,6 +58,7 @@ pub fn to_stablehlo(comp: &Computation) -> Result<String, ExportError> {
             computation: comp.name().to_string(),
             reason: e.to_string(),
         })?;
+    refuse_s1(comp)?;
     let entry = comp.entry();
     let mut state = NameState::default();
     // Tuple-typed parameters are flattened into one argument per leaf.
@@ -361,7 +363,7 @@ fn emit_body(
                     let (_, ls) = operand(0);
                     let ot = tensor_type(&ls.with_dims_of(shape));
                     format!(
-                        "stablehlo.compare  {}, {a}, {b},  {} : ({ot}, {ot}) -> {ty}",
+                        "stablehlo.compare {}, {a}, {b}, {} : ({ot}, {ot}) -> {ty}",
                         direction(*dir),
                         order.comparison_type(ls.element_type())
                     )
@@ -552,13 +554,21 @@ fn emit_body(
             }
             OpKind::ReduceWindow { to_apply, .. } => {
                 let operands: Vec<(&str, &Shape)> = (0..inst.operands.len()).map(operand).collect();
-                let Some((head, tail)) = windows::reduce_window(&operands, &inst.kind, &ty) else {
+                // A variadic reduce-window gives one result per input.
+                let results: Vec<String> =
+                    leaf_shapes(shape).into_iter().map(tensor_type).collect();
+                let Some((head, tail)) =
+                    windows::reduce_window(&operands, &inst.kind, &type_group(&results))
+                else {
                     continue;
                 };
                 let v = state.value();
-                lines.push(Line::Text(format!("{pad}{v} = {head} ({{")));
+                lines.push(Line::Text(format!(
+                    "{pad}{} = {head} ({{",
+                    result_group(&v, results.len())
+                )));
                 push_block_regions(&mut lines, &[*to_apply], indent, &tail);
-                names[i] = vec![v];
+                names[i] = result_leaves(&v, results.len());
                 continue;
             }
             OpKind::SelectAndScatter {
@@ -835,6 +845,57 @@ fn emit_body(
                     leaf_types(shape)
                 )));
                 names[i] = results;
+                continue;
+            }
+            // -- code outside the module, and tokens (external.rs) --
+            OpKind::CustomCall(call) => {
+                let leaves: Vec<(String, String)> =
+                    (0..inst.operands.len()).flat_map(leaves).collect();
+                let tuples = shape.is_tuple()
+                    || inst.operands.iter().any(|&o| body.inst(o).shape.is_tuple());
+                let text = if tuples {
+                    Err("a custom-call with tuple operands or results is not exported".into())
+                } else {
+                    external::custom_call(call, &leaves, &ty)
+                };
+                match text {
+                    Ok(text) => text,
+                    Err(reason) => {
+                        lines.push(Line::Unsupported {
+                            instruction: inst.name.clone(),
+                            reason,
+                        });
+                        continue;
+                    }
+                }
+            }
+            OpKind::AfterAll => {
+                if inst
+                    .operands
+                    .iter()
+                    .any(|&o| !body.inst(o).shape.is_token())
+                {
+                    lines.push(Line::Unsupported {
+                        instruction: inst.name.clone(),
+                        reason: "StableHLO's after_all takes tokens only, and this after-all \
+                                 orders after array values"
+                            .into(),
+                    });
+                    continue;
+                }
+                let tokens: Vec<&str> = (0..inst.operands.len()).map(|k| operand(k).0).collect();
+                external::after_all(&tokens)
+            }
+            OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => {
+                lines.push(Line::Unsupported {
+                    instruction: inst.name.clone(),
+                    reason: format!(
+                        "StableHLO has no {} (an HLO-only op)",
+                        inst.kind.opcode_name()
+                    ),
+                });
                 continue;
             }
             OpKind::BatchNormInference {
@@ -1133,7 +1194,7 @@ fn flush(
                 let pred = tensor_type(&Shape::scalar(ElementType::Pred));
                 let _ = writeln!(
                     out,
-                    "{pad}  %{v} = stablehlo.compare  LT, %arg{n}, %arg{},  {ty} : ({t}, {t}) -> {pred}",
+                    "{pad}  %{v} = stablehlo.compare LT, %arg{n}, %arg{}, {ty} : ({t}, {t}) -> {pred}",
                     n + 1
                 );
                 let _ = writeln!(out, "{pad}  stablehlo.return %{v} : {pred}");
@@ -1317,11 +1378,39 @@ fn list(values: &[i64]) -> String {
     format!("[{}]", v.join(", "))
 }
 
+/// StableHLO has no 1-bit signed integer (its integers are `si2`..`si64`,
+/// written signless, `ui2`..`ui64`, and `i1`, which is the boolean): an
+/// `s1` value would read back as `pred`, so a module holding one is
+/// refused, naming the first instruction and its shape.
+fn refuse_s1(comp: &Computation) -> Result<(), ExportError> {
+    fn has_s1(s: &oxla_ir::Shape) -> bool {
+        if s.is_array() {
+            s.element_type() == ElementType::S1
+        } else {
+            s.tuple_shapes().iter().any(has_s1)
+        }
+    }
+    for body in comp.bodies() {
+        if let Some(i) = body.instructions.iter().find(|i| has_s1(&i.shape)) {
+            return Err(ExportError::Unsupported {
+                computation: comp.name().to_string(),
+                instruction: i.name.clone(),
+                reason: format!(
+                    "its shape {} holds s1, and StableHLO has no 1-bit signed integer (`i1` is its boolean; convert to s2 or pred first)",
+                    i.shape
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// `f32`, `i1`, `ui8`, `bf16`, `f8E4M3FN`, `complex<f32>`, ...
 pub(crate) fn element_type(ty: ElementType) -> &'static str {
     match ty {
         ElementType::Pred => "i1",
-        ElementType::S1 => "i1",
+        // Refused before anything is written (`refuse_s1`).
+        ElementType::S1 => "si1",
         ElementType::S2 => "i2",
         ElementType::S4 => "i4",
         ElementType::S8 => "i8",
@@ -1351,6 +1440,7 @@ pub(crate) fn element_type(ty: ElementType) -> &'static str {
         ElementType::C64 => "complex<f32>",
         ElementType::C128 => "complex<f64>",
         ElementType::Tuple => "tuple",
+        ElementType::Token => "!stablehlo.token",
     }
 }
 
@@ -1365,6 +1455,9 @@ fn tensor_type(shape: &Shape) -> String {
     if shape.is_tuple() {
         let parts: Vec<String> = shape.tuple_shapes().iter().map(tensor_type).collect();
         return format!("tuple<{}>", parts.join(", "));
+    }
+    if shape.is_token() {
+        return "!stablehlo.token".into();
     }
     let mut s = String::from("tensor<");
     for d in shape.dims() {
@@ -1672,7 +1765,7 @@ ENTRY pin {
     %0:2 = stablehlo.while(%iterArg = %c, %iterArg_0 = %arg1) : tensor<i32>, tensor<2xf32>
     cond {
       %c_1 = stablehlo.constant dense<3> : tensor<i32>
-      %4 = stablehlo.compare  LT, %iterArg, %c_1,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %4 = stablehlo.compare LT, %iterArg, %c_1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
       stablehlo.return %4 : tensor<i1>
     } do {
       %c_1 = stablehlo.constant dense<1> : tensor<i32>
