@@ -28,6 +28,9 @@
 //!
 //! Run: `cargo bench -p oxla-bench` (all workloads at n = 4096), or
 //! `cargo run --release -p oxla-bench -- --n 1024 --only W1,W8`.
+//!
+//! `cargo run --release -p oxla-bench -- --models [--xla bench.json]` times
+//! the twelve JAX models of `crates/oxla-bench/models/` instead ([`models`]).
 
 pub mod workloads;
 
@@ -317,3 +320,5 @@ pub fn fmt_time(seconds: f64) -> String {
 pub mod backend;
 pub mod dots;
 pub mod driver;
+pub mod json;
+pub mod models;

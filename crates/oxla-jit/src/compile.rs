@@ -129,13 +129,20 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     for (r, steps) in compiled.into_iter_ids() {
         let mut region_kernels = Vec::with_capacity(steps.len());
         let mut region_texts = Vec::with_capacity(steps.len());
-        for step in steps {
+        for (s, step) in steps.into_iter().enumerate() {
+            let plan = &regions[r].plan;
+            let out = plan
+                .steps
+                .get(s)
+                .map_or("?", |st| &plan.buffers[st.out].name);
             region_kernels.push(
                 step.kernels
                     .iter()
-                    .map(|&(f, shape)| Kernel {
+                    .enumerate()
+                    .map(|(k, &(f, shape))| Kernel {
                         entry: entries[f],
                         launch: Launch::new(shape, threads),
+                        label: format!("{out} [region {}, step {s}, kernel {k}]", r.index()),
                     })
                     .collect(),
             );

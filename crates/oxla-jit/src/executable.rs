@@ -22,10 +22,13 @@ use crate::program::{Item, Program, Slot};
 const LARGE_OUTPUT: usize = 4 << 20;
 
 /// One compiled kernel: its entry point and how it is launched.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Kernel {
     pub(crate) entry: KernelFn,
     pub(crate) launch: Launch,
+    /// What it computes, for the profile (`profile.rs`): the buffer its
+    /// step writes, and where the step is.
+    pub(crate) label: String,
 }
 
 /// A compiled computation. `Send + Sync`: one executable may run on many
@@ -70,6 +73,8 @@ pub struct Executable {
     /// Per parameter: whether [`Executable::run_in_place`] can write the
     /// result over it (see `inplace.rs`).
     in_place: Vec<bool>,
+    /// Per-item times when `OXLA_PROFILE` is set (`profile.rs`).
+    profile: crate::profile::Profile,
 }
 
 /// Storage kept for the next run's outputs: at most one buffer per output
@@ -215,6 +220,7 @@ impl Executable {
                 fits,
             }),
             in_place,
+            profile: crate::profile::Profile::default(),
         }
     }
 
@@ -661,6 +667,7 @@ impl Executable {
         outputs: &mut IdVec<BufferId, Option<ArrayData>>,
         into: &[(BufferId, *mut u8)],
     ) -> Result<()> {
+        let started = crate::profile::enabled().then(std::time::Instant::now);
         let n = self.program.slots.len();
         let mut small = [std::ptr::null_mut::<u8>(); 16];
         let mut big: Vec<*mut u8>;
@@ -711,14 +718,56 @@ impl Executable {
                 Slot::Same(j) => table.get(*j).copied().unwrap_or(std::ptr::null_mut()),
             };
         }
+        if let Some(t) = started {
+            let key = &self.program.slots as *const _ as usize;
+            let label = || "setup: buffer table, scratch storage".to_string();
+            self.profile.add(key, label, t.elapsed());
+        }
         self.run_items(&self.program.items, table);
         self.keep_temps(temps, cache);
+        if let Some(t) = started {
+            self.profile.add_run(t.elapsed());
+        }
         Ok(())
     }
 
     /// Runs `items` on `table` (see `program.rs`).
     fn run_items(&self, items: &[Item], table: &[*mut u8]) {
         for item in items {
+            let started = match item {
+                Item::Kernel { .. } | Item::Copy { .. } if crate::profile::enabled() => {
+                    Some(std::time::Instant::now())
+                }
+                Item::Kernel { .. }
+                | Item::Copy { .. }
+                | Item::While { .. }
+                | Item::Cond { .. } => None,
+            };
+            self.run_item(item, table);
+            if let Some(t) = started {
+                let label = || match item {
+                    Item::Kernel { kernel, .. } => format!(
+                        "{} (extent {}{})",
+                        kernel.label,
+                        kernel.launch.extent,
+                        if kernel.launch.parallel {
+                            ", threaded"
+                        } else {
+                            ""
+                        }
+                    ),
+                    Item::Copy { bytes, .. } => format!("copy of {bytes} bytes"),
+                    Item::While { .. } | Item::Cond { .. } => String::new(),
+                };
+                self.profile
+                    .add(item as *const Item as usize, label, t.elapsed());
+            }
+        }
+    }
+
+    /// Runs one item of a program.
+    fn run_item(&self, item: &Item, table: &[*mut u8]) {
+        {
             match item {
                 Item::Kernel { base, kernel } => {
                     let (f, l) = (kernel.entry, kernel.launch);
@@ -905,10 +954,26 @@ impl Executable {
     pub fn result_element_type(&self) -> ElementType {
         self.result_shape.element_type()
     }
+
+    /// With `OXLA_PROFILE=1` in the environment (see [`PROFILE_VAR`]), the
+    /// time per run spent in each kernel launch and buffer copy (and in the
+    /// setup of a run), slowest first; `None` when profiling is off or
+    /// nothing ran. An executable prints it to stderr when dropped.
+    ///
+    /// [`PROFILE_VAR`]: crate::PROFILE_VAR
+    pub fn profile_text(&self) -> Option<String> {
+        if !crate::profile::enabled() {
+            return None;
+        }
+        self.profile.text(self.comp.name())
+    }
 }
 
 impl Drop for Executable {
     fn drop(&mut self) {
+        if let Some(text) = self.profile_text() {
+            eprint!("{text}");
+        }
         let module = match self.module.get_mut() {
             Ok(m) => m.take(),
             Err(e) => e.into_inner().take(),

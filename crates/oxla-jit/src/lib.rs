@@ -91,6 +91,7 @@ pub(crate) mod lower;
 pub(crate) mod math;
 pub(crate) mod narrowlib;
 pub(crate) mod pool;
+pub(crate) mod profile;
 pub(crate) mod program;
 pub(crate) mod sortlib;
 pub(crate) mod unsupported;
@@ -100,6 +101,7 @@ pub use compile::{compile, fusion_text};
 pub use executable::Executable;
 pub use launch::PARALLEL_THRESHOLD;
 pub use pool::THREADS_VAR;
+pub use profile::PROFILE_VAR;
 pub use unsupported::supports_element_type;
 
 /// How many threads run a large kernel (the calling thread included):

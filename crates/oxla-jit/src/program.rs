@@ -220,7 +220,8 @@ impl Builder<'_> {
             let step_kernels = kernels
                 .get(k)
                 .ok_or_else(|| bug(format!("{r}: step {k} has no compiled kernels")))?;
-            for &kernel in step_kernels {
+            for kernel in step_kernels {
+                let kernel = kernel.clone();
                 items.push(Item::Kernel { base, kernel });
                 self.kernel_count += 1;
             }

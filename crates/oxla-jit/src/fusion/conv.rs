@@ -108,7 +108,12 @@ pub(crate) fn gemm_geometry(body: &Body, inst: InstId) -> Option<ConvGemm> {
         return None;
     };
     let ty = i.shape.element_type();
-    if ty.is_pred() || !(ty.is_integer() || ty == ElementType::F32 || ty == ElementType::F64) {
+    // The narrow floats and sub-byte integers compute through rounding
+    // (wrapping) after every op, which only the direct loop does.
+    if ty.is_pred()
+        || crate::codegen::computes_narrow(ty)
+        || !(ty.is_integer() || ty == ElementType::F32 || ty == ElementType::F64)
+    {
         return None;
     }
     let rhs = body.inst(*i.operands.get(1)?).shape.dims().to_vec();
