@@ -104,6 +104,16 @@ pub fn compare(actual: &Literal, expected: &Literal) -> Result<Report, String> {
         (ArrayData::U64(x), ArrayData::U64(y)) => exact!(x, y),
         (ArrayData::F32(x), ArrayData::F32(y)) => close!(x, y),
         (ArrayData::F64(x), ArrayData::F64(y)) => close!(x, y),
+        // The narrow floats, sub-byte integers and complex types: the JIT
+        // computes them bit-exactly with the interpreter (docs/jit.md), so
+        // their stored bits must be equal.
+        (x, y) if x.element_type() == y.element_type() => {
+            let size = x.element_type().byte_size().max(1);
+            let (xb, yb) = (x.to_le_bytes(), y.to_le_bytes());
+            let (xs, ys): (Vec<&[u8]>, Vec<&[u8]>) =
+                (xb.chunks(size).collect(), yb.chunks(size).collect());
+            exact!(xs, ys);
+        }
         _ => return Err("the results have different element types".into()),
     }
     Ok(report)
@@ -132,5 +142,18 @@ mod tests {
         assert_eq!(compare(&a, &b).unwrap().mismatches, 1);
         let c = Literal::from_vec(&[1, 2], vec![1i32, 2]).unwrap();
         assert!(compare(&a, &c).is_err());
+    }
+
+    #[test]
+    fn narrow_floats_compare_by_their_bits() {
+        let ty = oxla::ElementType::Bf16;
+        let one = Literal::float_scalar(ty, 1.0).unwrap();
+        let also_one = Literal::float_scalar(ty, 1.0).unwrap();
+        let two = Literal::float_scalar(ty, 2.0).unwrap();
+        assert!(compare(&one, &also_one).unwrap().ok());
+        let r = compare(&one, &two).unwrap();
+        assert_eq!((r.count, r.mismatches), (1, 1));
+        let f = Literal::float_scalar(oxla::ElementType::F16, 1.0).unwrap();
+        assert!(compare(&one, &f).is_err());
     }
 }
