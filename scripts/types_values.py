@@ -96,13 +96,14 @@ class File:
         self.parts = [f"// {line}" if line else "//" for line in intro.strip().splitlines()]
         self.count = 0
 
-    def module(self, comment, args, want, body):
+    def module(self, comment, args, want, body, ulp=0):
         self.count += 1
         mod = f"{self.name}_{self.count}"
         lines = [""]
         for c in comment.strip().splitlines():
             lines.append(f"// {c}")
-        lines.append(f"// run: {', '.join(args)}")
+        run = f"run(ulp={ulp})" if ulp else "run"
+        lines.append(f"// {run}: {', '.join(args)}")
         lines.append(f"//   -> {want}")
         lines.append("// jit: unsupported")
         lines.append(f"HloModule {mod}")

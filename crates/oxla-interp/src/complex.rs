@@ -153,10 +153,11 @@ macro_rules! complex_element {
                     BinaryOp::Div => div,
                     BinaryOp::Pow => |x, y| {
                         if x.re == 0.0 && x.im == 0.0 {
-                            // 0^0 = 1; 0^y = 0 for Re(y) > 0; else NaN.
+                            // As XLA: 0^0 = 1; 0^y = 0 for real y > 0; else
+                            // NaN (0^(1+i) is NaN in JAX).
                             return if y.re == 0.0 && y.im == 0.0 {
                                 <$c>::new(1.0, 0.0)
-                            } else if y.re > 0.0 {
+                            } else if y.re > 0.0 && y.im == 0.0 {
                                 <$c>::new(0.0, 0.0)
                             } else {
                                 <$c>::new(<$f>::NAN, <$f>::NAN)
@@ -193,17 +194,53 @@ macro_rules! complex_element {
             )
         }
 
-        /// Smith's algorithm, scaling by the larger part of the divisor,
-        /// with XLA:CPU's fused multiply-adds (checked against JAX).
+        /// XLA:CPU's complex division (its elemental emitter, checked
+        /// against JAX on a grid of special values): Smith's algorithm,
+        /// scaling by the larger part of the divisor (the `b.im / b.re`
+        /// form unless `|b.re| < |b.im|`, so also when a part is NaN), with
+        /// the fused multiply-adds XLA:CPU's LLVM forms. Where that gives
+        /// NaN in both parts, three corner cases are tried in order:
+        /// - a zero divisor and a numerator not all NaN: `copysign(∞, b.re)`
+        ///   times each part of `a`;
+        /// - an infinite part in `a`, `b` finite: `a`'s parts replaced by
+        ///   `copysign(1 or 0, part)` (1 where infinite), then `∞ · (a·conj b)`
+        ///   part by part;
+        /// - `a` finite, an infinite part in `b`: `b`'s parts replaced
+        ///   likewise, then `0 · (a·conj b)` part by part.
         fn div(a: $c, b: $c) -> $c {
-            if b.re.abs() >= b.im.abs() {
-                let r = b.im / b.re;
-                let d = b.im.mul_add(r, b.re);
-                <$c>::new(a.im.mul_add(r, a.re) / d, (-a.re).mul_add(r, a.im) / d)
-            } else {
+            let smith = if b.re.abs() < b.im.abs() {
                 let r = b.re / b.im;
-                let d = b.re.mul_add(r, b.im);
-                <$c>::new(a.re.mul_add(r, a.im) / d, a.im.mul_add(r, -a.re) / d)
+                let d = r.mul_add(b.re, b.im);
+                <$c>::new(r.mul_add(a.re, a.im) / d, r.mul_add(a.im, -a.re) / d)
+            } else {
+                let r = b.im / b.re;
+                let d = r.mul_add(b.im, b.re);
+                <$c>::new(r.mul_add(a.im, a.re) / d, (-r).mul_add(a.re, a.im) / d)
+            };
+            if !(smith.re.is_nan() && smith.im.is_nan()) {
+                return smith;
+            }
+            let inf = <$f>::INFINITY;
+            // `copysign(1, x)` where `x` is infinite, `copysign(0, x)` else.
+            let unit = |x: $f| {
+                if x.is_infinite() {
+                    (1.0 as $f).copysign(x)
+                } else {
+                    (0.0 as $f).copysign(x)
+                }
+            };
+            let finite = |x: $f| x.abs() != inf && !x.is_nan();
+            if b.re == 0.0 && b.im == 0.0 && !(a.re.is_nan() && a.im.is_nan()) {
+                let s = inf.copysign(b.re);
+                <$c>::new(s * a.re, s * a.im)
+            } else if (a.re.is_infinite() || a.im.is_infinite()) && finite(b.re) && finite(b.im) {
+                let (x, y) = (unit(a.re), unit(a.im));
+                <$c>::new(inf * (x * b.re + y * b.im), inf * (y * b.re - x * b.im))
+            } else if finite(a.re) && finite(a.im) && (b.re.is_infinite() || b.im.is_infinite()) {
+                let (x, y) = (unit(b.re), unit(b.im));
+                <$c>::new(0.0 * (a.re * x + a.im * y), 0.0 * (a.im * x - a.re * y))
+            } else {
+                smith
             }
         }
 
@@ -220,10 +257,11 @@ macro_rules! complex_element {
         }
 
         /// The principal root: `t = sqrt((|z| + |a|) / 2)`, then the parts
-        /// from `t` and `b / 2t`, without cancellation.
+        /// from `t` and `b / 2t`, without cancellation. A zero gives
+        /// `(+0, +0)` whatever its signs, as in XLA.
         fn sqrt(z: $c) -> $c {
             if z.re == 0.0 && z.im == 0.0 {
-                return <$c>::new(0.0, z.im);
+                return <$c>::new(0.0, 0.0);
             }
             let t = (($magnitude(z) + z.re.abs()) / 2.0).sqrt();
             if z.re >= 0.0 {
@@ -500,5 +538,28 @@ mod tests {
             z(1.0, -0.0)
         ));
         assert_eq!(Complex64::from_conv(Conv::Float(2.5)), z(2.5, 0.0));
+    }
+
+    /// Corner cases whose values JAX gives (scripts/complex_special.py).
+    #[test]
+    fn corner_cases_are_xlas() {
+        let z = |re, im| Complex128::new(re, im);
+        let bits = |c: Complex128| (c.re.to_bits(), c.im.to_bits());
+        let sqrt = <Complex128 as Element>::unary_fn(UnaryOp::Sqrt).expect("sqrt");
+        assert_eq!(bits(sqrt(z(0.0, -0.0))), bits(z(0.0, 0.0)));
+        assert_eq!(bits(sqrt(z(-0.0, -0.0))), bits(z(0.0, 0.0)));
+        let pow = <Complex128 as Element>::binary_fn(BinaryOp::Pow).expect("pow");
+        let p = pow(z(0.0, 0.0), z(1.0, 1.0));
+        assert!(p.re.is_nan() && p.im.is_nan());
+        assert_eq!(pow(z(0.0, 0.0), z(2.0, 0.0)), z(0.0, 0.0));
+        let div = <Complex128 as Element>::binary_fn(BinaryOp::Div).expect("div");
+        let inf = f64::INFINITY;
+        // A zero divisor: the numerator times copysign(∞, b.re).
+        assert_eq!(div(z(-1.0, 0.0), z(0.0, 0.0)).re, -inf);
+        assert_eq!(div(z(1.0, 1.0), z(-0.0, 0.0)), z(-inf, -inf));
+        // An infinite numerator over a finite divisor.
+        assert_eq!(div(z(inf, 0.0), z(2.0, 0.0)).re, inf);
+        // A finite numerator over an infinite divisor: signed zeros.
+        assert_eq!(bits(div(z(1.0, 1.0), z(-inf, 0.0))), bits(z(-0.0, -0.0)));
     }
 }
