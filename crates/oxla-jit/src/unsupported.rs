@@ -78,7 +78,6 @@ fn unsupported_type(shape: &Shape) -> Option<ElementType> {
     Some(shape.element_type()).filter(|&t| !supports_element_type(t))
 }
 
-/// Refuses `comp` if any body holds something the JIT cannot compile.
 /// The type a dot computes in, as the interpreter (and XLA:CPU) decide it:
 /// the result type when it is at least as precise as the operands (the
 /// operands are converted up: `s8 x s8 -> s32`, `bf16 x bf16 -> f32`),
@@ -130,6 +129,7 @@ fn mixed_dot(body: &Body, inst: &Instruction) -> Option<String> {
     })
 }
 
+/// Refuses `comp` if any body holds something the JIT cannot compile.
 pub(crate) fn check(comp: &Computation) -> Result<()> {
     let inline = inline_bodies(comp);
     for (bi, body) in comp.bodies().iter().enumerate() {
@@ -141,13 +141,15 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
                 );
                 return Err(refuse(body, inst, &reason));
             }
+            // The narrow types' refusal first: it names the whole class
+            // (a dot of a narrow type is refused whatever its result).
+            if let Some(reason) = narrow_reason(body, inst) {
+                return Err(refuse(body, inst, reason));
+            }
             if let OpKind::DotGeneral { .. } = inst.kind
                 && let Some(reason) = mixed_dot(body, inst)
             {
                 return Err(refuse(body, inst, &reason));
-            }
-            if let Some(reason) = narrow_reason(body, inst) {
-                return Err(refuse(body, inst, reason));
             }
             if let Some(reason) = reason(body, inst, inline[bi]) {
                 return Err(refuse(body, inst, reason));
