@@ -89,21 +89,20 @@ where
         ));
     }
     let selector = args[0].array()?;
-    let chosen = match selector.element_type() {
-        oxla_ir::ElementType::Pred => {
-            if ops::scalar_value::<bool>(selector)? {
-                0
-            } else {
-                1
-            }
+    // A `pred` selector picks branch 0 or 1; any other is read as the
+    // `s32` index (an error for another type).
+    let chosen = if selector.element_type().is_pred() {
+        if ops::scalar_value::<bool>(selector)? {
+            0
+        } else {
+            1
         }
-        _ => {
-            let index = ops::scalar_value::<i32>(selector)?;
-            usize::try_from(index)
-                .ok()
-                .filter(|&k| k < branches.len())
-                .unwrap_or(branches.len() - 1)
-        }
+    } else {
+        let index = ops::scalar_value::<i32>(selector)?;
+        usize::try_from(index)
+            .ok()
+            .filter(|&k| k < branches.len())
+            .unwrap_or(branches.len() - 1)
     };
     let operand = args.swap_remove(chosen + 1);
     call(cx, branches[chosen], "branch", vec![operand], depth)

@@ -196,7 +196,22 @@ pub(crate) fn binary(
                     .collect::<Option<_>>()
                     .ok_or_else(|| undefined(op, T::ELEMENT_TYPE))?,
             ),
-            _ => {
+            // Same-type ops: the element type's own function.
+            BinaryOp::Add
+            | BinaryOp::Sub
+            | BinaryOp::Mul
+            | BinaryOp::Div
+            | BinaryOp::Rem
+            | BinaryOp::Max
+            | BinaryOp::Min
+            | BinaryOp::Pow
+            | BinaryOp::Atan2
+            | BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+            | BinaryOp::ShiftLeft
+            | BinaryOp::ShiftRightArithmetic
+            | BinaryOp::ShiftRightLogical => {
                 let f = T::binary_fn(op).ok_or_else(|| undefined(op, T::ELEMENT_TYPE))?;
                 T::into_data(pairs.map(|(&x, &y)| f(x, y)).collect())
             }

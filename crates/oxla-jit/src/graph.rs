@@ -48,8 +48,9 @@ mod misc;
 use std::collections::HashMap;
 
 use oxla_ir::{
-    BinaryOp, Computation, ComputationId, ElementType, Error, InstId, Instruction, Literal, OpKind,
-    Result, UnaryOp, shape::row_major_strides,
+    BinaryOp, Computation, ComputationId, DotDimensionNumbers, ElementType, Error,
+    GatherDimensionNumbers, InstId, Instruction, Literal, OpKind, Result, UnaryOp,
+    shape::row_major_strides,
 };
 
 use crate::entity::{BufferId, FoldId, IdVec, LoopVar, NodeId};
@@ -355,6 +356,106 @@ pub(crate) const MAX_NODES: usize = 65536;
 /// of 2 steps each would take `2^64`).
 pub(crate) const MAX_FOLD_DEPTH: usize = 64;
 
+/// How the walk builds an op's value: the one place the graph stage
+/// decides it per op. Every op is listed, so a new op is a compile error
+/// here; the attributes the stage reads are carried along.
+#[derive(Clone, Copy, Debug)]
+enum Build<'a> {
+    /// A fold over the reduced dimensions (see the module docs).
+    Reduce {
+        /// The dimensions reduced away.
+        dimensions: &'a [i64],
+        /// The reducer.
+        to_apply: &'a ComputationId,
+    },
+    /// A fold over the contracting dimensions.
+    Dot {
+        /// Batch and contracting dimensions.
+        dims: &'a DotDimensionNumbers,
+    },
+    /// An index stage: the start indices first, then the operand at them
+    /// (`dynamic.rs`).
+    Gather {
+        /// Where the slices' and the indices' dimensions go.
+        dims: &'a GatherDimensionNumbers,
+        /// The size of every slice.
+        slice_sizes: &'a [i64],
+    },
+    /// An index stage, as a gather.
+    DynamicSlice {
+        /// The slice's size per dimension.
+        slice_sizes: &'a [i64],
+    },
+    /// The called computation's root in a frame of its own.
+    Map {
+        /// The scalar computation.
+        to_apply: &'a ComputationId,
+    },
+    /// Requests for its operands, then one node ([`Graph::plan`], which
+    /// refuses the ops that never reach it).
+    Plan,
+}
+
+/// The [`Build`] of `kind`.
+fn build_kind(kind: &OpKind) -> Build<'_> {
+    match kind {
+        OpKind::Reduce {
+            dimensions,
+            to_apply,
+        } => Build::Reduce {
+            dimensions,
+            to_apply,
+        },
+        OpKind::DotGeneral { dims } => Build::Dot { dims },
+        OpKind::Gather {
+            dims, slice_sizes, ..
+        } => Build::Gather { dims, slice_sizes },
+        OpKind::DynamicSlice { slice_sizes } => Build::DynamicSlice { slice_sizes },
+        OpKind::Map { to_apply, .. } => Build::Map { to_apply },
+        OpKind::Parameter { .. }
+        | OpKind::Constant { .. }
+        | OpKind::Iota { .. }
+        | OpKind::Unary(_)
+        | OpKind::Binary { .. }
+        | OpKind::Convert
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::Broadcast { .. }
+        | OpKind::Reshape
+        | OpKind::Transpose { .. }
+        | OpKind::Slice { .. }
+        | OpKind::Concatenate { .. }
+        | OpKind::Reverse { .. }
+        | OpKind::Pad { .. }
+        | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::Convolution { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::SelectAndScatter { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicUpdateSlice
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => Build::Plan,
+    }
+}
+
 /// An internal error of the index analysis.
 fn bug(message: impl Into<String>) -> Error {
     internal(Stage::Index, message)
@@ -598,7 +699,7 @@ impl Graph {
                 self.walked.memo.insert(key, id);
                 continue;
             }
-            if let OpKind::Gather { .. } | OpKind::DynamicSlice { .. } = inst.kind {
+            if let Build::Gather { .. } | Build::DynamicSlice { .. } = build_kind(&inst.kind) {
                 let (requests, dims) = match self.index_plan(ctx, &key)? {
                     dynamic::IndexPlan::Zero => {
                         let ty = inst.shape.element_type();
@@ -631,7 +732,7 @@ impl Graph {
                 }
                 continue;
             }
-            if let OpKind::Reduce { .. } | OpKind::DotGeneral { .. } = inst.kind {
+            if let Build::Reduce { .. } | Build::Dot { .. } = build_kind(&inst.kind) {
                 let (f, requests) = self.begin_fold(ctx, &key)?;
                 if !expanded {
                     stack.push((key, 1));
@@ -646,7 +747,7 @@ impl Graph {
                 self.walked.memo.insert(key, id);
                 continue;
             }
-            if let OpKind::Map { to_apply, .. } = &inst.kind {
+            if let Build::Map { to_apply } = build_kind(&inst.kind) {
                 // Operands first; then the computation's root in a frame
                 // whose parameters are the operands' values.
                 let requests = self.map_requests(ctx, &key);
@@ -716,23 +817,27 @@ impl Graph {
         if key.body == ctx.body_id && key.frame == 0 {
             return (ctx.source)(key.inst);
         }
-        match &ctx.comp.body(key.body).inst(key.inst).kind {
-            OpKind::Parameter { number } if key.frame != 0 => self
-                .walked
-                .frames
-                .get(key.frame as usize)
-                .and_then(|(_, args)| args.get(*number as usize))
-                .map(|&n| Source::Node(n)),
-            OpKind::Parameter { number } => {
+        // Only the leaves of a called body (its parameters and constants)
+        // are found rather than computed.
+        let kind = &ctx.comp.body(key.body).inst(key.inst).kind;
+        if let OpKind::Parameter { number } = kind {
+            if key.frame != 0 {
+                self.walked
+                    .frames
+                    .get(key.frame as usize)
+                    .and_then(|(_, args)| args.get(*number as usize))
+                    .map(|&n| Source::Node(n))
+            } else {
                 let f = key.scope?;
                 let slot = u16::try_from(*number).ok().filter(|&n| n < 2)?;
                 (self.folds[f].combiner == Some(key.body)).then_some(Source::Var(slot))
             }
-            OpKind::Constant { .. } => ctx
-                .called
+        } else if let OpKind::Constant { .. } = kind {
+            ctx.called
                 .get(&(key.body, key.inst))
-                .map(|&b| Source::Buffer(b)),
-            _ => None,
+                .map(|&b| Source::Buffer(b))
+        } else {
+            None
         }
     }
 
@@ -848,8 +953,8 @@ impl Graph {
             guarded: key.guarded,
         };
         let mut vars = Vec::new();
-        let (requests, combiner) = match &inst.kind {
-            OpKind::Reduce {
+        let (requests, combiner) = match build_kind(&inst.kind) {
+            Build::Reduce {
                 dimensions,
                 to_apply,
             } => {
@@ -891,7 +996,7 @@ impl Graph {
                 };
                 (vec![init, in_fold(x, index), root], Some(*to_apply))
             }
-            OpKind::DotGeneral { dims } => {
+            Build::Dot { dims } => {
                 // Result dims: batch, lhs free, rhs free; the contracting
                 // dims are the fold's variables in the order listed.
                 let (l, r) = (inst.operands[0], inst.operands[1]);
@@ -940,7 +1045,9 @@ impl Graph {
                 }
                 (vec![in_fold(l, li), in_fold(r, ri)], None)
             }
-            _ => return Err(bug(format!("`{}` is not a reduce or dot", inst.name))),
+            Build::Gather { .. } | Build::DynamicSlice { .. } | Build::Map { .. } | Build::Plan => {
+                return Err(bug(format!("`{}` is not a reduce or dot", inst.name)));
+            }
         };
         self.folds.push(Fold {
             vars,

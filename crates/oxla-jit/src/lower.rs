@@ -440,17 +440,23 @@ fn reducer_op(body: &Body) -> Option<BinaryOp> {
 }
 
 /// How a reducer body's parameters and constants are found: parameter `k`
-/// is `slots[k]`, a non-scalar constant its buffer.
+/// is `slots[k]`, a non-scalar constant its buffer. Only these leaves are
+/// found; every other op of the body is computed.
 fn reducer_source<'a>(
     rbody: &'a Body,
     to_apply: ComputationId,
     called: &'a std::collections::HashMap<(ComputationId, InstId), BufferId>,
-    slots: [Source; 2],
+    slots: impl AsRef<[Source]> + 'a,
 ) -> impl Fn(InstId) -> Option<Source> + 'a {
-    move |i: InstId| match rbody.inst(i).kind {
-        OpKind::Parameter { number } => slots.get(number as usize).copied(),
-        OpKind::Constant { .. } => called.get(&(to_apply, i)).map(|&b| Source::Buffer(b)),
-        _ => None,
+    move |i: InstId| {
+        let kind = &rbody.inst(i).kind;
+        if let OpKind::Parameter { number } = *kind {
+            slots.as_ref().get(number as usize).copied()
+        } else if let OpKind::Constant { .. } = kind {
+            called.get(&(to_apply, i)).map(|&b| Source::Buffer(b))
+        } else {
+            None
+        }
     }
 }
 
@@ -495,11 +501,7 @@ fn reducer_roots(
 ) -> Result<Vec<NodeId>> {
     let rbody = comp.body(to_apply);
     let called = &plan.called_constants;
-    let src = move |i: InstId| match rbody.inst(i).kind {
-        OpKind::Parameter { number } => slots.get(number as usize).copied(),
-        OpKind::Constant { .. } => called.get(&(to_apply, i)).map(|&b| Source::Buffer(b)),
-        _ => None,
-    };
+    let src = reducer_source(rbody, to_apply, called, slots);
     let rctx = Ctx {
         body_id: to_apply,
         comp,

@@ -288,15 +288,20 @@ fn emit_body(
             if s.dims() == shape.dims() || (keep_scalar && s.is_scalar()) {
                 return name.to_string();
             }
-            let dims: Vec<i64> = match &inst.kind {
-                OpKind::Binary {
-                    broadcast_dimensions,
-                    ..
-                } if s.rank() < shape.rank() => broadcast_dimensions.clone(),
-                // Everything else widens a scalar, or stretches size-1 dims
-                // of an operand of the result's rank.
-                _ if s.is_scalar() => vec![],
-                _ => (0..s.rank() as i64).collect(),
+            // Only a binary op carries broadcast dimensions; everything
+            // else widens a scalar, or stretches size-1 dims of an operand
+            // of the result's rank.
+            let dims: Vec<i64> = if let OpKind::Binary {
+                broadcast_dimensions,
+                ..
+            } = &inst.kind
+                && s.rank() < shape.rank()
+            {
+                broadcast_dimensions.clone()
+            } else if s.is_scalar() {
+                vec![]
+            } else {
+                (0..s.rank() as i64).collect()
             };
             let target = s.with_dims_of(shape);
             let v = state.value();

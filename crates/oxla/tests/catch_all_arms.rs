@@ -1,15 +1,20 @@
 //! The op-table rule of `docs/architecture.md`: in library code, a `match`
-//! over an op enum (`OpKind`, `UnaryOp`, `BinaryOp`, `Opcode`) lists its
-//! ops, so that a new op is a compile error wherever it needs a decision,
-//! never a silent default from a `_ =>` arm.
+//! over an op enum (`OpKind`, `UnaryOp`, `BinaryOp`, `Opcode`) or over
+//! `ElementType` lists its variants, so that a new op or element type is a
+//! compile error wherever it needs a decision, never a silent default from
+//! a `_ =>` arm. The rule holds with no exception: this test fails on any
+//! such match with a catch-all arm.
 //!
-//! The matches that still have a catch-all arm are listed in
-//! `tests/data/catch_all_arms.txt` (file, then the `match` line). This test
-//! fails on a catch-all arm that is not listed (new code keeps the rule)
-//! and on a listed one that is gone (the list only shrinks). Rewrite the
-//! list with `OXLA_CATCH_ALL_BLESS=1` after removing some.
+//! The check is textual: a `match` whose arm patterns (the text before a
+//! guard or `=>`, at the arms' indentation) name one of the enums, and
+//! that has an arm `_ =>` or `_ if ...`, outside `#[cfg(test)]` modules.
+//! A file that renames `ElementType` (`use ElementType as E`) has its
+//! alias checked too.
 
 use std::path::{Path, PathBuf};
+
+/// The enums whose matches must list their variants.
+const ENUMS: [&str; 5] = ["OpKind", "UnaryOp", "BinaryOp", "Opcode", "ElementType"];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -29,14 +34,57 @@ fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
-fn names_op_enum(line: &str) -> bool {
-    ["OpKind::", "UnaryOp::", "BinaryOp::", "Opcode::"]
-        .iter()
-        .any(|e| line.contains(e))
+/// The pattern of an arm line: the text before its guard or `=>`.
+fn pattern(line: &str) -> &str {
+    let end = [line.find(" if "), line.find("=>")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(line.len());
+    &line[..end]
 }
 
-/// `(file, match line)` for every match whose arms name an op enum and
-/// that has a `_ =>` arm, outside `#[cfg(test)]` modules.
+/// The names under which `text` refers to the checked enums: each enum's
+/// own name, and any `as` alias a `use` gives it.
+fn prefixes(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = ENUMS.iter().map(|e| format!("{e}::")).collect();
+    for line in text.lines() {
+        let t = line.trim();
+        if !t.starts_with("use ") {
+            continue;
+        }
+        for e in ENUMS {
+            let needle = format!("{e} as ");
+            if let Some(k) = t.find(&needle) {
+                let alias: String = t[k + needle.len()..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !alias.is_empty() {
+                    names.push(format!("{alias}::"));
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Whether `pattern` names one of `prefixes` as a path start (so `E::`
+/// does not match inside `TypeE::`).
+fn names_enum(pattern: &str, prefixes: &[String]) -> bool {
+    prefixes.iter().any(|p| {
+        pattern.match_indices(p.as_str()).any(|(k, _)| {
+            !pattern[..k]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    })
+}
+
+/// `(file, line number, match line)` for every match whose arm patterns
+/// name a checked enum and that has a catch-all arm, outside
+/// `#[cfg(test)]` modules.
 fn catch_all_matches(root: &Path) -> Vec<String> {
     let mut files = Vec::new();
     for krate in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
@@ -46,6 +94,7 @@ fn catch_all_matches(root: &Path) -> Vec<String> {
     let mut found = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
+        let prefixes = prefixes(&text);
         let lines: Vec<&str> = text.lines().collect();
         let end = lines
             .windows(2)
@@ -61,7 +110,7 @@ fn catch_all_matches(root: &Path) -> Vec<String> {
             let base = indent(line);
             let (mut arm, mut names, mut wild) = (None, false, false);
             for l in &lines[i + 1..end] {
-                if l.trim().is_empty() {
+                if l.trim().is_empty() || l.trim_start().starts_with("//") {
                     continue;
                 }
                 if indent(l) <= base && l.trim_start().starts_with('}') {
@@ -69,13 +118,13 @@ fn catch_all_matches(root: &Path) -> Vec<String> {
                 }
                 let a = *arm.get_or_insert(indent(l));
                 if indent(l) == a {
-                    names |= names_op_enum(l);
                     let s = l.trim_start();
+                    names |= names_enum(pattern(s), &prefixes);
                     wild |= s.starts_with("_ =>") || s.starts_with("_ if ");
                 }
             }
             if names && wild {
-                found.push(format!("{rel}\t{}", t.trim()));
+                found.push(format!("{rel}:{}: {}", i + 1, t.trim()));
             }
         }
     }
@@ -83,61 +132,24 @@ fn catch_all_matches(root: &Path) -> Vec<String> {
 }
 
 #[test]
-fn catch_all_arms_over_op_enums_only_shrink() {
+fn no_catch_all_arm_over_an_op_or_element_type_enum() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let root = root.canonicalize().unwrap();
-    let list = root.join("tests/data/catch_all_arms.txt");
     let found = catch_all_matches(&root);
-    if std::env::var_os("OXLA_CATCH_ALL_BLESS").is_some() {
-        let mut text = String::from(
-            "# Matches over an op enum that still have a `_ =>` arm (checked by\n\
-             # crates/oxla/tests/catch_all_arms.rs). This list only shrinks.\n",
-        );
-        for f in &found {
-            text.push_str(f);
-            text.push('\n');
-        }
-        std::fs::write(&list, text).unwrap();
-        return;
-    }
-    let listed: Vec<String> = std::fs::read_to_string(&list)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .map(str::to_string)
-        .collect();
-    // Multisets: one file may hold several matches with the same text.
-    let minus = |a: &[String], b: &[String]| -> Vec<String> {
-        let mut rest = b.to_vec();
-        a.iter()
-            .filter(|x| match rest.iter().position(|y| y == *x) {
-                Some(k) => {
-                    rest.swap_remove(k);
-                    false
-                }
-                None => true,
-            })
-            .cloned()
-            .collect()
-    };
-    let new = minus(&found, &listed);
-    let gone = minus(&listed, &found);
     assert!(
-        new.is_empty(),
-        "a match over an op enum with a `_ =>` arm: list the ops instead, so a new \
-         op is a compile error there:\n{}",
-        new.iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
+        found.is_empty(),
+        "a match over an op enum or ElementType with a `_ =>` arm: list the variants \
+         instead, so a new one is a compile error there:\n{}",
+        found.join("\n")
     );
-    assert!(
-        gone.is_empty(),
-        "these catch-all arms are gone: remove them from tests/data/catch_all_arms.txt \
-         (or run with OXLA_CATCH_ALL_BLESS=1):\n{}",
-        gone.iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+}
+
+#[test]
+fn the_checker_sees_patterns_and_aliases() {
+    assert_eq!(pattern("OpKind::Tuple if x => 1,"), "OpKind::Tuple");
+    assert_eq!(pattern("3 | 4 if Opcode::Iota.accepts(t) => {"), "3 | 4");
+    let p = prefixes("use oxla_ir::ElementType as E;\n");
+    assert!(names_enum("(E::F32, E::S32)", &p));
+    assert!(!names_enum("TypeE::F32", &p));
+    assert!(!names_enum("Node::Load { .. }", &p));
 }

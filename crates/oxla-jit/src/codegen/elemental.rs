@@ -112,13 +112,14 @@ pub(super) fn vector_support(node: &Node, lanes: &Lanes) -> Option<VectorSupport
             } else if size_of(*from) != size_of(*to) {
                 false
             } else {
-                match (from, to) {
-                    (f, t) if f.is_integer() && t.is_integer() => true,
-                    (E::F32, E::S32 | E::U32) => true,
-                    (E::S32 | E::U32, E::F32) => true,
-                    (E::S64 | E::U64, E::F64) => true,
-                    _ => false,
-                }
+                // The pairs Cranelift converts lane by lane.
+                (from.is_integer() && to.is_integer())
+                    || matches!(
+                        (from, to),
+                        (E::F32, E::S32 | E::U32)
+                            | (E::S32 | E::U32, E::F32)
+                            | (E::S64 | E::U64, E::F64)
+                    )
             };
             yes(ok, plain)
         }
@@ -159,6 +160,35 @@ pub(super) fn imul_bytes(fb: &mut FunctionBuilder, a: Value, b: Value) -> Value 
     fb.ins().unarrow(lo, hi)
 }
 
+/// Which shift [`KernelEmitter::shift`] emits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Shift {
+    /// `shift-left`.
+    Left,
+    /// `shift-right-logical`.
+    RightLogical,
+    /// `shift-right-arithmetic`.
+    RightArithmetic,
+}
+
+/// Which result of an integer division [`KernelEmitter::int_divrem`] emits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum IntDiv {
+    /// `divide`.
+    Quotient,
+    /// `remainder`.
+    Remainder,
+}
+
+/// The amount of a shift: operand `b`, or in vector mode the scalar
+/// `amount` (the vector plan requires one per row).
+fn shift_amount(mode: Mode, b: Value, amount: Option<Value>) -> Result<Value> {
+    match mode {
+        Mode::Scalar => Ok(b),
+        Mode::Vector(_) => amount.ok_or_else(|| bug("vector shift by a varying amount")),
+    }
+}
+
 impl KernelEmitter<'_, '_> {
     pub(super) fn bitcast_to(&mut self, ty: Type, v: Value) -> Value {
         if self.b.func.dfg.value_type(v) == ty {
@@ -179,7 +209,40 @@ impl KernelEmitter<'_, '_> {
             }
             (_, ElementType::F32) => self.b.ins().f32const(Ieee32::with_bits(bits as u32)),
             (_, ElementType::F64) => self.b.ins().f64const(Ieee64::with_bits(bits)),
-            _ => {
+            // Integers, and the types kept as their storage integer (the
+            // ones refused before code is built among them).
+            (Mode::Scalar, ElementType::Pred)
+            | (
+                _,
+                ElementType::S1
+                | ElementType::S2
+                | ElementType::S4
+                | ElementType::S8
+                | ElementType::S16
+                | ElementType::S32
+                | ElementType::S64
+                | ElementType::U1
+                | ElementType::U2
+                | ElementType::U4
+                | ElementType::U8
+                | ElementType::U16
+                | ElementType::U32
+                | ElementType::U64
+                | ElementType::F4E2M1FN
+                | ElementType::F8E3M4
+                | ElementType::F8E4M3
+                | ElementType::F8E4M3FN
+                | ElementType::F8E4M3FNUZ
+                | ElementType::F8E4M3B11FNUZ
+                | ElementType::F8E5M2
+                | ElementType::F8E5M2FNUZ
+                | ElementType::F8E8M0FNU
+                | ElementType::Bf16
+                | ElementType::F16
+                | ElementType::C64
+                | ElementType::C128
+                | ElementType::Tuple,
+            ) => {
                 let t = clif_type(et);
                 let v = bits & width_mask(t.bytes());
                 self.b.ins().iconst(t, v as i64)
@@ -465,8 +528,8 @@ impl KernelEmitter<'_, '_> {
             }
             BinaryOp::Mul => self.b.ins().imul(a, b),
             BinaryOp::Div if float => self.b.ins().fdiv(a, b),
-            BinaryOp::Div => self.int_divrem(op, et, a, b),
-            BinaryOp::Rem if !float => self.int_divrem(op, et, a, b),
+            BinaryOp::Div => self.int_divrem(IntDiv::Quotient, et, a, b),
+            BinaryOp::Rem if !float => self.int_divrem(IntDiv::Remainder, et, a, b),
             BinaryOp::Max if float => self.float_max_min(mode, true, a, b),
             BinaryOp::Min if float => self.float_max_min(mode, false, a, b),
             BinaryOp::Max if signed => self.b.ins().smax(a, b),
@@ -480,14 +543,17 @@ impl KernelEmitter<'_, '_> {
             BinaryOp::And => self.b.ins().band(a, b),
             BinaryOp::Or => self.b.ins().bor(a, b),
             BinaryOp::Xor => self.b.ins().bxor(a, b),
-            BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical => {
-                let amt = match mode {
-                    Mode::Scalar => b,
-                    Mode::Vector(_) => {
-                        amount.ok_or_else(|| bug("vector shift by a varying amount"))?
-                    }
-                };
-                self.shift(mode, op, et, a, amt)
+            BinaryOp::ShiftLeft => {
+                let amt = shift_amount(mode, b, amount)?;
+                self.shift(mode, Shift::Left, et, a, amt)
+            }
+            BinaryOp::ShiftRightArithmetic => {
+                let amt = shift_amount(mode, b, amount)?;
+                self.shift(mode, Shift::RightArithmetic, et, a, amt)
+            }
+            BinaryOp::ShiftRightLogical => {
+                let amt = shift_amount(mode, b, amount)?;
+                self.shift(mode, Shift::RightLogical, et, a, amt)
             }
             BinaryOp::Compare(dir, ComparisonOrder::Natural) => {
                 if float {
@@ -522,7 +588,7 @@ impl KernelEmitter<'_, '_> {
     pub(super) fn shift(
         &mut self,
         mode: Mode,
-        op: BinaryOp,
+        op: Shift,
         et: ElementType,
         x: Value,
         amt: Value,
@@ -532,13 +598,13 @@ impl KernelEmitter<'_, '_> {
         let w = self.b.ins().iconst(t, bits as i64);
         let big = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, amt, w);
         match op {
-            BinaryOp::ShiftRightArithmetic => {
+            Shift::RightArithmetic => {
                 let wm1 = self.b.ins().iconst(t, (bits - 1) as i64);
                 let a = self.b.ins().select(big, wm1, amt);
                 self.b.ins().sshr(x, a)
             }
-            _ => {
-                let r = if op == BinaryOp::ShiftLeft {
+            Shift::Left | Shift::RightLogical => {
+                let r = if op == Shift::Left {
                     self.b.ins().ishl(x, amt)
                 } else {
                     self.b.ins().ushr(x, amt)
@@ -549,13 +615,7 @@ impl KernelEmitter<'_, '_> {
         }
     }
 
-    pub(super) fn int_divrem(
-        &mut self,
-        op: BinaryOp,
-        et: ElementType,
-        x: Value,
-        y: Value,
-    ) -> Value {
+    pub(super) fn int_divrem(&mut self, op: IntDiv, et: ElementType, x: Value, y: Value) -> Value {
         let t = clif_type(et);
         let bits = t.bits();
         let zero = self.b.ins().iconst(t, 0);
@@ -574,7 +634,7 @@ impl KernelEmitter<'_, '_> {
         };
         let ys = self.b.ins().select(bad, one, y);
         match op {
-            BinaryOp::Div => {
+            IntDiv::Quotient => {
                 let q = if signed {
                     self.b.ins().sdiv(x, ys)
                 } else {
@@ -583,7 +643,7 @@ impl KernelEmitter<'_, '_> {
                 let all = self.b.ins().iconst(t, width_mask(t.bytes()) as i64);
                 self.b.ins().select(is_zero, all, q)
             }
-            _ => {
+            IntDiv::Remainder => {
                 let r = if signed {
                     self.b.ins().srem(x, ys)
                 } else {
@@ -668,10 +728,40 @@ impl KernelEmitter<'_, '_> {
                     self.b.ins().icmp(IntCC::NotEqual, x, z)
                 }
             } else if from.is_pred() {
+                // The vector plan converts `pred` only to a type of the
+                // mask's lane width that is an integer or `f32`/`f64`.
                 let one_bits = match to {
                     E::F32 => 1.0f32.to_bits() as u64,
                     E::F64 => 1.0f64.to_bits(),
-                    _ => 1,
+                    E::Pred
+                    | E::S1
+                    | E::S2
+                    | E::S4
+                    | E::S8
+                    | E::S16
+                    | E::S32
+                    | E::S64
+                    | E::U1
+                    | E::U2
+                    | E::U4
+                    | E::U8
+                    | E::U16
+                    | E::U32
+                    | E::U64
+                    | E::F4E2M1FN
+                    | E::F8E3M4
+                    | E::F8E4M3
+                    | E::F8E4M3FN
+                    | E::F8E4M3FNUZ
+                    | E::F8E4M3B11FNUZ
+                    | E::F8E5M2
+                    | E::F8E5M2FNUZ
+                    | E::F8E8M0FNU
+                    | E::Bf16
+                    | E::F16
+                    | E::C64
+                    | E::C128
+                    | E::Tuple => 1,
                 };
                 let one = self.constant(Mode::Vector(w), to, one_bits);
                 let it = vector_type(E::Pred, w);

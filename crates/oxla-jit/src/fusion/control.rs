@@ -63,7 +63,7 @@ use oxla_ir::{Body, Computation, ComputationId, ElementType, InstId, OpKind, Res
 use crate::entity::{BufferId, IdVec, RegionId};
 
 use super::tuples::{self, Sym, Tree};
-use super::{BufferKind, Plan, Step, StepKind};
+use super::{BufferKind, Plan, Step, StepClass, StepKind};
 
 /// What a region is run for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,11 +187,15 @@ fn state_sym(body: &Body, li: usize) -> Option<Sym> {
 /// Whether instruction `i` runs as a step of its own.
 fn is_step(body: &Body, mat: &[bool], i: usize) -> bool {
     let inst = &body.instructions[i];
-    match &inst.kind {
-        OpKind::Parameter { .. } | OpKind::Constant { .. } => false,
-        kind if tuples::is_alias(kind) => false,
-        kind if tuples::produces_parts(kind, &inst.shape) => true,
-        _ => mat[i],
+    match super::step_class(&inst.kind) {
+        StepClass::Param | StepClass::Constant | StepClass::Alias => false,
+        StepClass::While { .. } | StepClass::Branch { .. } => true,
+        StepClass::Sort { .. }
+        | StepClass::TopK { .. }
+        | StepClass::Reduce
+        | StepClass::Dot { .. }
+        | StepClass::Family(_)
+        | StepClass::Fused => tuples::produces_parts(&inst.kind, &inst.shape) || mat[i],
     }
 }
 
@@ -549,8 +553,8 @@ impl<'a> Buffers<'a> {
                 .get(k)
                 .map_or_else(Vec::new, |o| trees[o.index()].flat())
         };
-        match &inst.kind {
-            OpKind::While {
+        match super::step_class(&inst.kind) {
+            StepClass::While {
                 condition,
                 body: loop_body,
             } => {
@@ -583,7 +587,7 @@ impl<'a> Buffers<'a> {
                     fused,
                 })
             }
-            OpKind::Conditional { branches } => {
+            StepClass::Branch { branches } => {
                 let selector = match operand(0).first() {
                     Some(&s) => self.buffer_or_param(s),
                     None => out,
@@ -607,7 +611,15 @@ impl<'a> Buffers<'a> {
                     fused: vec![],
                 })
             }
-            _ => Err(crate::error::internal(
+            StepClass::Param
+            | StepClass::Constant
+            | StepClass::Alias
+            | StepClass::Sort { .. }
+            | StepClass::TopK { .. }
+            | StepClass::Reduce
+            | StepClass::Dot { .. }
+            | StepClass::Family(_)
+            | StepClass::Fused => Err(crate::error::internal(
                 crate::error::Stage::Fusion,
                 format!("`{}` is not a loop or a branch", inst.name),
             )),

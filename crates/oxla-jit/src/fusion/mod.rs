@@ -236,6 +236,122 @@ pub(crate) fn op_cost(kind: &OpKind) -> u64 {
     kind.opcode().cost().weight()
 }
 
+/// What the plan makes of an op: the one place fusion decides, per op,
+/// whether it gets a buffer and which kind of step computes it. Every op
+/// is listed, so a new op is a compile error here; the data the planning
+/// of a step needs is carried along.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum StepClass<'a> {
+    /// A parameter: the argument's buffer (its parts for a tuple).
+    Param,
+    /// A constant: the executable's own buffer unless it is a scalar
+    /// (then fused into each reader).
+    Constant,
+    /// Passes values through (a tuple, an element of one, a barrier): no
+    /// buffer of its own (see `tuples.rs`).
+    Alias,
+    /// A `while` loop: a control step with a buffer per leaf.
+    While {
+        /// The condition.
+        condition: &'a ComputationId,
+        /// The body.
+        body: &'a ComputationId,
+    },
+    /// A `conditional`: a control step with a buffer per leaf.
+    Branch {
+        /// The branches.
+        branches: &'a [ComputationId],
+    },
+    /// A `sort`: sort steps over materialised operands.
+    Sort {
+        /// The dimension sorted along.
+        dimension: &'a i64,
+        /// The comparator.
+        to_apply: &'a ComputationId,
+    },
+    /// A `top-k`: a sort step over a materialised operand.
+    TopK {
+        /// How many per row.
+        k: &'a i64,
+        /// The largest or the smallest.
+        largest: &'a bool,
+    },
+    /// A `reduce`: a reduce step (a multi-reduce for a tuple).
+    Reduce,
+    /// A `dot`: a dot step.
+    Dot {
+        /// Batch and contracting dimensions.
+        dims: &'a DotDimensionNumbers,
+    },
+    /// An op with a step family of its own (`ops.rs`): always materialised.
+    Family(ops::OpFamily),
+    /// Everything else: an element-wise or index-map op, fused into its
+    /// readers, or a loop step when materialised.
+    Fused,
+}
+
+/// The [`StepClass`] of `kind`.
+pub(crate) fn step_class(kind: &OpKind) -> StepClass<'_> {
+    match kind {
+        OpKind::Parameter { .. } => StepClass::Param,
+        OpKind::Constant { .. } => StepClass::Constant,
+        OpKind::Tuple | OpKind::GetTupleElement { .. } | OpKind::OptimizationBarrier => {
+            StepClass::Alias
+        }
+        OpKind::While { condition, body } => StepClass::While { condition, body },
+        OpKind::Conditional { branches } => StepClass::Branch { branches },
+        OpKind::Sort {
+            dimension,
+            to_apply,
+            ..
+        } => StepClass::Sort {
+            dimension,
+            to_apply,
+        },
+        OpKind::TopK { k, largest } => StepClass::TopK { k, largest },
+        OpKind::Reduce { .. } => StepClass::Reduce,
+        OpKind::DotGeneral { dims } => StepClass::Dot { dims },
+        // `ops::op_family` names the family of each (it has one for each).
+        OpKind::DynamicUpdateSlice
+        | OpKind::Scatter { .. }
+        | OpKind::SelectAndScatter { .. }
+        | OpKind::ReduceWindow { .. }
+        | OpKind::Convolution { .. } => {
+            ops::op_family(kind).map_or(StepClass::Fused, StepClass::Family)
+        }
+        OpKind::Iota { .. }
+        | OpKind::Unary(_)
+        | OpKind::Binary { .. }
+        | OpKind::Convert
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::Broadcast { .. }
+        | OpKind::Reshape
+        | OpKind::Transpose { .. }
+        | OpKind::Slice { .. }
+        | OpKind::Concatenate { .. }
+        | OpKind::Reverse { .. }
+        | OpKind::Pad { .. }
+        | OpKind::Map { .. }
+        | OpKind::Gather { .. }
+        | OpKind::DynamicSlice { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. }
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. } => StepClass::Fused,
+    }
+}
+
 /// `true` if reading `operand` (operand slot `k`) of `user` repeats its
 /// elements (a broadcast in disguise).
 fn repeats(body: &Body, user: InstId, k: usize) -> bool {
@@ -255,7 +371,44 @@ fn repeats(body: &Body, user: InstId, k: usize) -> bool {
         | OpKind::SelectAndScatter { window, .. } => {
             window.dimensions.iter().map(|d| d.size).product::<i64>() > 1
         }
-        _ => false,
+        // Each element read at most once per output element (or read by
+        // a step of its own).
+        OpKind::Parameter { .. }
+        | OpKind::Constant { .. }
+        | OpKind::Iota { .. }
+        | OpKind::Unary(_)
+        | OpKind::Convert
+        | OpKind::Reshape
+        | OpKind::Transpose { .. }
+        | OpKind::Slice { .. }
+        | OpKind::Concatenate { .. }
+        | OpKind::Reverse { .. }
+        | OpKind::Reduce { .. }
+        | OpKind::DotGeneral { .. }
+        | OpKind::Tuple
+        | OpKind::GetTupleElement { .. }
+        | OpKind::While { .. }
+        | OpKind::Conditional { .. }
+        | OpKind::OptimizationBarrier
+        | OpKind::Map { .. }
+        | OpKind::Scatter { .. }
+        | OpKind::DynamicUpdateSlice
+        | OpKind::Complex
+        | OpKind::Real
+        | OpKind::Imag
+        | OpKind::Fft { .. }
+        | OpKind::Sort { .. }
+        | OpKind::TopK { .. }
+        | OpKind::BitcastConvert
+        | OpKind::Bitcast
+        | OpKind::ReducePrecision { .. }
+        | OpKind::Rng { .. }
+        | OpKind::RngBitGenerator { .. }
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::BatchNormTraining { .. }
+        | OpKind::BatchNormInference { .. }
+        | OpKind::BatchNormGrad { .. } => false,
     }
 }
 
@@ -298,17 +451,18 @@ impl Plan {
         // elements, barriers, loops and branches): never fused.
         let mut mat = vec![false; n];
         for (i, inst) in body.instructions.iter().enumerate() {
-            mat[i] = match &inst.kind {
-                OpKind::Parameter { .. } | OpKind::Reduce { .. } | OpKind::DotGeneral { .. } => {
-                    true
-                }
-                k if ops::op_family(k).is_some() => true,
-                OpKind::Constant { .. } => !inst.shape.is_scalar(),
-                kind => {
-                    tuples::is_alias(kind)
-                        || tuples::produces_parts(kind, &inst.shape)
-                        || sort::is_sort(kind)
-                }
+            mat[i] = match step_class(&inst.kind) {
+                StepClass::Param
+                | StepClass::Reduce
+                | StepClass::Dot { .. }
+                | StepClass::Family(_)
+                | StepClass::Alias
+                | StepClass::While { .. }
+                | StepClass::Branch { .. }
+                | StepClass::Sort { .. }
+                | StepClass::TopK { .. } => true,
+                StepClass::Constant => !inst.shape.is_scalar(),
+                StepClass::Fused => false,
             };
         }
         // Arrays read through an alias, a branch's operands and its
@@ -323,20 +477,27 @@ impl Plan {
             if !live[i] {
                 continue;
             }
-            match &inst.kind {
-                OpKind::GetTupleElement { .. } | OpKind::OptimizationBarrier => {
+            match step_class(&inst.kind) {
+                // A tuple's tree is never a leaf.
+                StepClass::Alias => {
                     if let Some(s) = trees[i].leaf() {
                         force(&mut mat, s);
                     }
                 }
-                kind if matches!(kind, OpKind::Conditional { .. }) || sort::is_sort(kind) => {
+                StepClass::Branch { .. } | StepClass::Sort { .. } | StepClass::TopK { .. } => {
                     for o in &inst.operands {
                         for s in trees[o.index()].flat() {
                             force(&mut mat, s);
                         }
                     }
                 }
-                _ => {}
+                StepClass::Param
+                | StepClass::Constant
+                | StepClass::While { .. }
+                | StepClass::Reduce
+                | StepClass::Dot { .. }
+                | StepClass::Family(_)
+                | StepClass::Fused => {}
             }
         }
         // Result leaves.
@@ -461,19 +622,19 @@ impl Plan {
             }
             let id = InstId(i as u32);
             let inst = body.inst(id);
-            match &inst.kind {
-                OpKind::Parameter { .. } if !inst.shape.is_tuple() => {
+            match step_class(&inst.kind) {
+                StepClass::Param if !inst.shape.is_tuple() => {
                     b.buffer_or_param(Sym::Inst(id));
                 }
-                OpKind::Parameter { .. } => {}
-                OpKind::GetTupleElement { .. } | OpKind::OptimizationBarrier => {
+                StepClass::Param => {}
+                // A tuple's tree is never a leaf: it has no buffer.
+                StepClass::Alias => {
                     if let Some(s) = trees[i].leaf() {
                         let buf = b.buffer_or_param(s);
                         b.plan.materialised.insert(id, buf);
                     }
                 }
-                OpKind::Tuple => {}
-                kind if tuples::produces_parts(kind, &inst.shape) => {
+                _ if tuples::produces_parts(&inst.kind, &inst.shape) => {
                     for (k, shape) in tuples::leaf_shapes(&inst.shape).iter().enumerate() {
                         let s = Sym::Part(id, k);
                         if b.buffer_of(s).is_none() {
@@ -489,18 +650,24 @@ impl Plan {
                         b.plan.materialised.insert(id, buf);
                     }
                 }
-                kind if mat[i]
-                    && b.buffer_of(Sym::Inst(id)).is_none()
-                    && !alias.contains_key(&id) =>
-                {
-                    let k = match kind {
-                        OpKind::Constant { literal } => BufferKind::Constant(literal.clone()),
-                        _ => BufferKind::Temp,
+                _ if mat[i] && b.buffer_of(Sym::Inst(id)).is_none() && !alias.contains_key(&id) => {
+                    let k = if let OpKind::Constant { literal } = &inst.kind {
+                        BufferKind::Constant(literal.clone())
+                    } else {
+                        BufferKind::Temp
                     };
                     let buf = b.plan.push(k, &inst.shape, &inst.name);
                     b.assign(Sym::Inst(id), buf);
                 }
-                _ => {}
+                StepClass::Constant
+                | StepClass::While { .. }
+                | StepClass::Branch { .. }
+                | StepClass::Sort { .. }
+                | StepClass::TopK { .. }
+                | StepClass::Reduce
+                | StepClass::Dot { .. }
+                | StepClass::Family(_)
+                | StepClass::Fused => {}
             }
         }
         // An operand updated in place lives in its (last) updater's buffer.
@@ -533,13 +700,13 @@ impl Plan {
             if !is_live {
                 continue;
             }
-            match &inst.kind {
-                OpKind::While { .. } | OpKind::Conditional { .. } => {
+            match step_class(&inst.kind) {
+                StepClass::While { .. } | StepClass::Branch { .. } => {
                     let step = b.control_step(comp, &trees, id, regions)?;
                     b.plan.steps.push(step);
                     continue;
                 }
-                OpKind::Reduce { .. } if inst.shape.is_tuple() => {
+                StepClass::Reduce if inst.shape.is_tuple() => {
                     let outs = b.parts_of(id);
                     let fused = b.plan.fused_under(body, &inst.operands);
                     b.plan.steps.push(Step {
@@ -552,7 +719,7 @@ impl Plan {
                     });
                     continue;
                 }
-                kind if sort::is_sort(kind) => {
+                StepClass::Sort { .. } | StepClass::TopK { .. } => {
                     // The buffers of its arrays (every array of a tuple's,
                     // as `produces_parts` made them).
                     let parts: HashMap<(InstId, usize), BufferId> = if inst.shape.is_tuple() {
@@ -565,19 +732,29 @@ impl Plan {
                     b.plan.sort_steps(comp, id, &parts)?;
                     continue;
                 }
-                _ => {}
+                StepClass::Param
+                | StepClass::Constant
+                | StepClass::Alias
+                | StepClass::Reduce
+                | StepClass::Dot { .. }
+                | StepClass::Family(_)
+                | StepClass::Fused => {}
             }
             let Some(&out) = b.plan.materialised.get(&id) else {
                 continue;
             };
             let plan = &mut b.plan;
-            match &inst.kind {
-                OpKind::Parameter { .. }
-                | OpKind::Constant { .. }
-                | OpKind::Tuple
-                | OpKind::GetTupleElement { .. }
-                | OpKind::OptimizationBarrier => {}
-                OpKind::Reduce { .. } => {
+            match step_class(&inst.kind) {
+                // Inputs and aliases compute nothing; loops, branches and
+                // sorts got their steps above.
+                StepClass::Param
+                | StepClass::Constant
+                | StepClass::Alias
+                | StepClass::While { .. }
+                | StepClass::Branch { .. }
+                | StepClass::Sort { .. }
+                | StepClass::TopK { .. } => {}
+                StepClass::Reduce => {
                     let fused = plan.fused_under(body, &inst.operands);
                     plan.steps.push(Step {
                         kind: StepKind::Reduce { inst: id },
@@ -585,14 +762,14 @@ impl Plan {
                         fused,
                     });
                 }
-                k if let Some(family) = ops::op_family(k) => {
+                StepClass::Family(family) => {
                     let in_place = inst
                         .operands
                         .first()
                         .is_some_and(|x| alias.get(x) == Some(&id));
                     plan.push_op_steps(body, family, id, out, in_place);
                 }
-                OpKind::DotGeneral { dims } => {
+                StepClass::Dot { dims } => {
                     let lhs = plan.dot_input(body, inst.operands[0], dims, true);
                     let rhs = plan.dot_input(body, inst.operands[1], dims, false);
                     let (sizes, _) = dot_sizes(body, inst.operands[0], inst.operands[1], dims);
@@ -607,7 +784,7 @@ impl Plan {
                         fused: vec![],
                     });
                 }
-                _ => {
+                StepClass::Fused => {
                     let fused = plan.fused_under(body, &inst.operands);
                     plan.steps.push(Step {
                         kind: StepKind::Loop { root: id },

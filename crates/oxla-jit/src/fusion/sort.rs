@@ -37,7 +37,7 @@ use oxla_ir::{
     InstId, OpKind, Result, Shape,
 };
 
-use super::{BufferKind, Plan, Step, StepKind};
+use super::{BufferKind, Plan, Step, StepClass, StepKind};
 use crate::entity::BufferId;
 use crate::error::{Stage, internal};
 use crate::graph::scalar_bits;
@@ -206,18 +206,17 @@ impl Plan {
             return Ok(());
         };
         let dims = body.inst(inst.operands[0]).shape.dims().to_vec();
-        let (dimension, how) = match &inst.kind {
-            OpKind::TopK { k, largest } => (
+        let (dimension, how) = match super::step_class(&inst.kind) {
+            StepClass::TopK { k, largest } => (
                 dims.len().saturating_sub(1),
                 SortHow::TopK {
                     k: *k,
                     largest: *largest,
                 },
             ),
-            OpKind::Sort {
+            StepClass::Sort {
                 dimension,
                 to_apply,
-                ..
             } => {
                 let how = match comparator_keys(comp, *to_apply) {
                     Some(keys) => {
@@ -283,7 +282,15 @@ impl Plan {
                 };
                 (usize::try_from(*dimension).unwrap_or(0), how)
             }
-            _ => {
+            StepClass::Param
+            | StepClass::Constant
+            | StepClass::Alias
+            | StepClass::While { .. }
+            | StepClass::Branch { .. }
+            | StepClass::Reduce
+            | StepClass::Dot { .. }
+            | StepClass::Family(_)
+            | StepClass::Fused => {
                 return Err(internal(
                     Stage::Fusion,
                     format!("`{}` is not a sort", inst.name),
@@ -303,11 +310,6 @@ impl Plan {
         });
         Ok(())
     }
-}
-
-/// Whether `kind` is an op of the sort family (computed by a sort step).
-pub(crate) fn is_sort(kind: &OpKind) -> bool {
-    matches!(kind, OpKind::Sort { .. } | OpKind::TopK { .. })
 }
 
 /// The keys of comparator `to_apply` if it is a lexicographic comparison

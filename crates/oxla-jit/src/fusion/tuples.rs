@@ -17,6 +17,8 @@
 
 use oxla_ir::{Body, InstId, OpKind, Shape};
 
+use super::StepClass;
+
 /// One array of a value: see the module docs.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum Sym {
@@ -102,24 +104,23 @@ fn parts(shape: &Shape, of: InstId, next: &mut usize) -> Tree {
 /// Whether `kind` (of an instruction of `shape`) produces its arrays as
 /// parts (see [`Sym::Part`]).
 pub(crate) fn produces_parts(kind: &OpKind, shape: &Shape) -> bool {
-    matches!(kind, OpKind::While { .. } | OpKind::Conditional { .. })
-        || (shape.is_tuple()
-            && matches!(
-                kind,
-                OpKind::Parameter { .. }
-                    | OpKind::Reduce { .. }
-                    | OpKind::Sort { .. }
-                    | OpKind::TopK { .. }
-            ))
+    match super::step_class(kind) {
+        StepClass::While { .. } | StepClass::Branch { .. } => true,
+        StepClass::Param | StepClass::Reduce | StepClass::Sort { .. } | StepClass::TopK { .. } => {
+            shape.is_tuple()
+        }
+        StepClass::Constant
+        | StepClass::Alias
+        | StepClass::Dot { .. }
+        | StepClass::Family(_)
+        | StepClass::Fused => false,
+    }
 }
 
 /// Whether `kind` only passes values through (a tuple, an element of one,
 /// a barrier): it computes nothing and has no buffer of its own.
 pub(crate) fn is_alias(kind: &OpKind) -> bool {
-    matches!(
-        kind,
-        OpKind::Tuple | OpKind::GetTupleElement { .. } | OpKind::OptimizationBarrier
-    )
+    matches!(super::step_class(kind), StepClass::Alias)
 }
 
 /// The value tree of every instruction of `body`, by index.
@@ -143,8 +144,56 @@ pub(crate) fn value_trees(body: &Body) -> Vec<Tree> {
                 _ => Tree::Leaf(Sym::Inst(id)),
             },
             OpKind::OptimizationBarrier => operand(0).unwrap_or(Tree::Leaf(Sym::Inst(id))),
-            kind if produces_parts(kind, &inst.shape) => parts(&inst.shape, id, &mut 0),
-            _ => Tree::Leaf(Sym::Inst(id)),
+            // Every other op: its parts, or itself.
+            kind @ (OpKind::Parameter { .. }
+            | OpKind::Constant { .. }
+            | OpKind::Iota { .. }
+            | OpKind::Unary(_)
+            | OpKind::Binary { .. }
+            | OpKind::Convert
+            | OpKind::Select
+            | OpKind::Clamp
+            | OpKind::Broadcast { .. }
+            | OpKind::Reshape
+            | OpKind::Transpose { .. }
+            | OpKind::Slice { .. }
+            | OpKind::Concatenate { .. }
+            | OpKind::Reverse { .. }
+            | OpKind::Pad { .. }
+            | OpKind::Reduce { .. }
+            | OpKind::DotGeneral { .. }
+            | OpKind::While { .. }
+            | OpKind::Conditional { .. }
+            | OpKind::Map { .. }
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. }) => {
+                if produces_parts(kind, &inst.shape) {
+                    parts(&inst.shape, id, &mut 0)
+                } else {
+                    Tree::Leaf(Sym::Inst(id))
+                }
+            }
         };
         trees.push(tree);
     }

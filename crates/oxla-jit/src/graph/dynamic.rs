@@ -19,9 +19,9 @@
 //! relies on); a `gather` whose slice is empty in some dimension gives
 //! zeros, as XLA's CPU backend does (and the interpreter).
 
-use oxla_ir::{ElementType, OpKind, Result};
+use oxla_ir::{ElementType, Result};
 
-use super::{Ctx, Graph, Key, Node, bug};
+use super::{Build, Ctx, Graph, Key, Node, bug, build_kind};
 use crate::entity::NodeId;
 use crate::ix::Ix;
 
@@ -67,10 +67,8 @@ impl Graph {
             guarded: key.guarded,
         };
         let at = |d: usize| idx.get(d).cloned().unwrap_or_else(|| Ix::constant(0));
-        match &inst.kind {
-            OpKind::Gather {
-                dims, slice_sizes, ..
-            } => {
+        match build_kind(&inst.kind) {
+            Build::Gather { dims, slice_sizes } => {
                 if slice_sizes.contains(&0) {
                     return Ok(IndexPlan::Zero);
                 }
@@ -148,7 +146,7 @@ impl Graph {
                     dims: starts.into_iter().zip(offsets).collect(),
                 })
             }
-            OpKind::DynamicSlice { slice_sizes } => {
+            Build::DynamicSlice { slice_sizes } => {
                 let vector =
                     inst.operands.len() == 2 && body.inst(inst.operands[1]).shape.rank() == 1;
                 let mut dims = Vec::with_capacity(operand_dims.len());
@@ -177,10 +175,9 @@ impl Graph {
                 }
                 Ok(IndexPlan::Read { requests, dims })
             }
-            _ => Err(bug(format!(
-                "`{}` is not a gather or dynamic-slice",
-                inst.name
-            ))),
+            Build::Reduce { .. } | Build::Dot { .. } | Build::Map { .. } | Build::Plan => Err(bug(
+                format!("`{}` is not a gather or dynamic-slice", inst.name),
+            )),
         }
     }
 

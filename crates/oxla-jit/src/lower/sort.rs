@@ -23,17 +23,20 @@ fn comparator_source<'a>(
     side_b: &'a [NodeId],
 ) -> impl Fn(InstId) -> Option<Source> + 'a {
     let body = comp.body(comparator);
-    move |i: InstId| match body.inst(i).kind {
-        OpKind::Parameter { number } => {
+    // Only these leaves are found; every other op of the body is computed.
+    move |i: InstId| {
+        let kind = &body.inst(i).kind;
+        if let OpKind::Parameter { number } = *kind {
             let k = usize::try_from(number / 2).ok()?;
             let side = if number % 2 == 0 { side_a } else { side_b };
             side.get(k).map(|&n| Source::Node(n))
+        } else if let OpKind::Constant { .. } = kind {
+            plan.called_constants
+                .get(&(comparator, i))
+                .map(|&b| Source::Buffer(b))
+        } else {
+            None
         }
-        OpKind::Constant { .. } => plan
-            .called_constants
-            .get(&(comparator, i))
-            .map(|&b| Source::Buffer(b)),
-        _ => None,
     }
 }
 

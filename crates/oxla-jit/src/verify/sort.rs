@@ -110,11 +110,9 @@ pub(super) fn check_sort_kernel(
             if extent(c.a) != Some(total) || extent(c.b) != Some(total) {
                 fail(first, "compares positions outside the elements of");
             }
-            let index_ok = match c.index_type {
-                ElementType::S32 => rows.length <= i64::from(i32::MAX),
-                ElementType::S64 => true,
-                _ => false,
-            };
+            // Indices are `s32` (rows that fit) or `s64`.
+            let index_ok = c.index_type == ElementType::S64
+                || (c.index_type == ElementType::S32 && rows.length <= i64::from(i32::MAX));
             if !index_ok || !holds(c.scratch, 2 * total, c.index_type) {
                 fail(c.scratch, "keeps its indices outside");
             }
