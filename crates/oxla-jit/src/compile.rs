@@ -223,7 +223,7 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     clock.lap("codegen");
     let threads = pool().map_or(1, |p| p.threads()) as i64;
     let tables = jit.tables();
-    let mut kernels: IdVec<RegionId, Vec<Vec<(Kernel, Option<Vec<u32>>)>>> = IdVec::new();
+    let mut kernels: IdVec<RegionId, crate::program::StepKernels> = IdVec::new();
     let mut texts: IdVec<RegionId, Vec<String>> = IdVec::new();
     let mut entry_io = Vec::new();
     for (r, steps) in compiled.into_iter_ids() {

@@ -187,6 +187,10 @@ fn advise_huge_pages(ptr: *const u8, bytes: usize) {
 impl Executable {
     /// The executable of `comp`, fused as `plan`, with the kernels of
     /// `module` and their texts.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one per thing the compile driver hands over"
+    )]
     pub(crate) fn new(
         comp: &Computation,
         plan: Plan,

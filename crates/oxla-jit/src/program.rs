@@ -25,6 +25,10 @@ use crate::executable::Kernel;
 use crate::fusion::tuples;
 use crate::fusion::{BufferKind, InitLeaf, Leaf, OutputTree, Plan, Regions, StepKind};
 
+/// The compiled kernels of each step of a region, in launch order, each
+/// with its own buffer table (see [`Program::build`]).
+pub(crate) type StepKernels = Vec<Vec<(Kernel, Option<Vec<u32>>)>>;
+
 /// Where one entry of the run's table points.
 #[derive(Clone, Debug)]
 pub(crate) enum Slot {
@@ -145,7 +149,7 @@ pub(crate) fn body_slots_alias_state(plan: &Plan) -> Vec<bool> {
 
 struct Builder<'a> {
     regions: &'a Regions,
-    kernels: &'a IdVec<RegionId, Vec<Vec<(Kernel, Option<Vec<u32>>)>>>,
+    kernels: &'a IdVec<RegionId, StepKernels>,
     slots: Vec<Slot>,
     constants: Vec<Literal>,
     kernel_count: usize,
@@ -159,7 +163,7 @@ impl Program {
     pub(crate) fn build(
         regions: &Regions,
         entry: RegionId,
-        kernels: &IdVec<RegionId, Vec<Vec<(Kernel, Option<Vec<u32>>)>>>,
+        kernels: &IdVec<RegionId, StepKernels>,
     ) -> Result<Program> {
         let mut b = Builder {
             regions,
