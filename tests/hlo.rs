@@ -982,9 +982,10 @@ fn difference(got: &Literal, want: &Literal, ulp: u64) -> Option<String> {
         return Some("a tuple against an array".into());
     };
     let bad = match (g, w) {
-        (ArrayData::F32(_), ArrayData::F32(_)) | (ArrayData::F64(_), ArrayData::F64(_)) => {
-            first_bad(g.len(), |i| ulps_at(g, w, i) > ulp)
-        }
+        (ArrayData::F32(_), ArrayData::F32(_))
+        | (ArrayData::F64(_), ArrayData::F64(_))
+        | (ArrayData::Bf16(_), ArrayData::Bf16(_))
+        | (ArrayData::F16(_), ArrayData::F16(_)) => first_bad(g.len(), |i| ulps_at(g, w, i) > ulp),
         // Other types by their text, a NaN's sign aside (`-nan` is `nan`:
         // the narrow floats' and complex parts' NaNs match any NaN too).
         _ => first_bad(g.len(), |i| {
@@ -1023,6 +1024,19 @@ fn ulps_at(g: &ArrayData, w: &ArrayData, i: usize) -> u64 {
         (ArrayData::F64(g), ArrayData::F64(w)) => {
             float_ulps(g[i].is_nan(), w[i].is_nan(), f64_key(g[i]), f64_key(w[i]))
         }
+        // bf16 and f16 in their own ulps.
+        (ArrayData::Bf16(g), ArrayData::Bf16(w)) => float_ulps(
+            g[i].is_nan(),
+            w[i].is_nan(),
+            half_key(g[i].to_bits()),
+            half_key(w[i].to_bits()),
+        ),
+        (ArrayData::F16(g), ArrayData::F16(w)) => float_ulps(
+            g[i].is_nan(),
+            w[i].is_nan(),
+            half_key(g[i].to_bits()),
+            half_key(w[i].to_bits()),
+        ),
         _ => 0,
     }
 }
@@ -1047,6 +1061,16 @@ fn f32_key(x: f32) -> i128 {
     let b = i128::from(x.to_bits());
     if x.is_sign_negative() {
         -(b & 0x7fff_ffff) - 1
+    } else {
+        b
+    }
+}
+
+/// [`f32_key`] for the bits of a 16-bit float (bf16 or f16).
+fn half_key(bits: u16) -> i128 {
+    let b = i128::from(bits);
+    if bits & 0x8000 != 0 {
+        -(b & 0x7fff) - 1
     } else {
         b
     }

@@ -680,6 +680,49 @@ fn what_the_jit_refuses_names_the_interpreter() {
 // StableHLO modules
 // ---------------------------------------------------------------------------
 
+/// Issue 15's first point: JAX's StableHLO for each of the W1-W10 workloads
+/// (`tests/data/stablehlo/W*.mlir`, printed by JAX 0.10.2) runs through
+/// `oxla run` on both backends and gives JAX's outputs (within 1e-5 for
+/// floats: W5, W9 and W10 reduce in another order; exactly otherwise).
+#[test]
+fn jax_stablehlo_workloads_run_on_both_backends_and_match_jax() {
+    let jax = |f: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/stablehlo")
+            .join(f)
+    };
+    let names = [
+        "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9a", "W9b", "W10",
+    ];
+    let dir = temp_dir();
+    for name in names {
+        let mlir = jax(&format!("{name}.mlir"));
+        let inputs: Vec<String> = (0..)
+            .map(|k| jax(&format!("{name}.in{k}.npy")))
+            .take_while(|p| p.exists())
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        assert!(!inputs.is_empty(), "{name}: no inputs");
+        let want = oxla::npy::read_npy(jax(&format!("{name}.out0.npy"))).unwrap();
+        for backend in ["interp", "jit"] {
+            let out = dir.join(format!("{name}.{backend}.npy"));
+            let mut args = vec!["run", mlir.to_str().unwrap()];
+            for p in &inputs {
+                args.extend(["--input", p.as_str()]);
+            }
+            args.extend(["--output", out.to_str().unwrap(), "--backend", backend]);
+            let o = oxla(&args);
+            expect_status(&o, 0);
+            let got = oxla::npy::read_npy(&out).unwrap();
+            if want.element_type() == oxla::ElementType::F32 {
+                assert_close(&got, &want, 1e-5);
+            } else {
+                assert_eq!(got, want, "{name} on {backend}");
+            }
+        }
+    }
+}
+
 /// `oxla run`, `check`, `dump`, `convert` and `bench` take JAX's StableHLO
 /// (`tests/data/stablehlo/`) as they take HLO: by the `.mlir` extension or
 /// by content; the result matches JAX's output, and errors are located.

@@ -16,7 +16,7 @@ pub(crate) mod random;
 pub(crate) use linalg::{cholesky, triangular_solve};
 pub(crate) use random::{rng, rng_bit_generator};
 
-use oxla_ir::{ArrayData, ElementType, Literal, OpKind};
+use oxla_ir::{ArrayData, ElementType, Literal, OpKind, RealFloat};
 
 use crate::Eval;
 use crate::ops::{OpResult, array};
@@ -133,10 +133,29 @@ fn reduce_precision_bits(v: u64, total: u32, src_man: u32, exp: i64, man: i64) -
 }
 
 /// `reduce-precision` of a float array to `exponent_bits` and
-/// `mantissa_bits` (see [`reduce_precision_bits`]); a NaN stays the same
+/// `mantissa_bits` (see [`reduce_precision_bits`]); the narrower floats
+/// through f16 ([`via_f16`]); an f32, f64, bf16 or f16 NaN stays the same
 /// NaN, payload and sign included, whatever the format (what XLA:CPU does
 /// today; XLA's older evaluator turned it into `+inf` when no mantissa bit
 /// was kept).
+/// `reduce-precision` of a float narrower than f16 as XLA:CPU computes it:
+/// widened to f16 (exact), rounded on f16's bits, then rounded back to the
+/// type; a NaN comes back as the type's NaN (XLA:CPU's payloads there are
+/// an artefact of its conversions: not reproduced, NaN stays NaN).
+fn via_f16<T: RealFloat>(v: &[T], exponent_bits: i64, mantissa_bits: i64) -> Vec<T> {
+    v.iter()
+        .map(|&f| {
+            let w = oxla_ir::f16::from_f32(f.to_f32());
+            if w.is_nan() {
+                return T::from_f32(f32::NAN);
+            }
+            let bits = u64::from(w.to_bits());
+            let r = reduce_precision_bits(bits, 16, 10, exponent_bits, mantissa_bits);
+            T::from_f32(oxla_ir::f16::from_bits(r as u16).to_f32())
+        })
+        .collect()
+}
+
 pub(crate) fn reduce_precision(
     x: &Literal,
     exponent_bits: i64,
@@ -208,19 +227,51 @@ pub(crate) fn reduce_precision(
                 })
                 .collect(),
         )),
-        // XLA's bit rounding assumes an IEEE layout; the float8 kinds and
-        // f4e2m1fn are refused rather than rounded by another rule.
-        other @ (ArrayData::F4E2M1FN(_)
-        | ArrayData::F8E3M4(_)
-        | ArrayData::F8E4M3(_)
-        | ArrayData::F8E4M3FN(_)
-        | ArrayData::F8E4M3FNUZ(_)
-        | ArrayData::F8E4M3B11FNUZ(_)
-        | ArrayData::F8E5M2(_)
-        | ArrayData::F8E5M2FNUZ(_)
-        | ArrayData::F8E8M0FNU(_)) => Err(format!(
-            "reduce-precision of {} is not supported yet: convert to f32 first",
-            other.element_type()
+        // The float8 kinds and f4e2m1fn as XLA:CPU computes them: widened
+        // to f16 (exactly), rounded there by the f16 rule above, and
+        // rounded back to the type; f8e8m0fnu, whose range f16 lacks,
+        // through f32 (checked against JAX for every value of each kind
+        // and every format up to e8m10).
+        ArrayData::F4E2M1FN(v) => Ok(ArrayData::F4E2M1FN(via_f16(
+            v,
+            exponent_bits,
+            mantissa_bits,
+        ))),
+        ArrayData::F8E3M4(v) => Ok(ArrayData::F8E3M4(via_f16(v, exponent_bits, mantissa_bits))),
+        ArrayData::F8E4M3(v) => Ok(ArrayData::F8E4M3(via_f16(v, exponent_bits, mantissa_bits))),
+        ArrayData::F8E4M3FN(v) => Ok(ArrayData::F8E4M3FN(via_f16(
+            v,
+            exponent_bits,
+            mantissa_bits,
+        ))),
+        ArrayData::F8E4M3FNUZ(v) => Ok(ArrayData::F8E4M3FNUZ(via_f16(
+            v,
+            exponent_bits,
+            mantissa_bits,
+        ))),
+        ArrayData::F8E4M3B11FNUZ(v) => Ok(ArrayData::F8E4M3B11FNUZ(via_f16(
+            v,
+            exponent_bits,
+            mantissa_bits,
+        ))),
+        ArrayData::F8E5M2(v) => Ok(ArrayData::F8E5M2(via_f16(v, exponent_bits, mantissa_bits))),
+        ArrayData::F8E5M2FNUZ(v) => Ok(ArrayData::F8E5M2FNUZ(via_f16(
+            v,
+            exponent_bits,
+            mantissa_bits,
+        ))),
+        ArrayData::F8E8M0FNU(v) => Ok(ArrayData::F8E8M0FNU(
+            v.iter()
+                .map(|&f| {
+                    let w = f.to_f32();
+                    if w.is_nan() {
+                        return f;
+                    }
+                    let bits = u64::from(w.to_bits());
+                    let r = reduce_precision_bits(bits, 32, 23, exponent_bits, mantissa_bits);
+                    oxla_ir::Float8E8M0FNU::from_f32(f32::from_bits(r as u32))
+                })
+                .collect(),
         )),
         other @ (ArrayData::Pred(_)
         | ArrayData::S1(_)

@@ -3,7 +3,7 @@
 //! [`to_stablehlo`] turns any verified [`Computation`] into a
 //! `module @name attributes {...} { func.func public @main(...) { ... } }`
 //! in MLIR's pretty form: `stablehlo.add %0, %1 : tensor<2x3xf32>`,
-//! `stablehlo.compare  GT, %a, %b,  FLOAT : (...) -> ...`, reduces in their
+//! `stablehlo.compare GT, %a, %b, FLOAT : (...) -> ...`, reduces in their
 //! compact `applies stablehlo.add` form when the reducer is a single
 //! commutative op and with a `reducer(...)` region otherwise.
 //!
@@ -57,6 +57,7 @@ pub fn to_stablehlo(comp: &Computation) -> Result<String, ExportError> {
             computation: comp.name().to_string(),
             reason: e.to_string(),
         })?;
+    refuse_s1(comp)?;
     let entry = comp.entry();
     let mut state = NameState::default();
     // Tuple-typed parameters are flattened into one argument per leaf.
@@ -361,7 +362,7 @@ fn emit_body(
                     let (_, ls) = operand(0);
                     let ot = tensor_type(&ls.with_dims_of(shape));
                     format!(
-                        "stablehlo.compare  {}, {a}, {b},  {} : ({ot}, {ot}) -> {ty}",
+                        "stablehlo.compare {}, {a}, {b}, {} : ({ot}, {ot}) -> {ty}",
                         direction(*dir),
                         order.comparison_type(ls.element_type())
                     )
@@ -1133,7 +1134,7 @@ fn flush(
                 let pred = tensor_type(&Shape::scalar(ElementType::Pred));
                 let _ = writeln!(
                     out,
-                    "{pad}  %{v} = stablehlo.compare  LT, %arg{n}, %arg{},  {ty} : ({t}, {t}) -> {pred}",
+                    "{pad}  %{v} = stablehlo.compare LT, %arg{n}, %arg{}, {ty} : ({t}, {t}) -> {pred}",
                     n + 1
                 );
                 let _ = writeln!(out, "{pad}  stablehlo.return %{v} : {pred}");
@@ -1317,11 +1318,39 @@ fn list(values: &[i64]) -> String {
     format!("[{}]", v.join(", "))
 }
 
+/// StableHLO has no 1-bit signed integer (its integers are `si2`..`si64`,
+/// written signless, `ui2`..`ui64`, and `i1`, which is the boolean): an
+/// `s1` value would read back as `pred`, so a module holding one is
+/// refused, naming the first instruction and its shape.
+fn refuse_s1(comp: &Computation) -> Result<(), ExportError> {
+    fn has_s1(s: &oxla_ir::Shape) -> bool {
+        if s.is_array() {
+            s.element_type() == ElementType::S1
+        } else {
+            s.tuple_shapes().iter().any(has_s1)
+        }
+    }
+    for body in comp.bodies() {
+        if let Some(i) = body.instructions.iter().find(|i| has_s1(&i.shape)) {
+            return Err(ExportError::Unsupported {
+                computation: comp.name().to_string(),
+                instruction: i.name.clone(),
+                reason: format!(
+                    "its shape {} holds s1, and StableHLO has no 1-bit signed integer (`i1` is its boolean; convert to s2 or pred first)",
+                    i.shape
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// `f32`, `i1`, `ui8`, `bf16`, `f8E4M3FN`, `complex<f32>`, ...
 pub(crate) fn element_type(ty: ElementType) -> &'static str {
     match ty {
         ElementType::Pred => "i1",
-        ElementType::S1 => "i1",
+        // Refused before anything is written (`refuse_s1`).
+        ElementType::S1 => "si1",
         ElementType::S2 => "i2",
         ElementType::S4 => "i4",
         ElementType::S8 => "i8",
@@ -1672,7 +1701,7 @@ ENTRY pin {
     %0:2 = stablehlo.while(%iterArg = %c, %iterArg_0 = %arg1) : tensor<i32>, tensor<2xf32>
     cond {
       %c_1 = stablehlo.constant dense<3> : tensor<i32>
-      %4 = stablehlo.compare  LT, %iterArg, %c_1,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %4 = stablehlo.compare LT, %iterArg, %c_1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
       stablehlo.return %4 : tensor<i1>
     } do {
       %c_1 = stablehlo.constant dense<1> : tensor<i32>

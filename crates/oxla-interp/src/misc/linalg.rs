@@ -1,5 +1,6 @@
 //! `cholesky` and `triangular-solve`, matrix by matrix over the leading
-//! (batch) dimensions, in the element type.
+//! (batch) dimensions, in the element type (`f32`, `f64`, and `bf16`/`f16`
+//! with every operation rounded to the type, as XLA:CPU computes them).
 //!
 //! XLA:CPU expands both into blocked algorithms whose summation order
 //! differs from the textbook loops here, so results agree with XLA within
@@ -55,6 +56,27 @@ mod num_like {
     }
     float!(f32);
     float!(f64);
+
+    /// The half-width floats: every operation in `f32`, rounded to the
+    /// type after each one, as XLA:CPU computes their elementwise ops (and
+    /// so its expansion of the two algorithms).
+    macro_rules! half {
+        ($t:ty) => {
+            impl Float for $t {
+                const ZERO: Self = <$t>::ZERO;
+                const ONE: Self = <$t>::ONE;
+                const NAN: Self = <$t>::NAN;
+                fn sqrt(self) -> Self {
+                    <$t>::from_f32(self.to_f32().sqrt())
+                }
+                fn is_nan(self) -> bool {
+                    <$t>::is_nan(self)
+                }
+            }
+        };
+    }
+    half!(oxla_ir::bf16);
+    half!(oxla_ir::f16);
 }
 
 /// The size `n` of the square matrices in the two minor dims of `dims`,
@@ -118,6 +140,8 @@ pub(crate) fn cholesky(a: &Literal, lower: bool) -> OpResult<ArrayData> {
     match array(a)? {
         ArrayData::F32(v) => Ok(ArrayData::F32(cholesky_typed(v, dims, lower)?)),
         ArrayData::F64(v) => Ok(ArrayData::F64(cholesky_typed(v, dims, lower)?)),
+        ArrayData::Bf16(v) => Ok(ArrayData::Bf16(cholesky_typed(v, dims, lower)?)),
+        ArrayData::F16(v) => Ok(ArrayData::F16(cholesky_typed(v, dims, lower)?)),
         other @ (ArrayData::Pred(_)
         | ArrayData::S8(_)
         | ArrayData::S16(_)
@@ -147,8 +171,6 @@ pub(crate) fn cholesky(a: &Literal, lower: bool) -> OpResult<ArrayData> {
         | ArrayData::F8E5M2(_)
         | ArrayData::F8E5M2FNUZ(_)
         | ArrayData::F8E8M0FNU(_)
-        | ArrayData::Bf16(_)
-        | ArrayData::F16(_)
         | ArrayData::C64(_)
         | ArrayData::C128(_)) => Err(format!(
             "cholesky of {} is not supported yet: convert to f32 (or f64) first",
@@ -256,6 +278,14 @@ pub(crate) fn triangular_solve(
     }
     if let (ArrayData::F64(a), ArrayData::F64(b)) = (a, b) {
         return Ok(ArrayData::F64(triangular_solve_typed(a, b, dims, options)?));
+    }
+    if let (ArrayData::Bf16(a), ArrayData::Bf16(b)) = (a, b) {
+        return Ok(ArrayData::Bf16(triangular_solve_typed(
+            a, b, dims, options,
+        )?));
+    }
+    if let (ArrayData::F16(a), ArrayData::F16(b)) = (a, b) {
+        return Ok(ArrayData::F16(triangular_solve_typed(a, b, dims, options)?));
     }
     Err(format!(
         "triangular-solve is not defined for {} and {}",

@@ -236,7 +236,7 @@ module @pools attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
     %1 = \"stablehlo.select_and_scatter\"(%arg0, %0, %cst_0) <{padding = dense<[[0, 0], [0, 1], [1, 0], [0, 0]]> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
     ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
-      %2 = stablehlo.compare  GE, %arg1, %arg2,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %2 = stablehlo.compare GE, %arg1, %arg2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
       stablehlo.return %2 : tensor<i1>
     }, {
     ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):

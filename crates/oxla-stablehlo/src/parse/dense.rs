@@ -91,6 +91,13 @@ pub(super) fn dense_literal(
                 push_value(src, &mut v, *s, *e, op)?;
                 return splat(shape, v, n, splat_budget, *s, src, op);
             }
+            if let DenseElem::Complex(pos, re, im) = elem
+                && shape.rank() > 0
+            {
+                let mut v = empty(et);
+                push_complex(src, &mut v, *pos, *re, *im, op)?;
+                return splat(shape, v, n, splat_budget, *pos, src, op);
+            }
             let mut data = empty(et);
             walk(src, elem, shape.dims(), 0, &mut data, op)?;
             full(shape, data, attr.pos, src, op)
@@ -236,9 +243,57 @@ fn walk(
                 .iter()
                 .try_for_each(|i| walk(src, i, dims, level + 1, data, op))
         }
-        DenseElem::Complex(pos) => Err(src.error(
-            *pos,
-            format!("{op}: complex numbers are not supported (oxla has no complex element types)"),
+        DenseElem::Complex(pos, re, im) => {
+            if level != dims.len() {
+                return Err(src.error(
+                    *pos,
+                    format!(
+                        "{op}: a value where a list of {} element(s) belongs (dimension {level})",
+                        dims[level]
+                    ),
+                    format!("a `[...]` list of {} element(s)", dims[level]),
+                ));
+            }
+            push_complex(src, data, *pos, *re, *im, op)
+        }
+    }
+}
+
+/// Appends the complex number `(re, im)` to `data`, whose element type
+/// must be complex (each part read as the part type).
+fn push_complex(
+    src: &Source<'_>,
+    data: &mut ArrayData,
+    pos: usize,
+    re: (usize, usize),
+    im: (usize, usize),
+    op: &str,
+) -> Result<()> {
+    match data {
+        ArrayData::C64(v) => {
+            let mut parts = ArrayData::F32(Vec::new());
+            push_value(src, &mut parts, re.0, re.1, op)?;
+            push_value(src, &mut parts, im.0, im.1, op)?;
+            if let ArrayData::F32(p) = parts {
+                v.push(oxla_ir::Complex64::new(p[0], p[1]));
+            }
+            Ok(())
+        }
+        ArrayData::C128(v) => {
+            let mut parts = ArrayData::F64(Vec::new());
+            push_value(src, &mut parts, re.0, re.1, op)?;
+            push_value(src, &mut parts, im.0, im.1, op)?;
+            if let ArrayData::F64(p) = parts {
+                v.push(oxla_ir::Complex128::new(p[0], p[1]));
+            }
+            Ok(())
+        }
+        other => Err(src.error(
+            pos,
+            format!(
+                "{op}: a complex number in a constant of element type {}",
+                crate::export::element_type(other.element_type())
+            ),
             "a real value",
         )),
     }
@@ -350,7 +405,7 @@ pub(super) fn push_value(
         ArrayData::Bf16(v) => v.push(narrow(text, hex, &int, &bad)?),
         ArrayData::F16(v) => v.push(narrow(text, hex, &int, &bad)?),
         ArrayData::C64(_) | ArrayData::C128(_) => {
-            return Err(bad(" (complex constants are not read yet)", "a real value"));
+            return Err(bad("", "a complex number `(re, im)`"));
         }
         ArrayData::F32(v) => v.push(if hex {
             f32::from_bits(int(32, false)? as u32)

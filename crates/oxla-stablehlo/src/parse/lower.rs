@@ -198,6 +198,10 @@ pub(super) struct Target {
     /// The next suffix to try for each base name, so that finding a free
     /// name stays cheap when one name clashes thousands of times.
     suffixes: HashMap<String, usize>,
+    /// Values an op read only while it was built (the shape operand of
+    /// `stablehlo.rng`, which HLO's `rng` takes from its result type):
+    /// dropped when the body is done if nothing else uses them.
+    read_only: Vec<InstId>,
 }
 
 impl Target {
@@ -206,7 +210,43 @@ impl Target {
             instructions: Vec::new(),
             names: HashSet::new(),
             suffixes: HashMap::new(),
+            read_only: Vec::new(),
         }
+    }
+
+    /// The instructions, without the [`Target::read_only`] ones that
+    /// nothing uses (operands renumbered), and the root's new id.
+    fn finish(self, root: InstId) -> (Vec<Instruction>, InstId) {
+        let mut used = vec![false; self.instructions.len()];
+        used[root.index()] = true;
+        for i in &self.instructions {
+            for o in &i.operands {
+                used[o.index()] = true;
+            }
+        }
+        let mut keep = vec![true; self.instructions.len()];
+        for id in &self.read_only {
+            keep[id.index()] = used[id.index()];
+        }
+        let mut new_id = Vec::with_capacity(keep.len());
+        let mut next = 0u32;
+        for &k in &keep {
+            new_id.push(InstId(next));
+            next += u32::from(k);
+        }
+        let instructions = self
+            .instructions
+            .into_iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(mut i, _)| {
+                for o in &mut i.operands {
+                    *o = new_id[o.index()];
+                }
+                i
+            })
+            .collect();
+        (instructions, new_id[root.index()])
     }
 
     fn shape(&self, id: InstId) -> &Shape {
@@ -392,9 +432,10 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             entry_name = format!("{name}.{k}");
             k += 1;
         }
+        let (instructions, root) = t.finish(root);
         bodies.push(Body {
             name: entry_name,
-            instructions: t.instructions,
+            instructions,
             root,
         });
         Computation::from_bodies(name, bodies).map_err(|e| {
@@ -864,9 +905,10 @@ impl<'m, 's, 'a> Lowerer<'m, 's, 'a> {
             .map(|k| format!("region_{k}"))
             .find(|n| !taken.contains(n.as_str()))
             .unwrap_or_default();
+        let (instructions, root) = t.finish(root);
         self.bodies.push(Body {
             name,
-            instructions: t.instructions,
+            instructions,
             root,
         });
         Ok(ComputationId(self.bodies.len() as u32 - 1))
@@ -1147,6 +1189,12 @@ impl<'m, 'a> OpCx<'_, 'm, '_, 'a> {
                 )
             }
         }
+    }
+
+    /// Marks `id` as read only while the op was built: it is dropped when
+    /// the body is done if nothing uses it.
+    pub(super) fn read_only(&mut self, id: InstId) {
+        self.t.read_only.push(id);
     }
 
     /// The literal `id` holds when it is a constant: for operands whose

@@ -125,6 +125,9 @@ pub(super) fn rng(cx: Cx<'_, '_, '_, '_, '_>) -> Result<Vec<InstId>> {
             ));
         }
     }
+    // HLO's `rng` takes its shape from its result type: the constant is
+    // dropped unless something else uses it.
+    cx.read_only(shape);
     let operands = cx.operands[..2].to_vec();
     Ok(vec![cx.push(OpKind::Rng { distribution }, operands, &r)?])
 }

@@ -44,10 +44,16 @@
 //!   broadcasting, with NumPy's trailing alignment when
 //!   `broadcast_dimensions` is absent), `broadcast_select`, `constant`,
 //!   `constant_like`, `is_inf`, `is_pos_inf`, `is_neg_inf`, `square`,
-//!   `erf`, `tan`;
-//! - `tensor<...>` of `i1` (pred), `i8`..`i64` (s8..s64), `ui8`..`ui64`
-//!   (u8..u64), `f32`, `f64`, and `tuple<...>` of those; `dense<...>` as a
-//!   splat, nested lists or a hex blob, and `dense_resource<...>`.
+//!   `erf`, `tan`, `conj`, `broadcast_complex`, and the math functions
+//!   XLA expands into HLO ops (`erfc`, `erf_inv`, the inverse
+//!   trigonometric and hyperbolic functions, `cosh`, `sinh`, `lgamma`,
+//!   `digamma`, `next_after`: [`ops`]'s `chlo_math`, expanded as StableHLO's
+//!   `chlo-legalize-to-stablehlo` expands them);
+//! - complex numbers: `complex`, `real`, `imag`, `fft`;
+//! - `tensor<...>` of every element type oxla has (`i1` is pred, the
+//!   narrow integer and float kinds, `complex<f32>`, `complex<f64>`), and
+//!   `tuple<...>` of those; `dense<...>` as a splat, nested lists (complex
+//!   elements as `(re,im)`) or a hex blob, and `dense_resource<...>`.
 //!
 //! What is ignored, because it says nothing about the values computed:
 //! the attributes in [`lower::IGNORED_ATTRIBUTES`] (sharding, partition and
@@ -60,11 +66,12 @@
 //!
 //! What is refused, with an error at the offending text: every other
 //! attribute (an attribute is honoured or refused, never ignored); ops the
-//! IR does not have yet (`bitcast_convert`, `chlo.erf`, `fft`, ..., each
-//! with its reason); a `compare` whose type does not fit its operands
-//! (`TOTALORDER` on integers, as XLA refuses it); a dot `algorithm`;
-//! dynamic or unranked shapes; element types oxla lacks (`bf16`, `f16`,
-//! complex, quantized, `i4`, ...); control flow between blocks; recursion.
+//! IR does not have and cannot be built from (`chlo.zeta`, collectives,
+//! tokens, ..., each with its reason); a `compare` whose type does not fit
+//! its operands (`TOTALORDER` on integers, as XLA refuses it); a dot
+//! `algorithm`; dynamic or unranked shapes; element types oxla lacks
+//! (`tf32`, `complex<bf16>`, quantized, ...); control flow between blocks;
+//! recursion.
 //!
 //! Errors are [`oxla_ir::Error::Parse`], as the HLO parser's: the line and
 //! column, the source line with a caret, and a message that names the op

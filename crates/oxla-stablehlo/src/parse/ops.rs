@@ -18,10 +18,16 @@ use super::misc;
 use super::syntax::{Attr, NamedAttr};
 
 // The op families, one file each, as in the IR.
+mod chlo_math;
 mod ctrl;
 mod indexing;
 mod windows;
 
+use chlo_math::{
+    chlo_acos, chlo_acosh, chlo_asin, chlo_asinh, chlo_atan, chlo_atanh, chlo_broadcast_complex,
+    chlo_conj, chlo_cosh, chlo_digamma, chlo_erf_inv, chlo_erfc, chlo_lgamma, chlo_next_after,
+    chlo_sinh, complex, fft, imag, real,
+};
 use ctrl::{case, get_tuple_element, if_op, map, optimization_barrier, packed, while_loop};
 use indexing::{dynamic_slice, dynamic_update_slice, gather, scatter};
 use windows::{convolution, reduce_window, select_and_scatter};
@@ -119,6 +125,12 @@ pub(super) enum Syntax {
     /// `%x, format = e5m10 attr-dict : type`.
     ReducePrecision,
     // -- end of the misc family ---------------------------------------------
+    // -- complex numbers and fft --------------------------------------------
+    /// `%re, %im attr-dict : complex_type` (the parts' type is the
+    /// complex type's part) or `: (types) -> type`.
+    ComplexParts,
+    /// `%x, type = FFT, length = [4] attr-dict : (type) -> type`.
+    Fft,
     /// No pretty form: the generic form only.
     GenericOnly,
 }
@@ -339,6 +351,31 @@ pub(super) static OPS: &[OpDef] = &[
     row("chlo.is_pos_inf", ChloTyped, Op(chlo_is_pos_inf)),
     row("chlo.is_neg_inf", ChloTyped, Op(chlo_is_neg_inf)),
     row("chlo.square", ChloTyped, Op(chlo_square)),
+    // -- complex numbers and fft (`ops/chlo_math.rs`) -------------------------
+    row("stablehlo.complex", ComplexParts, Op(complex)),
+    row("stablehlo.real", SameType, Op(real)),
+    row("stablehlo.imag", SameType, Op(imag)),
+    row("stablehlo.fft", Fft, Op(fft)),
+    // -- CHLO math, expanded as XLA expands it (`ops/chlo_math.rs`) -----------
+    row("chlo.erfc", ChloTyped, Op(chlo_erfc)),
+    row("chlo.erf_inv", ChloTyped, Op(chlo_erf_inv)),
+    row("chlo.acos", ChloTyped, Op(chlo_acos)),
+    row("chlo.acosh", ChloTyped, Op(chlo_acosh)),
+    row("chlo.asin", ChloTyped, Op(chlo_asin)),
+    row("chlo.asinh", ChloTyped, Op(chlo_asinh)),
+    row("chlo.atan", ChloTyped, Op(chlo_atan)),
+    row("chlo.atanh", ChloTyped, Op(chlo_atanh)),
+    row("chlo.cosh", ChloTyped, Op(chlo_cosh)),
+    row("chlo.sinh", ChloTyped, Op(chlo_sinh)),
+    row("chlo.lgamma", ChloTyped, Op(chlo_lgamma)),
+    row("chlo.digamma", ChloTyped, Op(chlo_digamma)),
+    row("chlo.next_after", ChloTyped, Op(chlo_next_after)),
+    row("chlo.conj", ChloTyped, Op(chlo_conj)),
+    row(
+        "chlo.broadcast_complex",
+        ChloTyped,
+        Op(chlo_broadcast_complex),
+    ),
     // -- the misc family (`misc.rs`) --------------------------------------------
     row("stablehlo.popcnt", SameType, Unary(UnaryOp::PopCnt)),
     row(
@@ -416,30 +453,9 @@ pub(super) static OPS: &[OpDef] = &[
         Op(misc::batch_norm_grad),
     ),
     // -- not in the IR yet -----------------------------------------------------
-    not_yet(
-        "chlo.erfc",
-        "HLO has no `erfc` (XLA expands it); JAX's HLO text (`as_text(dialect=\"hlo\")`) spells erfc out in ops oxla has, and runs",
-    ),
-    not_yet(
-        "chlo.erf_inv",
-        "it lowers to HLO's `erf-inv`, which oxla's IR has no op for yet",
-    ),
-    not_yet("chlo.acos", NO_OP),
-    not_yet("chlo.acosh", NO_OP),
-    not_yet("chlo.asin", NO_OP),
-    not_yet("chlo.asinh", NO_OP),
-    not_yet("chlo.atan", NO_OP),
-    not_yet("chlo.atanh", NO_OP),
-    not_yet("chlo.cosh", NO_OP),
-    not_yet("chlo.sinh", NO_OP),
-    not_yet("chlo.lgamma", NO_OP),
-    not_yet("chlo.digamma", NO_OP),
     not_yet("chlo.polygamma", NO_OP),
     not_yet("chlo.zeta", NO_OP),
     not_yet("chlo.bessel_i1e", NO_OP),
-    not_yet("chlo.next_after", NO_OP),
-    not_yet("chlo.conj", "oxla has no complex types"),
-    not_yet("chlo.broadcast_complex", "oxla has no complex types"),
     not_yet("chlo.broadcast_next_after", NO_OP),
     not_yet("chlo.broadcast_polygamma", NO_OP),
     not_yet("chlo.broadcast_zeta", NO_OP),
@@ -447,14 +463,10 @@ pub(super) static OPS: &[OpDef] = &[
     not_yet("chlo.scan", NO_OP),
     not_yet("chlo.mulhi", NO_OP),
     not_yet("chlo._asin_acos_kernel", NO_OP),
-    not_yet("stablehlo.real", "oxla has no complex types"),
-    not_yet("stablehlo.imag", "oxla has no complex types"),
-    not_yet("stablehlo.complex", "oxla has no complex types"),
     not_yet(
         "stablehlo.custom_call",
         "a custom call runs code outside the module, which oxla cannot run",
     ),
-    not_yet("stablehlo.fft", NO_OP),
     not_yet("stablehlo.einsum", NO_OP),
     not_yet("stablehlo.unary_einsum", NO_OP),
     not_yet("stablehlo.torch_index_select", NO_OP),

@@ -50,6 +50,8 @@ pub(super) fn parse(p: &mut Parser<'_, '_>, syntax: Syntax, op: &mut Operation) 
             same_type,
         } => keyword_after_operands(p, op, keyword, attr, optional, same_type),
         Syntax::ReducePrecision => reduce_precision(p, op),
+        Syntax::ComplexParts => complex_parts(p, op),
+        Syntax::Fft => fft(p, op),
         Syntax::GenericOnly => Err(p.c.err(
             op.pos,
             format!(
@@ -430,6 +432,59 @@ fn reduce_precision(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
 }
 
 // -- end of the misc family -----------------------------------------------
+
+// -- complex numbers and fft ----------------------------------------------
+
+/// `stablehlo.complex %re, %im attr-dict : tensor<4xcomplex<f32>>`: one
+/// type, the result's; the parts have its part type (`f32`).
+fn complex_parts(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = uses(p)?;
+    attr_dict(p, op)?;
+    p.c.expect(":", "before the op's type")?;
+    let t = p.parse_type()?;
+    if let Type::Function(..) = t.ty {
+        return p.assign_function(op, t);
+    }
+    let part = match &t.ty {
+        Type::Value(s) => match s.element_type().complex_component() {
+            Some(et) => Type::Value(s.with_element_type(et)),
+            None => {
+                return Err(p.c.err(
+                    t.pos,
+                    format!("the result type {s} is not complex"),
+                    "a tensor of complex<f32> or complex<f64>",
+                ));
+            }
+        },
+        other => other.clone(),
+    };
+    let part = TypeAt {
+        ty: part,
+        pos: t.pos,
+        end: t.end,
+    };
+    op.operand_types = vec![part; op.operands.len()];
+    op.result_types = vec![t];
+    Ok(())
+}
+
+/// `stablehlo.fft %x, type = FFT, length = [4] attr-dict : (type) ->
+/// type`: stored as `fft_type` and `fft_length`.
+fn fft(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = vec![p.value_use()?];
+    p.c.expect(",", "after the operand")?;
+    p.c.expect_keyword("type", "after the operand")?;
+    p.c.expect("=", "after `type`")?;
+    let (word, pos) = p.c.expect_bare("an fft type (`FFT`)")?;
+    set(op, "fft_type", Attr::Keyword(word.to_string()), pos);
+    p.c.expect(",", "after the fft type")?;
+    let pos = p.c.expect_keyword("length", "after the fft type")?;
+    p.c.expect("=", "after `length`")?;
+    let (list, _) = p.c.int_list("length")?;
+    set(op, "fft_length", dense_array(&list), pos);
+    attr_dict(p, op)?;
+    functional_signature(p, op)
+}
 
 /// CHLO's types: `: (types) -> type`, or `: type, type -> type` and
 /// `: type -> (types)`.

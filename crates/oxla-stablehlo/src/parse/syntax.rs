@@ -102,8 +102,9 @@ pub(super) enum DenseBody {
 pub(super) enum DenseElem {
     List(Vec<DenseElem>, usize),
     Scalar(usize, usize),
-    /// `(re, im)`: a complex number, which oxla does not have.
-    Complex(usize),
+    /// `(re, im)`: a complex number, its position and the spans of its
+    /// two parts.
+    Complex(usize, (usize, usize), (usize, usize)),
 }
 
 /// `key = value` in an attribute dictionary.
@@ -249,10 +250,12 @@ pub(super) fn element_type(name: &str) -> std::result::Result<ElementType, Strin
         "f16" => ElementType::F16,
         "f32" => ElementType::F32,
         "f64" => ElementType::F64,
+        "complex<f32>" => ElementType::C64,
+        "complex<f64>" => ElementType::C128,
         _ => {
             return Err(format!(
                 "oxla has no element type `{name}` (it has i1..i64, ui1..ui64, the float8 \
-                 kinds, f4E2M1FN, bf16, f16, f32, f64; complex is not read yet)"
+                 kinds, f4E2M1FN, bf16, f16, f32, f64, complex<f32> and complex<f64>)"
             ));
         }
     })
@@ -1338,9 +1341,23 @@ impl<'s, 'a> Parser<'s, 'a> {
             self.leave("");
             return Ok(DenseElem::List(items, pos));
         }
-        if self.c.peek() == Some(b'(') {
-            self.c.skip_balanced("a complex number")?;
-            return Ok(DenseElem::Complex(pos));
+        if self.c.eat("(") {
+            let part = |this: &mut Self| -> Result<(usize, usize)> {
+                this.c.skip_ws();
+                match this.c.number() {
+                    Some((s, e, _)) => Ok((s, e)),
+                    None => Err(this.c.err(
+                        this.c.pos,
+                        format!("expected a number, found {}", this.c.found()),
+                        "`(re, im)` with two numbers",
+                    )),
+                }
+            };
+            let re = part(self)?;
+            self.c.expect(",", "between a complex number's parts")?;
+            let im = part(self)?;
+            self.c.expect(")", "closing a complex number")?;
+            return Ok(DenseElem::Complex(pos, re, im));
         }
         if let Some((s, e, _)) = self.c.number() {
             return Ok(DenseElem::Scalar(s, e));
@@ -1458,6 +1475,24 @@ impl<'s, 'a> Parser<'s, 'a> {
                 Ok(match unsupported {
                     Some(why) => Type::Unsupported(why),
                     None => Type::Value(Shape::tuple(parts)),
+                })
+            }
+            "complex" if self.c.peek_raw() == Some(b'<') => {
+                // `complex<f32>`: a scalar type named by its spelling.
+                self.c.expect("<", "after complex")?;
+                let part = self.parse_type()?;
+                self.c.expect(">", "closing complex<...>")?;
+                Ok(match part.ty {
+                    Type::Scalar(p) if p == "f32" || p == "f64" => {
+                        Type::Scalar(format!("complex<{p}>"))
+                    }
+                    Type::Scalar(p) => Type::Unsupported(format!(
+                        "oxla has no type `complex<{p}>` (complex<f32> and complex<f64> only)"
+                    )),
+                    Type::Unsupported(why) => Type::Unsupported(why),
+                    Type::Value(_) | Type::Function(..) => {
+                        Type::Unsupported("a complex type's parts must be f32 or f64".to_string())
+                    }
                 })
             }
             "complex" | "vector" | "memref" => {

@@ -20,6 +20,7 @@
 
 #![allow(clippy::result_large_err)]
 
+mod chlo;
 mod common;
 mod corpus;
 mod errors;

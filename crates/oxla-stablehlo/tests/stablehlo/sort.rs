@@ -40,7 +40,7 @@ fn a_total_order_comparison_keeps_its_type() {
     );
     assert!(
         text.contains(
-            "%0 = stablehlo.compare  LT, %arg0, %arg1,  TOTALORDER : (tensor<4xf32>, \
+            "%0 = stablehlo.compare LT, %arg0, %arg1, TOTALORDER : (tensor<4xf32>, \
              tensor<4xf32>) -> tensor<4xi1>"
         ),
         "{text}"
@@ -62,7 +62,7 @@ fn a_sort_of_two_operands_has_a_region_and_two_results() {
   func.func public @main(%arg0: tensor<5xf32>, %arg1: tensor<5xi32>) -> (tensor<5xf32> {jax.result_info = \"result[0]\"}, tensor<5xi32> {jax.result_info = \"result[1]\"}) {
     %0:2 = \"stablehlo.sort\"(%arg0, %arg1) <{dimension = 0 : i64, is_stable = true}> ({
     ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>, %arg4: tensor<i32>, %arg5: tensor<i32>):
-      %1 = stablehlo.compare  LT, %arg2, %arg3,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %1 = stablehlo.compare LT, %arg2, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
       stablehlo.return %1 : tensor<i1>
     }) : (tensor<5xf32>, tensor<5xi32>) -> (tensor<5xf32>, tensor<5xi32>)
     return %0#0, %0#1 : tensor<5xf32>, tensor<5xi32>
@@ -86,7 +86,7 @@ fn a_sort_feeding_other_ops_numbers_its_region_after_them() {
         [
             "    %0 = \"stablehlo.sort\"(%arg0) <{dimension = 1 : i64, is_stable = false}> ({",
             "    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):",
-            "      %2 = stablehlo.compare  LT, %arg1, %arg2,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>",
+            "      %2 = stablehlo.compare LT, %arg1, %arg2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>",
             "      stablehlo.return %2 : tensor<i1>",
             "    }) : (tensor<2x4xf32>) -> tensor<2x4xf32>",
             "    %1 = stablehlo.slice %0 [0:2, 0:2] : (tensor<2x4xf32>) -> tensor<2x2xf32>",
@@ -111,7 +111,7 @@ fn topk_is_chlo_top_k_or_a_sort_and_slices() {
             "    %0 = stablehlo.iota dim = 1 : tensor<3x5xi32>",
             "    %1:2 = \"stablehlo.sort\"(%arg0, %0) <{dimension = 1 : i64, is_stable = true}> ({",
             "    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>, %arg3: tensor<i32>, %arg4: tensor<i32>):",
-            "      %4 = stablehlo.compare  LT, %arg1, %arg2,  TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>",
+            "      %4 = stablehlo.compare LT, %arg1, %arg2, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>",
             "      stablehlo.return %4 : tensor<i1>",
             "    }) : (tensor<3x5xf32>, tensor<3x5xi32>) -> (tensor<3x5xf32>, tensor<3x5xi32>)",
             "    %2 = stablehlo.slice %1#0 [0:3, 0:2] : (tensor<3x5xf32>) -> tensor<3x2xf32>",
@@ -173,7 +173,7 @@ fn a_sort_takes_the_last_dimension_and_no_stability_by_default() {
     // dimension counts from the end.
     let sort = |attrs: &str| {
         format!(
-            "module @m {{\n  func.func public @main(%arg0: tensor<2x3xi32>) -> tensor<2x3xi32> {{\n    %0 = \"stablehlo.sort\"(%arg0) {attrs} ({{\n    ^bb0(%arg1: tensor<i32>, %arg2: tensor<i32>):\n      %1 = stablehlo.compare  LT, %arg1, %arg2,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n      stablehlo.return %1 : tensor<i1>\n    }}) : (tensor<2x3xi32>) -> tensor<2x3xi32>\n    return %0 : tensor<2x3xi32>\n  }}\n}}\n"
+            "module @m {{\n  func.func public @main(%arg0: tensor<2x3xi32>) -> tensor<2x3xi32> {{\n    %0 = \"stablehlo.sort\"(%arg0) {attrs} ({{\n    ^bb0(%arg1: tensor<i32>, %arg2: tensor<i32>):\n      %1 = stablehlo.compare LT, %arg1, %arg2, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n      stablehlo.return %1 : tensor<i1>\n    }}) : (tensor<2x3xi32>) -> tensor<2x3xi32>\n    return %0 : tensor<2x3xi32>\n  }}\n}}\n"
         )
     };
     let default = hlo(&sort(""));
