@@ -1164,7 +1164,7 @@ fn generated_literal(shape: &Shape, next: &mut impl FnMut() -> u64) -> oxla::Res
                 .map(|_| ((next() % 33) as f64 - 16.0) / 4.0)
                 .collect::<Vec<f64>>(),
         ),
-        T::Tuple => Literal::zeros(shape),
+        T::Tuple | T::Token => Literal::zeros(shape),
         // The types of issue 13 from their text: small values the type
         // holds (the sub-byte integers wrap them), parts of complex ones.
         T::S1 | T::S2 | T::S4 | T::U1 | T::U2 | T::U4 => {

@@ -86,7 +86,12 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
         | OpKind::RngBitGenerator { .. }
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. } => None,
+        | OpKind::BatchNormGrad { .. }
+        | OpKind::CustomCall(_)
+        | OpKind::AfterAll
+        | OpKind::AddDependency
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. } => None,
         // The work of a loop's or a branch's body depends on values known
         // only at run time (the trip count, the branch taken).
         OpKind::While { .. } | OpKind::Conditional { .. } => None,

@@ -152,7 +152,7 @@ fn random_literal(shape: &Shape, rng: &mut SplitMix64) -> Result<Literal, CliErr
             .map(|_| oxla::Complex128::new(rng.unit(), rng.unit()))
             .collect::<Vec<_>>()
             .into(),
-        ElementType::Tuple => {
+        ElementType::Tuple | ElementType::Token => {
             return Err(CliError::Failure(format!(
                 "cannot generate a value of shape {shape}"
             )));

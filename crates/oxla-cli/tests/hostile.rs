@@ -247,7 +247,7 @@ fn check_lists_every_error() {
     let path = dir.join("many.hlo");
     std::fs::write(
         &path,
-        "HloModule many\n\nENTRY e {\n  a = f32[2] parameter(0)\n  b = f32[2] custom-call(a), custom_call_target=\"foo\"\n  c = f32[2] negate(b)\n  d = f32[3] negate(a)\n  w = f32[2] rng-get-and-update-state(), delta=1\n  r = f32[2] all-reduce(a), to_apply=add\n  ROOT z = f32[2] add(a, zz)\n}\n",
+        "HloModule many\n\nENTRY e {\n  a = f32[2] parameter(0)\n  b = f32[2] scaled-dot(a, a)\n  c = f32[2] negate(b)\n  d = f32[3] negate(a)\n  w = f32[2] shuffle(a)\n  r = f32[2] all-reduce(a), to_apply=add\n  ROOT z = f32[2] add(a, zz)\n}\n",
     )
     .unwrap();
     let p = path.to_str().unwrap();
@@ -255,9 +255,9 @@ fn check_lists_every_error() {
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let mut at = 0;
     for want in [
-        format!("{p}:5:14: unsupported op `custom-call`"),
+        format!("{p}:5:14: unsupported op `scaled-dot`"),
         format!("{p}:7:7: `d` declares shape f32[3] but its operands give f32[2]"),
-        format!("{p}:8:14: unsupported op `rng-get-and-update-state`"),
+        format!("{p}:8:14: unsupported op `shuffle`"),
         format!("{p}:9:14: `all-reduce` is a multi-device collective: out of scope"),
         format!("{p}:10:26: undefined operand `zz`"),
         format!("{p}: 5 error(s); the module is not valid"),

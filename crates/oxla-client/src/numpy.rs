@@ -982,6 +982,6 @@ fn scalar_literal(ty: ElementType, value: f64) -> Option<Literal> {
         | ElementType::F16 => Literal::float_scalar(ty, value),
         ElementType::C64 => Some(Literal::scalar(oxla_ir::Complex64::new(value as f32, 0.0))),
         ElementType::C128 => Some(Literal::scalar(oxla_ir::Complex128::new(value, 0.0))),
-        ElementType::Tuple => None,
+        ElementType::Tuple | ElementType::Token => None,
     }
 }

@@ -131,7 +131,8 @@ fn shares_its_operands(kind: &OpKind) -> bool {
         | OpKind::GetTupleElement { .. }
         | OpKind::OptimizationBarrier
         | OpKind::While { .. }
-        | OpKind::Conditional { .. } => true,
+        | OpKind::Conditional { .. }
+        | OpKind::AddDependency => true,
         OpKind::Iota { .. }
         | OpKind::Unary(_)
         | OpKind::Binary { .. }
@@ -170,7 +171,11 @@ fn shares_its_operands(kind: &OpKind) -> bool {
         | OpKind::TriangularSolve { .. }
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. } => false,
+        | OpKind::BatchNormGrad { .. }
+        | OpKind::CustomCall(_)
+        | OpKind::AfterAll
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. } => false,
     }
 }
 
@@ -296,6 +301,11 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
         | OpKind::BatchNormInference { .. }
         | OpKind::BatchNormGrad { .. } => 16 * operand(0).map_or(0, value_bytes),
         OpKind::Bitcast | OpKind::ReducePrecision { .. } => 0,
+        // Never evaluated; a token holds nothing.
+        OpKind::CustomCall(_) | OpKind::AfterAll | OpKind::AddDependency => 0,
+        // Operands converted to f64 and u64, and the result as s64.
+        OpKind::StochasticConvert => 24 * out,
+        OpKind::RngGetAndUpdateState { .. } => 0,
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }

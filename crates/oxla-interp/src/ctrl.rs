@@ -261,3 +261,97 @@ where
         results.pop().ok_or_else(|| "no result".to_string())
     }
 }
+
+/// A variadic `reduce-window`: `args` are N inputs and N init values; for
+/// each output position the accumulators start at the inits and the
+/// reducer folds in the inputs' elements at every window position in
+/// order (the one-input form's order), giving the tuple of N arrays.
+pub(crate) fn reduce_window_variadic<'a, 'b>(
+    cx: &Eval<'a>,
+    to_apply: ComputationId,
+    args: &[Value<'b>],
+    window: &oxla_ir::Window,
+    inst: &Instruction,
+    depth: usize,
+) -> OpResult<Value<'b>>
+where
+    'a: 'b,
+{
+    let n = args.len() / 2;
+    if n == 0 || args.len() != 2 * n || !inst.shape.is_tuple() {
+        return Err(format!(
+            "{} operands and result {}: a variadic reduce-window takes inputs and as many \
+             init values, and gives a tuple",
+            args.len(),
+            inst.shape
+        ));
+    }
+    let values = args
+        .iter()
+        .map(Value::array)
+        .collect::<OpResult<Vec<_>>>()?;
+    let (inputs, inits) = values.split_at(n);
+    let result_shapes = inst.shape.tuple_shapes();
+    if result_shapes.len() != n {
+        return Err(format!("{} results for {n} inputs", result_shapes.len()));
+    }
+    let x_dims = inputs[0].shape().dims();
+    let out_dims = result_shapes[0].dims();
+    let mut outs = result_shapes
+        .iter()
+        .map(zeros)
+        .collect::<OpResult<Vec<_>>>()?;
+    let mut failure: Option<String> = None;
+    let mut k = 0usize;
+    crate::index::for_each_index(out_dims, |idx| {
+        if failure.is_some() {
+            return;
+        }
+        let mut step = || -> OpResult<()> {
+            let mut accumulators: Vec<Literal> = inits.iter().map(|&l| l.clone()).collect();
+            for p in crate::windows::window_positions(window, x_dims, idx) {
+                let elements = inputs
+                    .iter()
+                    .map(|x| element_at(x, p))
+                    .collect::<OpResult<Vec<_>>>()?;
+                let params = accumulators
+                    .iter()
+                    .chain(&elements)
+                    .map(Value::Borrowed)
+                    .collect();
+                let result = call(cx, to_apply, "reducer", params, depth)?.into_literal();
+                accumulators = result
+                    .into_tuple_elements()
+                    .map_err(|r| format!("the reducer returned {}, not a tuple", r.shape()))?;
+                if accumulators.len() != n {
+                    return Err(format!(
+                        "the reducer `{}` returned {} values for {n} inputs",
+                        cx.body_name(to_apply),
+                        accumulators.len()
+                    ));
+                }
+            }
+            for (out, acc) in outs.iter_mut().zip(&accumulators) {
+                set_element(out, k, acc)?;
+            }
+            k += 1;
+            Ok(())
+        };
+        if let Err(e) = step() {
+            failure = Some(e);
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let results = result_shapes
+        .iter()
+        .zip(outs)
+        .map(|(s, data)| {
+            Literal::from_array_data(s.dims(), data)
+                .map(Value::from_literal)
+                .map_err(|e| e.to_string())
+        })
+        .collect::<OpResult<Vec<_>>>()?;
+    Ok(Value::tuple(results))
+}

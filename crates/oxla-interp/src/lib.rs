@@ -229,11 +229,35 @@ pub fn evaluate_with_budget(
     oxla_ir::verifier::verify(comp)?;
     // A constant printed as `{...}` has no values to compute with.
     comp.check_values_known()?;
+    refuse_external_code(comp)?;
     comp.check_arguments(args)?;
     budget::check(comp, max_bytes)?;
     let cx = Eval::new(comp);
     let args: Vec<Value<'_>> = args.iter().map(|&a| Value::Borrowed(a)).collect();
     misc::random::with_fresh_stream(|| cx.call(comp.entry_id(), args, 0)).map(Value::into_literal)
+}
+
+/// Refuses a computation that calls code outside the module (a
+/// `custom-call` anywhere, called bodies included): there is nothing in
+/// the module to run for it. An [`Error::UnsupportedOp`] naming the target.
+fn refuse_external_code(comp: &Computation) -> Result<()> {
+    for body in comp.bodies() {
+        for inst in &body.instructions {
+            if let OpKind::CustomCall(call) = &inst.kind {
+                return Err(Error::UnsupportedOp {
+                    backend: "interpreter".into(),
+                    op: "custom-call".into(),
+                    instruction: inst.name.clone(),
+                    computation: body.name.clone(),
+                    reason: format!(
+                        "`custom-call` to `{}` calls code outside the module; oxla cannot run it",
+                        call.target
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What every body evaluation of one [`evaluate`] shares: the computation,
@@ -391,7 +415,15 @@ impl<'a> Eval<'a> {
             | OpKind::Complex
             | OpKind::Real
             | OpKind::Imag
-            | OpKind::Fft { .. } => array_op(inst, &args)?,
+            | OpKind::Fft { .. }
+            | OpKind::StochasticConvert => array_op(inst, &args)?,
+            OpKind::RngGetAndUpdateState { .. } => {
+                return Err(
+                    "rng-get-and-update-state reads the random state of XLA's runtime, \
+                            which a module does not define; oxla cannot run it"
+                        .into(),
+                );
+            }
             OpKind::Scatter {
                 dims: numbers,
                 indices_are_sorted: _,
@@ -439,6 +471,21 @@ impl<'a> Eval<'a> {
             OpKind::OptimizationBarrier => {
                 return args.pop().ok_or_else(|| "operand 0 is missing".into());
             }
+            // -- tokens: a token is a unit value --
+            OpKind::AfterAll => return Ok(Value::from_literal(Literal::token())),
+            OpKind::AddDependency => {
+                return args
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| "operand 0 is missing".into());
+            }
+            // Refused before evaluation starts (`refuse_external_code`).
+            OpKind::CustomCall(call) => {
+                return Err(format!(
+                    "`custom-call` to `{}` calls code outside the module; oxla cannot run it",
+                    call.target
+                ));
+            }
             OpKind::While {
                 condition,
                 body: loop_body,
@@ -458,8 +505,10 @@ impl<'a> Eval<'a> {
             // -- the windows family (windows.rs) --
             OpKind::ReduceWindow { window, to_apply } => {
                 called_before(&[*to_apply], body)?;
-                if args.len() != 2 {
-                    return Err("a variadic reduce-window is not supported".into());
+                if args.len() != 2 || inst.shape.is_tuple() {
+                    return ctrl::reduce_window_variadic(
+                        self, *to_apply, &args, window, inst, depth,
+                    );
                 }
                 windows::reduce_window(
                     self,
@@ -690,6 +739,9 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
             op,
             broadcast_dimensions,
         } => ops::binary(*op, broadcast_dimensions, operand(0)?, operand(1)?, dims)?,
+        OpKind::StochasticConvert => {
+            misc::stochastic_convert(operand(0)?, operand(1)?, inst.shape.element_type())?
+        }
         OpKind::Convert => ops::convert(operand(0)?, inst.shape.element_type())?,
         OpKind::Select => ops::select(operand(0)?, operand(1)?, operand(2)?, dims)?,
         OpKind::Clamp => ops::clamp(operand(0)?, operand(1)?, operand(2)?, dims)?,
@@ -773,7 +825,11 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
         | OpKind::BatchNormGrad { .. }
         | OpKind::Scatter { .. }
         | OpKind::Sort { .. }
-        | OpKind::TopK { .. } => {
+        | OpKind::TopK { .. }
+        | OpKind::CustomCall(_)
+        | OpKind::AfterAll
+        | OpKind::AddDependency
+        | OpKind::RngGetAndUpdateState { .. } => {
             return Err(format!("`{}` is not an array op", inst.kind.opcode_name()));
         }
     })

@@ -12,9 +12,11 @@
 
 mod linalg;
 pub(crate) mod random;
+mod stochastic;
 
 pub(crate) use linalg::{cholesky, triangular_solve};
 pub(crate) use random::{rng, rng_bit_generator};
+pub(crate) use stochastic::stochastic_convert;
 
 use oxla_ir::{ArrayData, ElementType, Literal, OpKind, RealFloat};
 

@@ -128,7 +128,7 @@ fn for_each_combination(per_dim: &[Vec<Tap>], mut f: impl FnMut(&[Tap])) {
 
 /// The positions (row-major, in `base_dims`) of the base elements the
 /// window visits at output index `out`, in visiting order.
-fn window_positions(window: &Window, base_dims: &[i64], out: &[i64]) -> Vec<usize> {
+pub(crate) fn window_positions(window: &Window, base_dims: &[i64], out: &[i64]) -> Vec<usize> {
     let strides = row_major_strides(base_dims);
     let per_dim: Vec<Vec<Tap>> = window
         .dimensions

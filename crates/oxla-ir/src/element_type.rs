@@ -99,6 +99,8 @@ pub enum TypeKind {
     Complex,
     /// The element type of a tuple shape.
     Tuple,
+    /// The element type of a token shape.
+    Token,
 }
 
 #[doc(hidden)]
@@ -124,6 +126,9 @@ macro_rules! __define_element_type {
             $($variant,)*
             /// Not an array element type: the element type of a tuple shape.
             Tuple,
+            /// Not an array element type: the type of `token[]`, a value
+            /// without data that orders side effects (`after-all`).
+            Token,
         }
 
         impl ElementType {
@@ -139,6 +144,7 @@ macro_rules! __define_element_type {
                 match self {
                     $(ElementType::$variant => $name,)*
                     ElementType::Tuple => "tuple",
+                    ElementType::Token => "token",
                 }
             }
 
@@ -147,7 +153,7 @@ macro_rules! __define_element_type {
             pub fn byte_size(self) -> usize {
                 match self {
                     $(ElementType::$variant => $bytes,)*
-                    ElementType::Tuple => 0,
+                    ElementType::Tuple | ElementType::Token => 0,
                 }
             }
 
@@ -156,7 +162,7 @@ macro_rules! __define_element_type {
             pub fn bit_width(self) -> u32 {
                 match self {
                     $(ElementType::$variant => $bits,)*
-                    ElementType::Tuple => 0,
+                    ElementType::Tuple | ElementType::Token => 0,
                 }
             }
 
@@ -165,6 +171,7 @@ macro_rules! __define_element_type {
                 match self {
                     $(ElementType::$variant => TypeKind::$kind,)*
                     ElementType::Tuple => TypeKind::Tuple,
+                    ElementType::Token => TypeKind::Token,
                 }
             }
         }
@@ -268,6 +275,11 @@ impl ElementType {
         self == ElementType::Tuple
     }
 
+    /// `true` for `Token`, the type of `token[]` (not an array).
+    pub fn is_token(self) -> bool {
+        self == ElementType::Token
+    }
+
     /// The type of each part of a complex type (`f32` for `c64`, `f64` for
     /// `c128`); `None` for every other type.
     pub fn complex_component(self) -> Option<ElementType> {
@@ -321,7 +333,8 @@ impl ElementType {
             | ElementType::U64
             | ElementType::C64
             | ElementType::C128
-            | ElementType::Tuple => return None,
+            | ElementType::Tuple
+            | ElementType::Token => return None,
         };
         Some(FloatBits { exponent, mantissa })
     }

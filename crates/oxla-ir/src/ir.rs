@@ -32,6 +32,8 @@ mod window;
 pub use window::{ConvolutionDimensionNumbers, Window, WindowDim, WindowTextError};
 mod fft;
 pub use fft::FftType;
+mod custom_call;
+pub use custom_call::{CustomCall, CustomCallApiVersion};
 
 /// The index of an instruction within its [`Body`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -632,6 +634,29 @@ pub enum OpKind {
         /// The largest (`true`) or the smallest.
         largest: bool,
     },
+
+    // -- code outside the module, and tokens ---------------------------------
+    /// Operands: any values: a call to code outside the module
+    /// (`custom_call_target`); the result is the declared shape. Parsed,
+    /// verified and printed; never evaluated.
+    CustomCall(Box<CustomCall>),
+    /// Operands: any number of tokens: a token that orders after all of
+    /// them (a token carries no data).
+    AfterAll,
+    /// Operands: `[x, token]`: `x` unchanged, ordered after the token.
+    AddDependency,
+    /// Operands: `[x, random]`, a float array and unsigned integers of its
+    /// width and dims: `x` converted to the result's (signed) integer type,
+    /// rounding `|x|` up when `random` is below its fraction scaled to the
+    /// random type's range, saturating at the type's bounds.
+    StochasticConvert,
+    /// No operands: the backend's `u64[2]` random state, then advanced by
+    /// `delta`. Parsed and verified; never evaluated (the state is the
+    /// runtime's, not the module's).
+    RngGetAndUpdateState {
+        /// How far the state advances.
+        delta: i64,
+    },
 }
 
 impl OpKind {
@@ -684,6 +709,11 @@ impl OpKind {
             OpKind::BatchNormTraining { .. } => Opcode::BatchNormTraining,
             OpKind::BatchNormInference { .. } => Opcode::BatchNormInference,
             OpKind::BatchNormGrad { .. } => Opcode::BatchNormGrad,
+            OpKind::CustomCall(_) => Opcode::CustomCall,
+            OpKind::AfterAll => Opcode::AfterAll,
+            OpKind::AddDependency => Opcode::AddDependency,
+            OpKind::StochasticConvert => Opcode::StochasticConvert,
+            OpKind::RngGetAndUpdateState { .. } => Opcode::RngGetAndUpdateState,
         }
     }
 
@@ -708,6 +738,7 @@ impl OpKind {
             | OpKind::Sort { to_apply, .. } => vec![*to_apply],
             OpKind::While { condition, body } => vec![*condition, *body],
             OpKind::Conditional { branches } => branches.clone(),
+            OpKind::CustomCall(call) => call.called_computations.clone(),
             OpKind::SelectAndScatter {
                 select, scatter, ..
             } => vec![*select, *scatter],
@@ -748,7 +779,11 @@ impl OpKind {
             | OpKind::TriangularSolve { .. }
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
-            | OpKind::BatchNormGrad { .. } => vec![],
+            | OpKind::BatchNormGrad { .. }
+            | OpKind::AfterAll
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => vec![],
         }
     }
 
@@ -763,6 +798,7 @@ impl OpKind {
             | OpKind::Sort { to_apply, .. } => vec![to_apply],
             OpKind::While { condition, body } => vec![condition, body],
             OpKind::Conditional { branches } => branches.iter_mut().collect(),
+            OpKind::CustomCall(call) => call.called_computations.iter_mut().collect(),
             OpKind::SelectAndScatter {
                 select, scatter, ..
             } => vec![select, scatter],
@@ -803,7 +839,11 @@ impl OpKind {
             | OpKind::TriangularSolve { .. }
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
-            | OpKind::BatchNormGrad { .. } => vec![],
+            | OpKind::BatchNormGrad { .. }
+            | OpKind::AfterAll
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => vec![],
         }
     }
 

@@ -55,6 +55,8 @@ pub use ir::{
 pub use ir::{ConvolutionDimensionNumbers, Precision, Window, WindowDim};
 // fft's attribute.
 pub use ir::FftType;
+// custom-call's attributes.
+pub use ir::{CustomCall, CustomCallApiVersion};
 pub use ir::{GatherDimensionNumbers, ScatterDimensionNumbers};
 pub use literal::{ArrayData, Literal, StorageSink};
 pub use op_problem::{OpProblem, Signature};

@@ -54,7 +54,7 @@ macro_rules! __define_array_data {
                     $(ElementType::$variant => {
                         ArrayData::$variant(vec![<$rust as Default>::default(); n])
                     })*
-                    ElementType::Tuple => return None,
+                    ElementType::Tuple | ElementType::Token => return None,
                 })
             }
         }
@@ -107,7 +107,7 @@ macro_rules! __with_native_type_rows {
                 type $T = $rust;
                 $body
             })*
-            $crate::ElementType::Tuple => $tuple,
+            $crate::ElementType::Tuple | $crate::ElementType::Token => $tuple,
         }
     };
 }
@@ -366,7 +366,8 @@ impl Literal {
             | ElementType::U64
             | ElementType::C64
             | ElementType::C128
-            | ElementType::Tuple => None,
+            | ElementType::Tuple
+            | ElementType::Token => None,
         }
     }
 
@@ -382,6 +383,9 @@ impl Literal {
                 .map(Literal::zeros)
                 .collect::<Result<Vec<_>>>()?;
             return Ok(Literal::tuple(elements));
+        }
+        if shape.is_token() {
+            return Ok(Literal::token());
         }
         let n = shape.element_count() as usize;
         let data =
@@ -451,6 +455,22 @@ impl Literal {
         Literal {
             shape: Shape::tuple(elements.iter().map(|l| l.shape.clone()).collect()),
             payload: Payload::Tuple(elements),
+            home: Home::default(),
+        }
+    }
+
+    /// The value of a token (`token[]`), which carries no data.
+    ///
+    /// ```
+    /// use oxla_ir::Literal;
+    /// let t = Literal::token();
+    /// assert!(t.shape().is_token());
+    /// assert!(t.tuple_elements().is_none());
+    /// ```
+    pub fn token() -> Literal {
+        Literal {
+            shape: Shape::token(),
+            payload: Payload::Tuple(Vec::new()),
             home: Home::default(),
         }
     }
@@ -646,6 +666,9 @@ impl Literal {
     /// # Ok::<(), &str>(())
     /// ```
     pub fn into_tuple_elements(mut self) -> std::result::Result<Vec<Literal>, Literal> {
+        if self.shape.is_token() {
+            return Err(self);
+        }
         match &mut self.payload {
             Payload::Tuple(t) => Ok(std::mem::take(t)),
             Payload::Array(_) | Payload::Elided => Err(self),
@@ -654,6 +677,9 @@ impl Literal {
 
     /// The elements of a tuple literal; `None` for an array.
     pub fn tuple_elements(&self) -> Option<&[Literal]> {
+        if self.shape.is_token() {
+            return None;
+        }
         match &self.payload {
             Payload::Array(_) | Payload::Elided => None,
             Payload::Tuple(t) => Some(t),

@@ -58,6 +58,48 @@ pub enum OpProblem {
         /// The operands it has.
         operands: Vec<Shape>,
     },
+    // -- custom-call and tokens -----------------------------------------------
+    /// `operand_layout_constraints` gives another number of shapes than
+    /// the custom-call has operands (XLA's parser's wording).
+    #[error("Expected {operands} operand layout constraints, {given} given")]
+    LayoutConstraintCount {
+        /// How many operands the custom-call has.
+        operands: usize,
+        /// How many constraints are given.
+        given: usize,
+    },
+    /// A layout constraint's shape is not its operand's (element type and
+    /// dims; the layout is the constraint).
+    #[error(
+        "Operand {index} is not compatible with operand shape: the constraint {constraint} is given for the operand {operand}"
+    )]
+    LayoutConstraintShape {
+        /// Which operand.
+        index: usize,
+        /// The constraint's shape.
+        constraint: Shape,
+        /// The operand's shape.
+        operand: Shape,
+    },
+    /// `stochastic-convert`'s operands or result type do not fit (XLA's
+    /// sentence in `message`).
+    #[error("{message} (operand {operand}, random {random}).")]
+    StochasticConvert {
+        /// XLA's sentence.
+        message: String,
+        /// The float operand.
+        operand: Shape,
+        /// The random operand.
+        random: Shape,
+    },
+    /// An operand that must be a token is not (`add-dependency`'s second).
+    #[error("Operand {index} must be a token (token[]), but is {shape}.")]
+    NotAToken {
+        /// Which operand.
+        index: usize,
+        /// Its shape.
+        shape: Shape,
+    },
     /// A called computation does not exist, or comes after its caller.
     #[error(
         "{attribute} refers to computation #{id}, which does not exist or is not called before its caller."
@@ -1241,14 +1283,6 @@ pub enum OpProblem {
         index: usize,
         /// Its shape.
         input: Shape,
-    },
-    /// A variadic reduce-window, which oxla does not support yet.
-    #[error(
-        "a reduce-window of {inputs} inputs needs a tuple-returning reducer, which oxla does not support yet; reduce each input separately."
-    )]
-    ReduceWindowVariadic {
-        /// How many inputs it has.
-        inputs: usize,
     },
     /// A reducer (of reduce-window, or select-and-scatter's `scatter`) whose
     /// signature does not fit.

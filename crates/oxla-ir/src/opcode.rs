@@ -109,6 +109,11 @@ pub enum OpClass {
     /// Batch normalisation (`batch-norm-*`): evaluated by expanding it into
     /// primitives, as XLA does.
     Normalization,
+    /// Calls code outside the module (`custom-call`): nothing to run.
+    External,
+    /// Orders side effects with tokens (`after-all`, `add-dependency`);
+    /// a token carries no data.
+    Token,
 }
 
 impl OpClass {
@@ -151,7 +156,9 @@ impl OpClass {
             | OpClass::Sorting
             | OpClass::Random
             | OpClass::LinearAlgebra
-            | OpClass::Normalization => false,
+            | OpClass::Normalization
+            | OpClass::External
+            | OpClass::Token => false,
         }
     }
 }
@@ -655,6 +662,22 @@ op_table! {
         /// The gradients of batch normalisation.
         BatchNormGrad => "batch-norm-grad", Arity::Fixed(5), Normalization, Float,
             Materialised, Some("stablehlo.batch_norm_grad");
+        // -- code outside the module, and tokens --
+        /// A call to code outside the module: parsed and verified, never run.
+        CustomCall => "custom-call", Arity::AtLeast(0), External, Any, Materialised,
+            Some("stablehlo.custom_call");
+        /// A token ordered after its operand tokens.
+        AfterAll => "after-all", Arity::AtLeast(0), Token, Any, Cheap,
+            Some("stablehlo.after_all");
+        /// Its first operand, ordered after a token.
+        AddDependency => "add-dependency", Arity::Fixed(2), Token, Any, Cheap, None;
+        // -- stochastic rounding and the rng state --
+        /// Converts floats to integers, rounding up when a random operand
+        /// is below the fraction (XLA's stochastic rounding).
+        StochasticConvert => "stochastic-convert", Arity::Fixed(2), Conversion, Float, Cheap, None;
+        /// The backend's random state, advanced by `delta`: `u64[2]`.
+        RngGetAndUpdateState => "rng-get-and-update-state", Arity::Fixed(0), Random, Any,
+            Materialised, None;
     }
 }
 
@@ -844,16 +867,13 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "atanh",
     "call",
     "cosh",
-    "custom-call",
     "dynamic-reshape",
     "mulhi",
     "ragged-dot",
-    "rng-get-and-update-state",
     "scaled-dot",
     "scan",
     "shuffle",
     "sinh",
-    "stochastic-convert",
 ];
 
 /// Opcodes of XLA's HLO that are out of oxla's scope, a single-device
@@ -862,8 +882,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
 /// dynamic shapes. The parser refuses them saying so. XLA's async sugar
 /// (`add-start`, `custom-call-done`, ...) is refused with them.
 pub(crate) const OUT_OF_SCOPE_OPCODES: &[(&str, &str)] = &[
-    ("add-dependency", "a token op (it orders side effects)"),
-    ("after-all", "a token op (it orders side effects)"),
     ("all-gather", "a multi-device collective"),
     ("all-gather-done", "a multi-device collective"),
     ("all-gather-start", "a multi-device collective"),

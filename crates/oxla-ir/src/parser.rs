@@ -98,6 +98,7 @@
 #![allow(clippy::result_large_err)]
 
 // The attributes of the misc family.
+mod custom_call;
 mod misc;
 
 use std::cell::{Cell, RefCell};
@@ -167,12 +168,12 @@ pub fn parse_hlo_module(text: &str) -> Result<Computation> {
 ///
 /// ```
 /// let text = "HloModule m\n\nENTRY e {\n  x = f32[2] parameter(0)\n  \
-///             y = f32[3] negate(x)\n  g = f32[2] custom-call(x)\n  \
+///             y = f32[3] negate(x)\n  g = f32[2] scaled-dot(x, x)\n  \
 ///             ROOT z = s32[2] negate(x)\n}\n";
 /// let errors = oxla_ir::parser::parse_hlo_module_diagnostics(text).unwrap_err();
 /// assert_eq!(errors.len(), 3);
 /// assert!(errors[0].to_string().starts_with("5:7: `y` declares shape f32[3]"));
-/// assert!(errors[1].to_string().starts_with("6:14: unsupported op `custom-call`"));
+/// assert!(errors[1].to_string().starts_with("6:14: unsupported op `scaled-dot`"));
 /// ```
 pub fn parse_hlo_module_diagnostics(text: &str) -> std::result::Result<Computation, Vec<Error>> {
     let src = Source::new(text);
@@ -489,7 +490,7 @@ struct RawAttr {
 const SECTIONS: [&str; 4] = ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];
 
 /// Element types XLA has and oxla does not, for a precise message.
-const XLA_ONLY_TYPES: &[&str] = &["token", "opaque"];
+const XLA_ONLY_TYPES: &[&str] = &["opaque"];
 
 /// The attributes every instruction may carry. None changes a value on one
 /// CPU device; each is validated (see [`Attrs::finish`]) and then dropped.
@@ -1761,8 +1762,10 @@ impl<'s, 'a> Cursor<'s, 'a> {
                     }
                     self.pos += 1;
                 }
-                // At the top level a value ends at `,` or a blank.
-                b',' | b' ' | b'\t' | b'\r' if stack.is_empty() => break,
+                // At the top level a value ends at `,` or a blank; a
+                // custom-call's `literal=` is a shape, a blank and values.
+                b',' if stack.is_empty() => break,
+                b' ' | b'\t' | b'\r' if stack.is_empty() && key.name != "literal" => break,
                 _ => self.pos += 1,
             }
         }
@@ -2105,6 +2108,19 @@ impl<'s, 'a> Cursor<'s, 'a> {
             return Ok((Shape::tuple(elements), pos));
         }
         let word = self.peek_word();
+        // `token[]`: a token, which has no dims (and no layout but `{}`).
+        if word == "token" && self.peek_at(word.len()) == Some(b'[') {
+            self.pos += word.len() + 1;
+            self.expect("]", "closing `token[` (a token has no dimensions)")?;
+            let before = self.pos;
+            self.skip_ws()?;
+            if !(layouts && self.rest().starts_with("{}")) {
+                self.pos = before;
+            } else {
+                self.pos += 2;
+            }
+            return Ok((Shape::token(), pos));
+        }
         let element_type = match ElementType::from_name(word) {
             Some(t) if self.peek_at(word.len()) == Some(b'[') => t,
             _ if XLA_ONLY_TYPES.contains(&word) => {
@@ -3085,7 +3101,12 @@ impl Template {
             | Opcode::TriangularSolve
             | Opcode::BatchNormTraining
             | Opcode::BatchNormInference
-            | Opcode::BatchNormGrad => OperandSyntax::Operands,
+            | Opcode::BatchNormGrad
+            | Opcode::CustomCall
+            | Opcode::AfterAll
+            | Opcode::AddDependency
+            | Opcode::StochasticConvert
+            | Opcode::RngGetAndUpdateState => OperandSyntax::Operands,
         }
     }
 }
@@ -3671,6 +3692,13 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
             Opcode::BatchNormTraining => self.batch_norm_training()?,
             Opcode::BatchNormInference => self.batch_norm_inference()?,
             Opcode::BatchNormGrad => self.batch_norm_grad()?,
+            Opcode::CustomCall => return Ok((self.custom_call()?, checks)),
+            Opcode::AfterAll => OpKind::AfterAll,
+            Opcode::AddDependency => OpKind::AddDependency,
+            Opcode::StochasticConvert => OpKind::StochasticConvert,
+            Opcode::RngGetAndUpdateState => OpKind::RngGetAndUpdateState {
+                delta: self.required_int("delta")?,
+            },
         };
         Ok((RawOp::Kind(kind), checks))
     }
@@ -4809,7 +4837,8 @@ impl<'s, 'a> Lowering<'s, 'a> {
                         | ElementType::U16
                         | ElementType::U32
                         | ElementType::U64
-                        | ElementType::Tuple => None,
+                        | ElementType::Tuple
+                        | ElementType::Token => None,
                     };
                     if name == "unset" || computed == Some(name.as_str()) {
                         continue;

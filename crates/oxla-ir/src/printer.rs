@@ -161,13 +161,24 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::TriangularSolve { .. }
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. } => {
+        | OpKind::BatchNormGrad { .. }
+        | OpKind::CustomCall(_)
+        | OpKind::AfterAll
+        | OpKind::AddDependency
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. } => {
             s.push_str(&operands.join(", "));
             s.push(')');
         }
     }
     for (key, value) in attributes(comp, body, inst) {
         let _ = write!(s, ", {key}={value}");
+    }
+    // A custom-call's other attributes, as written (`CustomCall::attributes`).
+    if let OpKind::CustomCall(call) = &inst.kind {
+        for (key, value) in &call.attributes {
+            let _ = write!(s, ", {key}={value}");
+        }
     }
     s
 }
@@ -197,7 +208,29 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
         | OpKind::Real
         | OpKind::Imag
         | OpKind::BitcastConvert
-        | OpKind::Bitcast => vec![],
+        | OpKind::Bitcast
+        | OpKind::AfterAll
+        | OpKind::AddDependency
+        | OpKind::StochasticConvert => vec![],
+        OpKind::RngGetAndUpdateState { delta } => vec![("delta", delta.to_string())],
+        // XLA's order: the target, then the called computations (`to_apply`
+        // for one); the rest follow as written.
+        OpKind::CustomCall(call) => {
+            let mut attrs = vec![("custom_call_target", format!("\"{}\"", call.target))];
+            match call.called_computations[..] {
+                [] => {}
+                [one] => attrs.push(("to_apply", computation_name(comp, one))),
+                _ => {
+                    let names: Vec<String> = call
+                        .called_computations
+                        .iter()
+                        .map(|&b| computation_name(comp, b))
+                        .collect();
+                    attrs.push(("called_computations", format!("{{{}}}", names.join(", "))));
+                }
+            }
+            attrs
+        }
         OpKind::Fft {
             fft_type,
             fft_length,

@@ -66,6 +66,24 @@ impl Shape {
         }
     }
 
+    /// `token[]`: the shape of a token, which carries no data and only
+    /// orders side effects (`after-all`, `add-dependency`).
+    ///
+    /// ```
+    /// use oxla_ir::Shape;
+    /// let t = Shape::token();
+    /// assert_eq!(t.to_string(), "token[]");
+    /// assert!(t.is_token() && !t.is_array() && !t.is_tuple());
+    /// ```
+    pub fn token() -> Shape {
+        Shape::new(ElementType::Token, &[])
+    }
+
+    /// `true` for `token[]`.
+    pub fn is_token(&self) -> bool {
+        self.element_type.is_token()
+    }
+
     /// The element type (`ElementType::Tuple` for a tuple).
     pub fn element_type(&self) -> ElementType {
         self.element_type
@@ -83,7 +101,7 @@ impl Shape {
 
     /// `true` for array shapes.
     pub fn is_array(&self) -> bool {
-        !self.element_type.is_tuple()
+        !self.element_type.is_tuple() && !self.element_type.is_token()
     }
 
     /// `true` for tuple shapes.

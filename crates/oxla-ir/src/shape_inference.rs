@@ -303,6 +303,14 @@ pub fn infer_instruction_shape(
             operands[4],
             *feature_index,
         ),
+        // -- code outside the module, and tokens --
+        OpKind::CustomCall(call) => infer_custom_call_shape(operands, call, shape),
+        OpKind::AfterAll => Ok(infer_after_all_shape(operands)),
+        OpKind::AddDependency => infer_add_dependency_shape(operands[0], operands[1]),
+        OpKind::StochasticConvert => {
+            infer_stochastic_convert_shape(operands[0], operands[1], shape.element_type())
+        }
+        OpKind::RngGetAndUpdateState { .. } => Ok(Shape::new(ElementType::U64, &[2])),
         // -- tuples and control flow (the ctrl family) --
         OpKind::GetTupleElement { index } => infer_get_tuple_element_shape(operands[0], *index),
         OpKind::While { condition, body } => infer_while_shape(
@@ -488,7 +496,17 @@ pub fn infer_undeclared_shape(
         | OpKind::Gather { .. }
         | OpKind::Scatter { .. }
         | OpKind::Sort { .. }
-        | OpKind::TopK { .. } => infer_instruction_shape(kind, operands, &unused, called).map(Some),
+        | OpKind::TopK { .. }
+        | OpKind::AfterAll
+        | OpKind::AddDependency
+        | OpKind::RngGetAndUpdateState { .. } => {
+            infer_instruction_shape(kind, operands, &unused, called).map(Some)
+        }
+        // The result type is the declared one.
+        OpKind::StochasticConvert => Ok(None),
+        // A custom-call's result is whatever its target gives: only the
+        // declared shape says.
+        OpKind::CustomCall(_) => Ok(None),
         OpKind::Cholesky { .. }
         | OpKind::TriangularSolve { .. }
         | OpKind::BatchNormTraining { .. }
@@ -1625,4 +1643,170 @@ pub fn infer_iota_shape(shape: &Shape, dimension: i64) -> Result<Shape> {
 /// `tuple`: the tuple of the operand shapes.
 pub fn infer_tuple_shape(operands: &[&Shape]) -> Shape {
     Shape::tuple(operands.iter().map(|s| (*s).clone()).collect())
+}
+
+/// A `custom-call`: its declared `shape` (valid, tuples included), after
+/// XLA's parser's checks of `operand_layout_constraints`: one shape per
+/// operand, each with its operand's element type and dims.
+///
+/// ```
+/// use oxla_ir::{CustomCall, ElementType, Shape};
+/// use oxla_ir::shape_inference::infer_custom_call_shape;
+/// let x = Shape::new(ElementType::F32, &[2]);
+/// let out = Shape::new(ElementType::S32, &[3]);
+/// let mut call = CustomCall::new("f");
+/// assert_eq!(infer_custom_call_shape(&[&x], &call, &out)?, out);
+/// call.operand_layout_constraints = Some(vec![Shape::new(ElementType::F32, &[3])]);
+/// let e = infer_custom_call_shape(&[&x], &call, &out).unwrap_err();
+/// assert!(e.to_string().contains("Operand 0 is not compatible with operand shape"));
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn infer_custom_call_shape(
+    operands: &[&Shape],
+    call: &crate::CustomCall,
+    shape: &Shape,
+) -> Result<Shape> {
+    if let Some(constraints) = &call.operand_layout_constraints {
+        if constraints.len() != operands.len() {
+            return Err(invalid(
+                "custom-call",
+                OpProblem::LayoutConstraintCount {
+                    operands: operands.len(),
+                    given: constraints.len(),
+                },
+            ));
+        }
+        for (index, (constraint, operand)) in constraints.iter().zip(operands).enumerate() {
+            if constraint != *operand {
+                return Err(invalid(
+                    "custom-call",
+                    OpProblem::LayoutConstraintShape {
+                        index,
+                        constraint: constraint.clone(),
+                        operand: (*operand).clone(),
+                    },
+                ));
+            }
+        }
+    }
+    validate_any(shape)?;
+    Ok(shape.clone())
+}
+
+/// Validates every array of a shape (a tuple's, recursively); a token is
+/// valid.
+fn validate_any(shape: &Shape) -> Result<()> {
+    if shape.is_tuple() {
+        return shape.tuple_shapes().iter().try_for_each(validate_any);
+    }
+    if shape.is_token() {
+        return Ok(());
+    }
+    shape.validate()
+}
+
+/// `after-all`: a token ordered after all its operands (any number, any
+/// shapes: XLA's verifier checks only the result; the values its operands
+/// carry are not read).
+///
+/// ```
+/// use oxla_ir::{ElementType, Shape};
+/// use oxla_ir::shape_inference::infer_after_all_shape;
+/// let t = Shape::token();
+/// assert_eq!(infer_after_all_shape(&[&t, &t]), Shape::token());
+/// assert_eq!(infer_after_all_shape(&[]), Shape::token());
+/// assert_eq!(infer_after_all_shape(&[&Shape::scalar(ElementType::F32)]), Shape::token());
+/// ```
+pub fn infer_after_all_shape(_operands: &[&Shape]) -> Shape {
+    Shape::token()
+}
+
+/// `add-dependency(x, token)`: `x`'s shape (any shape); the second
+/// operand must be a token.
+///
+/// ```
+/// use oxla_ir::{ElementType, Shape};
+/// use oxla_ir::shape_inference::infer_add_dependency_shape;
+/// let x = Shape::new(ElementType::F32, &[2]);
+/// assert_eq!(infer_add_dependency_shape(&x, &Shape::token())?, x);
+/// assert!(infer_add_dependency_shape(&x, &x).is_err());
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn infer_add_dependency_shape(operand: &Shape, token: &Shape) -> Result<Shape> {
+    if !token.is_token() {
+        return Err(invalid(
+            "add-dependency",
+            OpProblem::NotAToken {
+                index: 1,
+                shape: token.clone(),
+            },
+        ));
+    }
+    Ok(operand.clone())
+}
+
+/// `stochastic-convert(x, random)` to `to` (XLA's
+/// `InferStochasticConvertShape`): `x` a float array, `random` unsigned
+/// integers of `x`'s bit width and dims, `to` an integer type; the result
+/// is `x`'s dims in `to`.
+///
+/// ```
+/// use oxla_ir::{ElementType::{F32, S8, U16, U32}, Shape};
+/// use oxla_ir::shape_inference::infer_stochastic_convert_shape;
+/// let x = Shape::new(F32, &[4, 3]);
+/// let r = Shape::new(U32, &[4, 3]);
+/// assert_eq!(infer_stochastic_convert_shape(&x, &r, S8)?.to_string(), "s8[4,3]");
+/// assert!(infer_stochastic_convert_shape(&x, &Shape::new(U16, &[4, 3]), S8).is_err());
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn infer_stochastic_convert_shape(
+    operand: &Shape,
+    random: &Shape,
+    to: ElementType,
+) -> Result<Shape> {
+    const OP: &str = "stochastic-convert";
+    require_array(OP, "lhs of stochastic convert", operand)?;
+    require_array(OP, "rhs of stochastic convert", random)?;
+    let problem = |message: String| {
+        Err(invalid(
+            OP,
+            OpProblem::StochasticConvert {
+                message,
+                operand: operand.clone(),
+                random: random.clone(),
+            },
+        ))
+    };
+    if !operand.element_type().is_float() {
+        return problem(format!(
+            "The input of a stochastic convert must be of floating-point type, but got: {}",
+            operand.element_type()
+        ));
+    }
+    if !random.element_type().is_unsigned_integer() {
+        return problem(format!(
+            "The random number of a stochastic convert must be of unsigned integral type, but got: {}",
+            random.element_type()
+        ));
+    }
+    if !to.is_integer() {
+        return problem(format!(
+            "The output of a stochastic convert must be of integral type, but got: {to}"
+        ));
+    }
+    let (ob, rb) = (
+        operand.element_type().bit_width(),
+        random.element_type().bit_width(),
+    );
+    if ob != rb {
+        return problem(format!(
+            "The random number is required to have same bits as the operand. But got random bits: {rb}, operand bits: {ob}"
+        ));
+    }
+    if !operand.same_dims(random) {
+        return problem(
+            "The random number and the operand of a stochastic convert must have the same dimensions".into(),
+        );
+    }
+    Ok(operand.with_element_type(to))
 }

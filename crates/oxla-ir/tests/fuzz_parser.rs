@@ -660,7 +660,7 @@ const NASTY: &[(&str, &str)] = &[
     ("nasty_layout_parts.hlo", ""),
     (
         "nasty_many_unsupported_ops.hlo",
-        "5:15: unsupported op `custom-call`",
+        "5:15: unsupported op `scaled-dot`",
     ),
     (
         "nasty_unclosed_multiline_attribute.hlo",

@@ -524,7 +524,7 @@ fn error_messages() {
         ),
         (
             "unsupported element type",
-            module("  ROOT x = token[2] parameter(0)\n"),
+            module("  ROOT x = opaque[2] parameter(0)\n"),
         ),
         (
             "undefined operand",
@@ -1168,14 +1168,14 @@ fn cases() -> Vec<Case> {
         case(
             "multi-device and asynchronous ops are out of scope; missing ops are unsupported",
             &entry(
-                "  a = f32[8] parameter(0)\n  b = f32[8] all-reduce(a), replica_groups={}, to_apply=add\n  c = u32[] replica-id()\n  d = f32[8] add-start(a, a)\n  e = (f32[8], f32[]) infeed(a)\n  f = f32[8] custom-call(a), custom_call_target=\"foo\"\n  g = f32[8] frobnicate(a)\n  ROOT h = f32[8] negate(b)",
+                "  a = f32[8] parameter(0)\n  b = f32[8] all-reduce(a), replica_groups={}, to_apply=add\n  c = u32[] replica-id()\n  d = f32[8] add-start(a, a)\n  e = (f32[8], f32[]) infeed(a)\n  f = f32[8] scaled-dot(a, a)\n  g = f32[8] frobnicate(a)\n  ROOT h = f32[8] negate(b)",
             ),
             Errors(&[
                 "5:14: `all-reduce` is a multi-device collective: out of scope for oxla",
                 "6:13: `replica-id` is a multi-device op (the replica id): out of scope",
                 "7:14: `add-start` is the asynchronous form of `add`: out of scope",
                 "8:23: `infeed` is a host transfer: out of scope",
-                "9:14: unsupported op `custom-call`: oxla's IR has no such op",
+                "9:14: unsupported op `scaled-dot`: oxla's IR has no such op",
                 "10:14: unknown opcode `frobnicate`",
             ]),
         ),
@@ -1183,14 +1183,14 @@ fn cases() -> Vec<Case> {
         case(
             "syntax errors are recovered from and semantic ones found after them",
             &entry(
-                "  a = f32[2] parameter(0)\n  b = f32[2] custom-call(a), custom_call_target=\"foo\"\n  c = f32[2] negate(b)\n  d = f32[3] negate(a)\n  e = f32[2] dynamic-reshape(a), dimensions={0},\n    to_apply=lt,\n    metadata={op_name=\"x\"}\n  f = f32[2] add(a, zz)\n  g = f32[2] rng-get-and-update-state(), delta=1\n  ROOT r = f32[2] negate(a)",
+                "  a = f32[2] parameter(0)\n  b = f32[2] scaled-dot(a, a)\n  c = f32[2] negate(b)\n  d = f32[3] negate(a)\n  e = f32[2] dynamic-reshape(a), dimensions={0},\n    to_apply=lt,\n    metadata={op_name=\"x\"}\n  f = f32[2] add(a, zz)\n  g = f32[2] shuffle(a)\n  ROOT r = f32[2] negate(a)",
             ),
             Errors(&[
-                "5:14: unsupported op `custom-call`",
+                "5:14: unsupported op `scaled-dot`",
                 "7:7: `d` declares shape f32[3] but its operands give f32[2]",
                 "8:14: unsupported op `dynamic-reshape`",
                 "11:21: undefined operand `zz`",
-                "12:14: unsupported op `rng-get-and-update-state`",
+                "12:14: unsupported op `shuffle`",
             ]),
         ),
     ]

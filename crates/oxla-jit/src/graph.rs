@@ -452,7 +452,12 @@ fn build_kind(kind: &OpKind) -> Build<'_> {
         | OpKind::TriangularSolve { .. }
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. } => Build::Plan,
+        | OpKind::BatchNormGrad { .. }
+        | OpKind::CustomCall(_)
+        | OpKind::AfterAll
+        | OpKind::AddDependency
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. } => Build::Plan,
     }
 }
 
@@ -1236,6 +1241,11 @@ impl Graph {
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
             | OpKind::BatchNormGrad { .. }
+            | OpKind::CustomCall(_)
+            | OpKind::AfterAll
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. }
             | OpKind::Complex
             | OpKind::Real
             | OpKind::Imag
@@ -1574,7 +1584,12 @@ impl Graph {
             | OpKind::TriangularSolve { .. }
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
-            | OpKind::BatchNormGrad { .. } => {
+            | OpKind::BatchNormGrad { .. }
+            | OpKind::CustomCall(_)
+            | OpKind::AfterAll
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name

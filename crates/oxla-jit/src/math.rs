@@ -120,7 +120,8 @@ pub fn ulp_bound(op: UnaryOp, ty: ElementType) -> u32 {
         | ElementType::U16
         | ElementType::U32
         | ElementType::U64
-        | ElementType::Tuple => return 0,
+        | ElementType::Tuple
+        | ElementType::Token => return 0,
         // Types the JIT refuses (`unsupported.rs`): nothing is emitted.
         ElementType::S1
         | ElementType::S2

@@ -45,7 +45,8 @@ pub fn supports_element_type(ty: ElementType) -> bool {
         | ElementType::F32
         | ElementType::F64
         | ElementType::Tuple => true,
-        ElementType::S1
+        ElementType::Token
+        | ElementType::S1
         | ElementType::S2
         | ElementType::S4
         | ElementType::U1
@@ -144,7 +145,11 @@ fn refuse(body: &Body, inst: &Instruction, reason: &str) -> Error {
         op: inst.kind.opcode_name().into(),
         instruction: inst.name.clone(),
         computation: body.name.clone(),
-        reason: format!("{reason}; the interpreter (oxla_interp::evaluate) runs it"),
+        reason: if let OpKind::CustomCall(_) = inst.kind {
+            reason.to_string()
+        } else {
+            format!("{reason}; the interpreter (oxla_interp::evaluate) runs it")
+        },
     }
 }
 
@@ -220,6 +225,19 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
         | OpKind::BatchNormGrad { .. } => Some("the JIT does not compile batch normalisation yet"),
+        // Code outside the module, and tokens (issue 12's last ops).
+        OpKind::CustomCall(_) => Some(
+            "a custom-call calls code outside the module; oxla cannot run it (the \
+             interpreter refuses it too)",
+        ),
+        OpKind::AfterAll | OpKind::AddDependency => {
+            Some("the JIT does not compile token ops (after-all, add-dependency) yet")
+        }
+        OpKind::StochasticConvert => Some("the JIT does not compile stochastic-convert yet"),
+        OpKind::RngGetAndUpdateState { .. } => Some(
+            "rng-get-and-update-state reads the random state of XLA's runtime, which oxla \
+             does not have (the interpreter refuses it too)",
+        ),
         OpKind::BitcastConvert
             if inst
                 .operands

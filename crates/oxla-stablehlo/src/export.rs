@@ -33,6 +33,7 @@ use oxla_ir::{
 use crate::ExportError;
 
 // The windows family: convolution, reduce-window, select-and-scatter.
+mod external;
 mod windows;
 
 /// How deeply reducer regions may nest (each level recurses once).
@@ -553,13 +554,21 @@ fn emit_body(
             }
             OpKind::ReduceWindow { to_apply, .. } => {
                 let operands: Vec<(&str, &Shape)> = (0..inst.operands.len()).map(operand).collect();
-                let Some((head, tail)) = windows::reduce_window(&operands, &inst.kind, &ty) else {
+                // A variadic reduce-window gives one result per input.
+                let results: Vec<String> =
+                    leaf_shapes(shape).into_iter().map(tensor_type).collect();
+                let Some((head, tail)) =
+                    windows::reduce_window(&operands, &inst.kind, &type_group(&results))
+                else {
                     continue;
                 };
                 let v = state.value();
-                lines.push(Line::Text(format!("{pad}{v} = {head} ({{")));
+                lines.push(Line::Text(format!(
+                    "{pad}{} = {head} ({{",
+                    result_group(&v, results.len())
+                )));
                 push_block_regions(&mut lines, &[*to_apply], indent, &tail);
-                names[i] = vec![v];
+                names[i] = result_leaves(&v, results.len());
                 continue;
             }
             OpKind::SelectAndScatter {
@@ -836,6 +845,57 @@ fn emit_body(
                     leaf_types(shape)
                 )));
                 names[i] = results;
+                continue;
+            }
+            // -- code outside the module, and tokens (external.rs) --
+            OpKind::CustomCall(call) => {
+                let leaves: Vec<(String, String)> =
+                    (0..inst.operands.len()).flat_map(leaves).collect();
+                let tuples = shape.is_tuple()
+                    || inst.operands.iter().any(|&o| body.inst(o).shape.is_tuple());
+                let text = if tuples {
+                    Err("a custom-call with tuple operands or results is not exported".into())
+                } else {
+                    external::custom_call(call, &leaves, &ty)
+                };
+                match text {
+                    Ok(text) => text,
+                    Err(reason) => {
+                        lines.push(Line::Unsupported {
+                            instruction: inst.name.clone(),
+                            reason,
+                        });
+                        continue;
+                    }
+                }
+            }
+            OpKind::AfterAll => {
+                if inst
+                    .operands
+                    .iter()
+                    .any(|&o| !body.inst(o).shape.is_token())
+                {
+                    lines.push(Line::Unsupported {
+                        instruction: inst.name.clone(),
+                        reason: "StableHLO's after_all takes tokens only, and this after-all \
+                                 orders after array values"
+                            .into(),
+                    });
+                    continue;
+                }
+                let tokens: Vec<&str> = (0..inst.operands.len()).map(|k| operand(k).0).collect();
+                external::after_all(&tokens)
+            }
+            OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => {
+                lines.push(Line::Unsupported {
+                    instruction: inst.name.clone(),
+                    reason: format!(
+                        "StableHLO has no {} (an HLO-only op)",
+                        inst.kind.opcode_name()
+                    ),
+                });
                 continue;
             }
             OpKind::BatchNormInference {
@@ -1380,6 +1440,7 @@ pub(crate) fn element_type(ty: ElementType) -> &'static str {
         ElementType::C64 => "complex<f32>",
         ElementType::C128 => "complex<f64>",
         ElementType::Tuple => "tuple",
+        ElementType::Token => "!stablehlo.token",
     }
 }
 
@@ -1394,6 +1455,9 @@ fn tensor_type(shape: &Shape) -> String {
     if shape.is_tuple() {
         let parts: Vec<String> = shape.tuple_shapes().iter().map(tensor_type).collect();
         return format!("tuple<{}>", parts.join(", "));
+    }
+    if shape.is_token() {
+        return "!stablehlo.token".into();
     }
     let mut s = String::from("tensor<");
     for d in shape.dims() {

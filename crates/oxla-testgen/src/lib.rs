@@ -387,7 +387,7 @@ fn literal_with_edges(
                 .map(|(a, b)| oxla_ir::Complex128::new(a, b));
             z.collect::<Vec<_>>().into()
         }
-        ElementType::Tuple => {
+        ElementType::Tuple | ElementType::Token => {
             return Err(oxla_ir::Error::InvalidShape {
                 shape: shape.to_string(),
                 reason: "tuples have no random values".into(),

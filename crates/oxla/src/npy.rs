@@ -271,7 +271,7 @@ fn descr(ty: ElementType) -> &'static str {
         | ElementType::F8E4M3B11FNUZ
         | ElementType::F8E5M2FNUZ
         | ElementType::F8E8M0FNU => "<V1",
-        ElementType::Tuple => "|V0",
+        ElementType::Tuple | ElementType::Token => "|V0",
     }
 }
 

@@ -57,7 +57,7 @@ fn sample(ty: ElementType, n: usize) -> ArrayData {
             .map(|i| [f64::MAX, f64::NEG_INFINITY, 1e-300, k(i) as f64 / 7.0][i % 4])
             .collect::<Vec<_>>()
             .into(),
-        ElementType::Tuple => unreachable_tuple(),
+        ElementType::Tuple | ElementType::Token => unreachable_tuple(),
         // The types of issue 13, from their text.
         ElementType::S1
         | ElementType::S2
@@ -458,7 +458,7 @@ print('ok')
             ElementType::U64 => values.iter().map(|&v| v as u64).collect::<Vec<_>>().into(),
             ElementType::F32 => values.iter().map(|&v| v as f32).collect::<Vec<_>>().into(),
             ElementType::F64 => values.iter().map(|&v| v as f64).collect::<Vec<_>>().into(),
-            ElementType::Tuple => unreachable_tuple(),
+            ElementType::Tuple | ElementType::Token => unreachable_tuple(),
             ElementType::S1
             | ElementType::S2
             | ElementType::S4
@@ -521,7 +521,7 @@ fn numpy_name(ty: ElementType) -> &'static str {
         ElementType::U64 => "uint64",
         ElementType::F32 => "float32",
         ElementType::F64 => "float64",
-        ElementType::Tuple => "tuple",
+        ElementType::Tuple | ElementType::Token => "tuple",
         // Checked with files NumPy wrote (numpy_wrote_the_new_types).
         ElementType::S1
         | ElementType::S2

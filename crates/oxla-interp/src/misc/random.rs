@@ -215,6 +215,7 @@ fn unsigned_data(ty: ElementType, values: Vec<u64>) -> OpResult<ArrayData> {
         | ElementType::F32
         | ElementType::F64
         | ElementType::Tuple
+        | ElementType::Token
         | ElementType::S1
         | ElementType::S2
         | ElementType::S4
@@ -413,7 +414,7 @@ pub(crate) fn rng(
             int(normal)?;
             ArrayData::Pred(vec![scalar_value::<bool>(a)?; n])
         }
-        ElementType::Tuple => return Err("rng cannot produce a tuple".into()),
+        ElementType::Tuple | ElementType::Token => return Err("rng cannot produce a tuple".into()),
         ElementType::S1
         | ElementType::S2
         | ElementType::S4

@@ -443,7 +443,12 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::TriangularSolve { .. }
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
-            | OpKind::BatchNormGrad { .. } => w.push(
+            | OpKind::BatchNormGrad { .. }
+            | OpKind::CustomCall(_)
+            | OpKind::AfterAll
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,

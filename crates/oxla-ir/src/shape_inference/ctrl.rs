@@ -409,7 +409,7 @@ pub fn infer_variadic_reduce_shape(
             },
         ));
     }
-    check_reducer(reducer, inits, inputs)?;
+    check_reducer("reduce", reducer, inits, inputs)?;
     for (k, &d) in dimensions.iter().enumerate() {
         if dimensions[..k].contains(&d) {
             return Err(invalid(
@@ -435,9 +435,14 @@ pub fn infer_variadic_reduce_shape(
     ))
 }
 
-/// XLA's `VerifyReducerShape`: the reducer of `inputs.len()` inputs.
-fn check_reducer(reducer: &Signature, inits: &[&Shape], inputs: &[&Shape]) -> Result<()> {
-    let op = "reduce";
+/// XLA's `VerifyReducerShape`: the reducer of `inputs.len()` inputs of
+/// the op `op` (`reduce`, or a variadic `reduce-window`).
+pub(crate) fn check_reducer(
+    op: &str,
+    reducer: &Signature,
+    inits: &[&Shape],
+    inputs: &[&Shape],
+) -> Result<()> {
     let n = inputs.len();
     if reducer.parameters.len() != 2 * n {
         return Err(invalid(

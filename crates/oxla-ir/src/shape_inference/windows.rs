@@ -11,9 +11,7 @@
 //!   (`s8` to `s32`, `f32` to `f64`): other mixed precision is issue 13's;
 //! - a window whose negative padding removes more than the whole dilated
 //!   base is refused (XLA's `StridedBound` aborts on it);
-//! - `rhs_reversal` is refused outside `convolution`, where XLA ignores it;
-//! - a variadic `reduce-window` (a tuple-returning reducer) is refused until
-//!   tuple-valued reducers land.
+//! - `rhs_reversal` is refused outside `convolution`, where XLA ignores it.
 
 use super::{check_operand_types, invalid, require_array, validate_result};
 use crate::ir::{ConvolutionDimensionNumbers, Window};
@@ -469,8 +467,10 @@ fn check_no_reversal(op: &str, window: &Window) -> Result<()> {
 /// `InferReduceWindowShape`): inputs share dims, the reducer fits
 /// (`(T[], T[]) -> T[]` with a `T[]` init for one input), each input is an
 /// array, and the result is the window output shape of the inputs with the
-/// init's element type. oxla takes one input for now (a variadic
-/// reduce-window needs tuple-valued reducers).
+/// init's element type. With N > 1 inputs the reducer takes N
+/// accumulators and N elements and returns the tuple of N scalars, and the
+/// result is the tuple of one window output per input (XLA's variadic
+/// form, checked as a variadic `reduce`'s reducer).
 ///
 /// ```
 /// use oxla_ir::shape_inference::infer_reduce_window_shape;
@@ -513,7 +513,13 @@ pub fn infer_reduce_window_shape(
         }
     }
     if n != 1 {
-        return Err(invalid(OP, OpProblem::ReduceWindowVariadic { inputs: n }));
+        return infer_variadic_reduce_window_shape(
+            inputs,
+            inits,
+            window,
+            reducer_parameters,
+            reducer_result,
+        );
     }
     let (input, init) = (inputs[0], inits[0]);
     // XLA checks the reducer first, against the input's element type,
@@ -529,6 +535,34 @@ pub fn infer_reduce_window_shape(
     let out = infer_window_output_shape(OP, input, window, init.element_type())?;
     check_no_reversal(OP, window)?;
     Ok(out)
+}
+
+/// The variadic form of [`infer_reduce_window_shape`]: every input an
+/// array, the reducer XLA's `VerifyReducerShape` for N inputs, the result
+/// the tuple of the window output shapes with each init's element type.
+fn infer_variadic_reduce_window_shape(
+    inputs: &[&Shape],
+    inits: &[&Shape],
+    window: &Window,
+    reducer_parameters: &[Shape],
+    reducer_result: &Shape,
+) -> Result<Shape> {
+    const OP: &str = "reduce-window";
+    for input in inputs {
+        require_array(OP, "operand of reduce-window", input)?;
+    }
+    let reducer = crate::Signature {
+        parameters: reducer_parameters.to_vec(),
+        result: reducer_result.clone(),
+    };
+    super::ctrl::check_reducer(OP, &reducer, inits, inputs)?;
+    let outs = inputs
+        .iter()
+        .zip(inits)
+        .map(|(input, init)| infer_window_output_shape(OP, input, window, init.element_type()))
+        .collect::<Result<Vec<_>>>()?;
+    check_no_reversal(OP, window)?;
+    Ok(Shape::tuple(outs))
 }
 
 /// `select-and-scatter` (XLA's `InferSelectAndScatterShape`): `select` is

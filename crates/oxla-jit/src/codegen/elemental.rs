@@ -241,7 +241,8 @@ impl KernelEmitter<'_, '_> {
                 | ElementType::F16
                 | ElementType::C64
                 | ElementType::C128
-                | ElementType::Tuple,
+                | ElementType::Tuple
+                | ElementType::Token,
             ) => {
                 let t = clif_type(et);
                 let v = bits & width_mask(t.bytes());
@@ -761,7 +762,8 @@ impl KernelEmitter<'_, '_> {
                     | E::F16
                     | E::C64
                     | E::C128
-                    | E::Tuple => 1,
+                    | E::Tuple
+                    | E::Token => 1,
                 };
                 let one = self.constant(Mode::Vector(w), to, one_bits);
                 let it = vector_type(E::Pred, w);

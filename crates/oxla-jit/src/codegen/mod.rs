@@ -106,7 +106,11 @@ fn setup_error(message: impl Into<String>) -> Error {
 /// The scalar CLIF type of an element type (`pred` is one byte, 0 or 1).
 pub(crate) fn clif_type(et: ElementType) -> Type {
     match et {
-        ElementType::Pred | ElementType::S8 | ElementType::U8 | ElementType::Tuple => types::I8,
+        ElementType::Pred
+        | ElementType::S8
+        | ElementType::U8
+        | ElementType::Tuple
+        | ElementType::Token => types::I8,
         ElementType::S16 | ElementType::U16 => types::I16,
         ElementType::S32 | ElementType::U32 => types::I32,
         ElementType::S64 | ElementType::U64 => types::I64,

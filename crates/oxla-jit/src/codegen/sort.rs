@@ -59,7 +59,8 @@ fn encoding(ty: ElementType) -> Encoding {
         | ElementType::U16
         | ElementType::U32
         | ElementType::U64
-        | ElementType::Tuple => Encoding::Unsigned,
+        | ElementType::Tuple
+        | ElementType::Token => Encoding::Unsigned,
         // Never reached: unsupported.rs refuses the types of issue 13
         // before compiling, and `fusion::sort` makes no key sort of them.
         ElementType::S1

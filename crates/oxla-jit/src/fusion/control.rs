@@ -281,6 +281,11 @@ fn same_index(kind: &OpKind, k: usize) -> bool {
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
         | OpKind::BatchNormGrad { .. }
+        | OpKind::CustomCall(_)
+        | OpKind::AfterAll
+        | OpKind::AddDependency
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. }
         | OpKind::Complex
         | OpKind::Real
         | OpKind::Imag

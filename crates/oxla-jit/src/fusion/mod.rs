@@ -345,6 +345,11 @@ pub(crate) fn step_class(kind: &OpKind) -> StepClass<'_> {
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
         | OpKind::BatchNormGrad { .. }
+        | OpKind::CustomCall(_)
+        | OpKind::AfterAll
+        | OpKind::AddDependency
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. }
         | OpKind::Complex
         | OpKind::Real
         | OpKind::Imag
@@ -408,7 +413,12 @@ fn repeats(body: &Body, user: InstId, k: usize) -> bool {
         | OpKind::TriangularSolve { .. }
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. } => false,
+        | OpKind::BatchNormGrad { .. }
+        | OpKind::CustomCall(_)
+        | OpKind::AfterAll
+        | OpKind::AddDependency
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. } => false,
     }
 }
 

@@ -223,6 +223,11 @@ pub(crate) fn op_family(kind: &OpKind) -> Option<OpFamily> {
         | OpKind::BatchNormTraining { .. }
         | OpKind::BatchNormInference { .. }
         | OpKind::BatchNormGrad { .. }
+        | OpKind::CustomCall(_)
+        | OpKind::AfterAll
+        | OpKind::AddDependency
+        | OpKind::StochasticConvert
+        | OpKind::RngGetAndUpdateState { .. }
         | OpKind::Complex
         | OpKind::Real
         | OpKind::Imag

@@ -435,6 +435,7 @@ fn total_order(ty: ElementType, order: ComparisonOrder) -> bool {
         // The types of issue 13 never get here (unsupported.rs refuses
         // them before compiling); no key sort for them.
         ElementType::Tuple
+        | ElementType::Token
         | ElementType::S1
         | ElementType::S2
         | ElementType::S4

@@ -187,7 +187,12 @@ pub(crate) fn value_trees(body: &Body) -> Vec<Tree> {
             | OpKind::TriangularSolve { .. }
             | OpKind::BatchNormTraining { .. }
             | OpKind::BatchNormInference { .. }
-            | OpKind::BatchNormGrad { .. }) => {
+            | OpKind::BatchNormGrad { .. }
+            | OpKind::CustomCall(_)
+            | OpKind::AfterAll
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. }) => {
                 if produces_parts(kind, &inst.shape) {
                     parts(&inst.shape, id, &mut 0)
                 } else {

@@ -54,6 +54,7 @@ impl Graph {
             | ElementType::U32
             | ElementType::U64
             | ElementType::Tuple
+            | ElementType::Token
             // Refused before compiling (unsupported.rs).
             | ElementType::S1
             | ElementType::S2

@@ -235,7 +235,7 @@ pub fn literal_from(
         ElementType::U64 => (0..n).map(|k| i(k) as u64).collect::<Vec<_>>().into(),
         ElementType::F32 => (0..n).map(|k| fl(k) as f32).collect::<Vec<_>>().into(),
         ElementType::F64 => (0..n).map(fl).collect::<Vec<_>>().into(),
-        ElementType::Tuple => panic!("no tuple literals here"),
+        ElementType::Tuple | ElementType::Token => panic!("no tuple literals here"),
         // The JIT refuses these (tests/jit/types.rs); no test runs them.
         ElementType::S1
         | ElementType::S2

@@ -59,7 +59,7 @@ fn from_bits(ty: ElementType, dims: &[i64], bits: &[u64]) -> Literal {
             ArrayData::F32(bits.iter().map(|&b| f32::from_bits(b as u32)).collect())
         }
         ElementType::F64 => ArrayData::F64(bits.iter().map(|&b| f64::from_bits(b)).collect()),
-        ElementType::Tuple => panic!("no tuple literal from bits"),
+        ElementType::Tuple | ElementType::Token => panic!("no tuple literal from bits"),
         // The types of issue 13 (which the JIT refuses) by their bytes.
         ElementType::S1
         | ElementType::S2

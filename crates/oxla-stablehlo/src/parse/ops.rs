@@ -1114,7 +1114,8 @@ fn int_literal(v: i128, et: ElementType) -> Option<Literal> {
         | ElementType::F64
         | ElementType::C64
         | ElementType::C128
-        | ElementType::Tuple => return None,
+        | ElementType::Tuple
+        | ElementType::Token => return None,
     })
 }
 

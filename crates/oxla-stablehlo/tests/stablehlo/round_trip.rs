@@ -69,7 +69,7 @@ fn argument(shape: &Shape, seed: &mut u64) -> Literal {
         ElementType::U64 => ArrayData::U64(ints(2000).iter().map(|&v| (v + 1000) as u64).collect()),
         ElementType::F32 => ArrayData::F32(ints(4001).iter().map(|&v| v as f32 / 1000.0).collect()),
         ElementType::F64 => ArrayData::F64(ints(4001).iter().map(|&v| v as f64 / 1000.0).collect()),
-        ElementType::Tuple => unreachable!("handled above"),
+        ElementType::Tuple | ElementType::Token => unreachable!("handled above"),
         // The types of issue 13 from their text: small values.
         ElementType::S1
         | ElementType::S2
