@@ -50,6 +50,13 @@ impl fmt::Display for Backend {
 pub trait Runner {
     /// Runs the module on `args` (in parameter order).
     fn run(&self, args: &[&Literal]) -> oxla::Result<Literal>;
+
+    /// Lines for `bench` about what preparing the module built (the
+    /// JIT: its peak memory and where the compile time went); none by
+    /// default.
+    fn details(&self) -> String {
+        String::new()
+    }
 }
 
 /// The interpreter needs no preparation: it walks the computation.
@@ -83,5 +90,21 @@ pub fn prepare<'c>(
 impl Runner for oxla::Executable {
     fn run(&self, args: &[&Literal]) -> oxla::Result<Literal> {
         oxla::Executable::run(self, args)
+    }
+
+    fn details(&self) -> String {
+        let m = self.memory();
+        let mib = |b: usize| b as f64 / (1u64 << 20) as f64;
+        format!(
+            "peak:       {:.2} MiB (outputs {:.2} MiB + intermediates {:.2} MiB; \
+             largest live set {:.2} MiB, one allocation each {:.2} MiB)\n\
+             stages:     {}\n",
+            mib(self.peak_bytes()),
+            mib(m.outputs),
+            mib(m.temporaries),
+            mib(m.largest_live_set),
+            mib(m.temporaries_unshared),
+            self.compile_profile()
+        )
     }
 }

@@ -710,7 +710,7 @@ fn cmd_bench(p: &Parsed) -> Result<(), CliError> {
         "module:     {path} (`{}`), backend {backend}\n{threads}\
          compile:    {} ({what}; parsing alone {})\n\
          run:        median {}, min {}, max {} over {iterations} iteration(s) after {warmup} warm-up(s)\n\
-         bandwidth:  {gbs:.2} GB/s ((inputs {} + output {}) / median)\n{compute}",
+         bandwidth:  {gbs:.2} GB/s ((inputs {} + output {}) / median)\n{compute}{}",
         comp.name(),
         ms(compile_time),
         ms(parse_time),
@@ -719,6 +719,7 @@ fn cmd_bench(p: &Parsed) -> Result<(), CliError> {
         ms(times[iterations - 1]),
         inputs::human_bytes(input_bytes as f64),
         inputs::human_bytes(output_bytes as f64),
+        runner.details(),
     );
     Out::print(&report)
 }

@@ -13,6 +13,7 @@
 //! one [`Kernel`] record per compiled kernel.
 
 use std::fmt::Write;
+use std::time::{Duration, Instant};
 
 use oxla_ir::{Computation, Result};
 
@@ -39,9 +40,99 @@ struct CompiledStep {
     text: String,
 }
 
+/// Where one compilation's time went, stage by stage (wall-clock time on
+/// the calling thread; Cranelift's code generation runs on the thread
+/// pool, so its stage is the wall time of the parallel part).
+///
+/// ```
+/// use oxla_ir::{Builder, ElementType::F32, Shape};
+/// let mut b = Builder::new("neg");
+/// let x = b.parameter(0, Shape::new(F32, &[4]), "x")?;
+/// let y = b.neg(x)?;
+/// let exe = oxla_jit::compile(&b.build(y)?)?;
+/// let profile = exe.compile_profile();
+/// assert!(profile.stages().iter().any(|(stage, _)| *stage == "codegen"));
+/// assert_eq!(profile.kernels(), 1);
+/// assert!(profile.total() >= profile.stages()[0].1);
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CompileProfile {
+    stages: Vec<(&'static str, Duration)>,
+    kernels: usize,
+    compiled: usize,
+}
+
+impl CompileProfile {
+    /// Each stage and its time, in the order they ran: `check` (the IR
+    /// verifier and the supported-op check), `fuse`, `verify plan`,
+    /// `lower`, `verify kernels`, `module setup`, `emit` (building each
+    /// kernel's CLIF), `codegen` (Cranelift, distinct kernels only),
+    /// `link`, `program` (buffer table, run-time program, texts).
+    pub fn stages(&self) -> &[(&'static str, Duration)] {
+        &self.stages
+    }
+
+    /// The time of every stage together.
+    pub fn total(&self) -> Duration {
+        self.stages.iter().map(|(_, d)| *d).sum()
+    }
+
+    /// The kernels of the program (see [`Executable::kernel_count`]).
+    pub fn kernels(&self) -> usize {
+        self.kernels
+    }
+
+    /// The kernels Cranelift compiled: identical kernels are compiled
+    /// once and share their code.
+    pub fn compiled_kernels(&self) -> usize {
+        self.compiled
+    }
+}
+
+impl std::fmt::Display for CompileProfile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        write!(
+            f,
+            "{:.3} ms, {} kernel(s), {} compiled:",
+            ms(self.total()),
+            self.kernels,
+            self.compiled
+        )?;
+        for (stage, d) in &self.stages {
+            write!(f, " {stage} {:.3}", ms(*d))?;
+        }
+        Ok(())
+    }
+}
+
+/// Times the stages of one compilation.
+struct Clock {
+    profile: CompileProfile,
+    last: Instant,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        Clock {
+            profile: CompileProfile::default(),
+            last: Instant::now(),
+        }
+    }
+
+    /// Ends stage `name` now.
+    fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.profile.stages.push((name, now - self.last));
+        self.last = now;
+    }
+}
+
 /// Compiles `comp` for the host CPU: fuses it (see [`fusion_text`]) and
 /// compiles one Cranelift function per kernel.
 pub fn compile(comp: &Computation) -> Result<Executable> {
+    let mut clock = Clock::new();
     // Like `evaluate`: a computation assembled without verification (an
     // empty one, an operand out of range) is refused before it is read.
     oxla_ir::verifier::verify(comp)?;
@@ -56,6 +147,7 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     let comp = expanded.as_ref().unwrap_or(comp);
     // What the JIT does not compile yet is refused before any code is built.
     crate::unsupported::check(comp)?;
+    clock.lap("check");
     // Fusion: the entry region, after the regions of its loops and
     // branches (planned as it meets them).
     let mut regions = Regions::new();
@@ -65,19 +157,31 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
         plan,
         role: Role::Entry,
     });
+    clock.lap("fuse");
     for region in regions.values() {
         verify::verify_plan(&region.comp, &region.plan)?;
     }
+    clock.lap("verify plan");
     let mut lowered: IdVec<RegionId, Vec<Vec<KernelDesc>>> = IdVec::new();
+    let mut verify_time = Duration::ZERO;
     for region in regions.values() {
         let steps = (0..region.plan.steps.len())
             .map(|k| lower_step(&region.comp, &region.plan, k))
             .collect::<Result<Vec<_>>>()?;
+        let t = Instant::now();
         verify::verify_kernels(&region.plan, &steps)?;
+        verify_time += t.elapsed();
         lowered.push(steps);
     }
+    let t = Instant::now();
     verify::verify_program(&regions)?;
+    verify_time += t.elapsed();
+    // The lowering's lap leaves out the verifier's time.
+    clock.last += verify_time;
+    clock.lap("lower");
+    clock.profile.stages.push(("verify kernels", verify_time));
     let mut jit = Jit::new()?;
+    clock.lap("module setup");
     let result_buf = match &regions[entry].plan.output {
         OutputTree::Leaf(Leaf::Buffer(b)) => Some(*b),
         _ => None,
@@ -121,9 +225,12 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
             .collect::<Result<Vec<_>>>()?;
         compiled.push(steps);
     }
+    clock.lap("emit");
     let entries = jit.finalize()?;
+    clock.lap("codegen");
     let threads = pool().map_or(1, |p| p.threads()) as i64;
-    let mut kernels: IdVec<RegionId, Vec<Vec<Kernel>>> = IdVec::new();
+    let tables = jit.tables();
+    let mut kernels: IdVec<RegionId, crate::program::StepKernels> = IdVec::new();
     let mut texts: IdVec<RegionId, Vec<String>> = IdVec::new();
     let mut entry_io = Vec::new();
     for (r, steps) in compiled.into_iter_ids() {
@@ -139,10 +246,13 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
                 step.kernels
                     .iter()
                     .enumerate()
-                    .map(|(k, &(f, shape))| Kernel {
-                        entry: entries[f],
-                        launch: Launch::new(shape, threads),
-                        label: format!("{out} [region {}, step {s}, kernel {k}]", r.index()),
+                    .map(|(k, &(f, shape))| {
+                        let kernel = Kernel {
+                            entry: entries[f],
+                            launch: Launch::new(shape, threads),
+                            label: format!("{out} [region {}, step {s}, kernel {k}]", r.index()),
+                        };
+                        (kernel, tables[f].clone())
                     })
                     .collect(),
             );
@@ -167,8 +277,12 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
         .into_iter_ids()
         .find_map(|(r, region)| (r == entry).then_some(region.plan))
         .ok_or_else(|| crate::error::internal(crate::error::Stage::Fusion, "no entry region"))?;
+    clock.lap("program");
+    let mut profile = clock.profile;
+    profile.kernels = program.kernel_count;
+    profile.compiled = jit.compiled_count();
     Ok(Executable::new(
-        comp, plan, program, jit.module, clif, fusion, in_place,
+        comp, plan, program, jit.module, clif, fusion, in_place, profile,
     ))
 }
 

@@ -8,7 +8,9 @@ use oxla_ir::{
     ArrayData, Computation, ElementType, Error, Literal, Result, Shape, StorageSink, dispatch_array,
 };
 
+use crate::buffers::MemoryUse;
 use crate::codegen::KernelFn;
+use crate::compile::CompileProfile;
 use crate::entity::{BufferId, IdVec};
 use crate::error::{Stage, internal};
 use crate::fusion::{Buffer, BufferKind, Leaf, OutputTree, Plan};
@@ -64,7 +66,8 @@ pub struct Executable {
     module: Mutex<Option<JITModule>>,
     clif: String,
     fusion: String,
-    temps: Mutex<Vec<Vec<u64>>>,
+    /// The arena of the last run, kept for the next (see `buffers.rs`).
+    arena: Mutex<Option<Vec<u64>>>,
     /// Whether any table entry is storage allocated per run.
     has_temps: bool,
     /// Output storage handed back by dropped results and
@@ -75,6 +78,8 @@ pub struct Executable {
     in_place: Vec<bool>,
     /// Per-item times when `OXLA_PROFILE` is set (`profile.rs`).
     profile: crate::profile::Profile,
+    /// Where the compilation's time went.
+    compile_profile: CompileProfile,
 }
 
 /// Storage kept for the next run's outputs: at most one buffer per output
@@ -187,6 +192,10 @@ fn advise_huge_pages(ptr: *const u8, bytes: usize) {
 impl Executable {
     /// The executable of `comp`, fused as `plan`, with the kernels of
     /// `module` and their texts.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one per thing the compile driver hands over"
+    )]
     pub(crate) fn new(
         comp: &Computation,
         plan: Plan,
@@ -195,6 +204,7 @@ impl Executable {
         clif: String,
         fusion: String,
         in_place: Vec<bool>,
+        profile: CompileProfile,
     ) -> Executable {
         let has_temps = program.slots.iter().any(|s| matches!(s, Slot::Scratch(_)));
         let fits = plan
@@ -213,7 +223,7 @@ impl Executable {
             module: Mutex::new(Some(module)),
             clif,
             fusion,
-            temps: Mutex::new(Vec::new()),
+            arena: Mutex::new(None),
             has_temps,
             spare: Arc::new(Spare {
                 kept: Mutex::new(Vec::new()),
@@ -221,7 +231,41 @@ impl Executable {
             }),
             in_place,
             profile: crate::profile::Profile::default(),
+            compile_profile: profile,
         }
+    }
+
+    /// Where the compilation's time went, stage by stage.
+    pub fn compile_profile(&self) -> &CompileProfile {
+        &self.compile_profile
+    }
+
+    /// The memory one run takes beyond its arguments and constants: the
+    /// outputs and the intermediates' arena (see [`MemoryUse`]).
+    pub fn memory(&self) -> MemoryUse {
+        let layout = &self.program.layout;
+        MemoryUse {
+            outputs: self
+                .plan
+                .buffers
+                .values()
+                .filter(|b| matches!(b.kind, BufferKind::Output(_)))
+                .map(|b| {
+                    b.shape.element_count() as usize * b.shape.element_type().byte_size().max(1)
+                })
+                .sum(),
+            temporaries: layout.arena_bytes,
+            temporaries_unshared: layout.unshared_bytes,
+            largest_live_set: layout.largest_live_bytes,
+        }
+    }
+
+    /// The peak bytes one [`Executable::run`] allocates: its outputs and
+    /// the intermediates' arena, all live at once. Arguments and the
+    /// executable's constants are not counted.
+    pub fn peak_bytes(&self) -> usize {
+        let m = self.memory();
+        m.outputs + m.temporaries
     }
 
     /// The computation this was compiled from.
@@ -677,37 +721,40 @@ impl Executable {
             big = vec![std::ptr::null_mut(); n];
             &mut big
         };
-        let mut temps: Vec<Vec<u64>> = Vec::new();
-        let mut cache = if self.has_temps {
-            match self.temps.try_lock() {
-                Ok(mut c) => std::mem::take(&mut *c),
-                Err(_) => Vec::new(),
+        // One arena for every storage entry, 64-byte aligned inside.
+        let layout = &self.program.layout;
+        let words = (layout.arena_bytes + crate::buffers::ALIGN).div_ceil(8);
+        let mut arena = if self.has_temps {
+            let kept = self.arena.try_lock().ok().and_then(|mut a| a.take());
+            match kept.filter(|a| a.len() >= words) {
+                Some(a) => Some(a),
+                None => match zeroed_words(words) {
+                    Some(a) => Some(a),
+                    None => return Err(self.arena_error(layout.arena_bytes)),
+                },
             }
         } else {
-            Vec::new()
+            None
         };
+        let arena_base = arena.as_mut().map_or(std::ptr::null_mut(), |a| {
+            let p = a.as_mut_ptr().cast::<u8>();
+            // SAFETY: the arena has `ALIGN` spare bytes, so the aligned
+            // start stays inside it.
+            unsafe { p.add(p.align_offset(crate::buffers::ALIGN)) }
+        });
         for (i, slot) in self.program.slots.iter().enumerate() {
             table[i] = match slot {
                 Slot::Arg(k) => param(*k),
                 Slot::Const(c) => self.program.constants[*c]
                     .array_data()
                     .map_or(std::ptr::null_mut(), |d| data_ptr(d) as *mut u8),
-                Slot::Scratch(bytes) => {
-                    let words = bytes.div_ceil(8).max(1);
-                    let mut v = match cache.iter().position(|t| t.len() >= words) {
-                        Some(p) => cache.swap_remove(p),
-                        None => match zeroed_words(words) {
-                            Some(v) => v,
-                            None => {
-                                self.keep_temps(temps, cache);
-                                return Err(self.scratch_error(i, *bytes));
-                            }
-                        },
-                    };
-                    let p = v.as_mut_ptr() as *mut u8;
-                    temps.push(v);
-                    p
-                }
+                Slot::Scratch(_) => match layout.offsets.get(i).copied().flatten() {
+                    // SAFETY: `buffers::assign` placed the entry inside
+                    // the arena (`offset + bytes <= arena_bytes`, checked
+                    // by `verify::check_buffer_layout`).
+                    Some(off) if !arena_base.is_null() => unsafe { arena_base.add(off) },
+                    _ => return Err(bug(format!("table entry {i} has no place in the arena"))),
+                },
                 Slot::Output(b) => match into.iter().find(|&&(ob, _)| ob == *b) {
                     Some(&(_, p)) => p,
                     None => outputs
@@ -724,7 +771,9 @@ impl Executable {
             self.profile.add(key, label, t.elapsed());
         }
         self.run_items(&self.program.items, table);
-        self.keep_temps(temps, cache);
+        if let (Some(a), Ok(mut kept)) = (arena, self.arena.try_lock()) {
+            *kept = Some(a);
+        }
         if let Some(t) = started {
             self.profile.add_run(t.elapsed());
         }
@@ -769,7 +818,7 @@ impl Executable {
     fn run_item(&self, item: &Item, table: &[*mut u8]) {
         {
             match item {
-                Item::Kernel { base, kernel } => {
+                Item::Kernel { base, kernel, .. } => {
                     let (f, l) = (kernel.entry, kernel.launch);
                     // `base` is the start of the kernel's region in the table
                     // (`Program::build` laid every region out inside it).
@@ -847,24 +896,33 @@ impl Executable {
         }
     }
 
-    /// The error for table entry `slot`, scratch storage of `bytes` bytes
-    /// the system cannot allocate.
-    fn scratch_error(&self, slot: usize, bytes: usize) -> Error {
-        match self
+    /// The error for the arena of `bytes` bytes (every intermediate of a
+    /// run), which the system cannot allocate: it names the largest
+    /// intermediate.
+    fn arena_error(&self, bytes: usize) -> Error {
+        let largest = self
             .plan
             .buffers
-            .iter()
-            .nth(slot)
-            .filter(|(_, b)| matches!(b.kind, BufferKind::Temp))
-        {
-            Some((_, b)) => self.allocation_error(b, "intermediate"),
-            None => Error::JitAllocation {
-                computation: self.comp.name().to_string(),
-                instruction: format!("<loop or branch storage {slot}>"),
-                role: "intermediate".to_string(),
-                shape: format!("u8[{bytes}]"),
-                bytes: bytes as u64,
+            .values()
+            .filter(|b| matches!(b.kind, BufferKind::Temp))
+            .max_by_key(|b| b.shape.element_count());
+        let (instruction, shape) = largest.map_or_else(
+            || {
+                (
+                    "<loop or branch storage>".to_string(),
+                    format!("u8[{bytes}]"),
+                )
             },
+            |b| (b.name.clone(), b.shape.to_string()),
+        );
+        // The bytes are the whole arena's (the largest intermediate's and
+        // those live beside it).
+        Error::JitAllocation {
+            computation: self.comp.name().to_string(),
+            instruction,
+            role: "intermediate".to_string(),
+            shape,
+            bytes: bytes as u64,
         }
     }
 
@@ -879,16 +937,6 @@ impl Executable {
             shape: shape.to_string(),
             bytes: (shape.element_count() as u64)
                 .saturating_mul(shape.element_type().byte_size() as u64),
-        }
-    }
-
-    /// Keeps temporaries' storage for the next call.
-    fn keep_temps(&self, mut temps: Vec<Vec<u64>>, mut cache: Vec<Vec<u64>>) {
-        if self.has_temps
-            && let Ok(mut c) = self.temps.try_lock()
-        {
-            c.append(&mut temps);
-            c.append(&mut cache);
         }
     }
 

@@ -74,6 +74,7 @@
 //! measured numbers.
 #![warn(missing_docs)]
 
+pub(crate) mod buffers;
 pub(crate) mod codegen;
 pub(crate) mod compile;
 pub(crate) mod cpool;
@@ -85,6 +86,7 @@ pub(crate) mod gemm;
 pub(crate) mod graph;
 pub(crate) mod inplace;
 pub(crate) mod ix;
+pub(crate) mod kcompile;
 pub(crate) mod kernel;
 pub(crate) mod launch;
 pub(crate) mod lower;
@@ -97,7 +99,8 @@ pub(crate) mod sortlib;
 pub(crate) mod unsupported;
 pub(crate) mod verify;
 
-pub use compile::{compile, fusion_text};
+pub use buffers::MemoryUse;
+pub use compile::{CompileProfile, compile, fusion_text};
 pub use executable::Executable;
 pub use launch::PARALLEL_THRESHOLD;
 pub use pool::THREADS_VAR;

@@ -25,6 +25,10 @@ use crate::executable::Kernel;
 use crate::fusion::tuples;
 use crate::fusion::{BufferKind, InitLeaf, Leaf, OutputTree, Plan, Regions, StepKind};
 
+/// The compiled kernels of each step of a region, in launch order, each
+/// with its own buffer table (see [`Program::build`]).
+pub(crate) type StepKernels = Vec<Vec<(Kernel, Option<Vec<u32>>)>>;
+
 /// Where one entry of the run's table points.
 #[derive(Clone, Debug)]
 pub(crate) enum Slot {
@@ -43,8 +47,13 @@ pub(crate) enum Slot {
 /// One thing the run path does.
 #[derive(Clone, Debug)]
 pub(crate) enum Item {
-    /// Launches `kernel` with the table stretch from entry `base` on.
-    Kernel { base: usize, kernel: Kernel },
+    /// Launches `kernel` with the table stretch from entry `base` on;
+    /// its code reaches the `len` entries from `base` and no others.
+    Kernel {
+        base: usize,
+        len: usize,
+        kernel: Kernel,
+    },
     /// Copies `bytes` bytes from entry `src` to entry `dst` (nothing when
     /// they are the same pointer).
     Copy {
@@ -79,6 +88,8 @@ pub(crate) struct Program {
     pub(crate) items: Vec<Item>,
     /// Kernels in the program (each counted once, however often it runs).
     pub(crate) kernel_count: usize,
+    /// Where the storage entries live in the run's arena (`buffers.rs`).
+    pub(crate) layout: crate::buffers::Layout,
 }
 
 /// How a region's parameters and results are bound.
@@ -138,7 +149,7 @@ pub(crate) fn body_slots_alias_state(plan: &Plan) -> Vec<bool> {
 
 struct Builder<'a> {
     regions: &'a Regions,
-    kernels: &'a IdVec<RegionId, Vec<Vec<Kernel>>>,
+    kernels: &'a IdVec<RegionId, StepKernels>,
     slots: Vec<Slot>,
     constants: Vec<Literal>,
     kernel_count: usize,
@@ -146,11 +157,13 @@ struct Builder<'a> {
 
 impl Program {
     /// The program of `regions` run from `entry`; `kernels[r][k]` are the
-    /// compiled kernels of step `k` of region `r`, in launch order.
+    /// compiled kernels of step `k` of region `r`, in launch order, each
+    /// with its own buffer table (the region's buffers it reads, in the
+    /// order its code numbers them; `None`: the region's whole table).
     pub(crate) fn build(
         regions: &Regions,
         entry: RegionId,
-        kernels: &IdVec<RegionId, Vec<Vec<Kernel>>>,
+        kernels: &IdVec<RegionId, StepKernels>,
     ) -> Result<Program> {
         let mut b = Builder {
             regions,
@@ -160,11 +173,15 @@ impl Program {
             kernel_count: 0,
         };
         let items = b.region(entry, &Bind::Entry)?;
+        let live = crate::buffers::liveness(&b.slots, &items);
+        let layout = crate::buffers::assign(&b.slots, &live);
+        crate::verify::verify_buffer_layout(&b.slots, &live, &layout)?;
         Ok(Program {
             slots: b.slots,
             constants: b.constants,
             items,
             kernel_count: b.kernel_count,
+            layout,
         })
     }
 }
@@ -220,9 +237,29 @@ impl Builder<'_> {
             let step_kernels = kernels
                 .get(k)
                 .ok_or_else(|| bug(format!("{r}: step {k} has no compiled kernels")))?;
-            for kernel in step_kernels {
-                let kernel = kernel.clone();
-                items.push(Item::Kernel { base, kernel });
+            for (kernel, table) in step_kernels {
+                let (own, len) = match table {
+                    Some(map) if map.iter().enumerate().any(|(i, &m)| m as usize != i) => {
+                        let start = self.slots.len();
+                        for &m in map {
+                            if m as usize >= plan.buffers.len() {
+                                return Err(bug(format!(
+                                    "{r}: step {k} reads buffer {m} of {}",
+                                    plan.buffers.len()
+                                )));
+                            }
+                            self.push(Slot::Same(base + m as usize));
+                        }
+                        (start, map.len())
+                    }
+                    Some(map) => (base, map.len()),
+                    None => (base, plan.buffers.len()),
+                };
+                items.push(Item::Kernel {
+                    base: own,
+                    len,
+                    kernel: kernel.clone(),
+                });
                 self.kernel_count += 1;
             }
             match &step.kind {

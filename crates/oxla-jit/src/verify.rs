@@ -51,6 +51,10 @@ pub(crate) struct At {
 pub(crate) enum Problem {
     /// An output or temporary buffer written by no step, or by several.
     WriterCount { buf: BufferId, steps: Vec<usize> },
+    /// Two storage entries of the run's table (`buffers.rs`) that are
+    /// live at the same item share bytes of the arena, or one has no
+    /// place inside it.
+    SharedStorage { a: usize, b: Option<usize> },
     /// An argument or constant buffer written by a step.
     InputWritten { buf: BufferId, step: usize },
     /// A step (or a pass of a row group) reads a buffer that no earlier
@@ -170,6 +174,13 @@ impl fmt::Display for Problem {
             Problem::InputWritten { buf, step } => {
                 write!(f, "step {step} writes {buf}, an argument or constant")
             }
+            Problem::SharedStorage { a, b: Some(b) } => write!(
+                f,
+                "table entries {a} and {b} are live at once and share arena bytes"
+            ),
+            Problem::SharedStorage { a, b: None } => {
+                write!(f, "table entry {a} has no place inside the arena")
+            }
             Problem::ReadBeforeWrite { buf, step } => {
                 write!(f, "step {step} reads {buf} before any step writes it")
             }
@@ -272,6 +283,64 @@ pub(crate) fn verify_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Result
 /// [`check_program`]).
 pub(crate) fn verify_program(regions: &Regions) -> Result<()> {
     report(Stage::VerifyPlan, check_program(regions))
+}
+
+/// Checks the run's buffer assignment (see [`check_buffer_layout`]).
+pub(crate) fn verify_buffer_layout(
+    slots: &[crate::program::Slot],
+    live: &crate::buffers::Liveness,
+    layout: &crate::buffers::Layout,
+) -> Result<()> {
+    report(
+        Stage::VerifyKernels,
+        check_buffer_layout(slots, live, layout),
+    )
+}
+
+/// The problems of a buffer assignment: every storage entry of the table
+/// has a place inside the arena, and two entries whose live ranges meet
+/// share no byte (so whatever one kernel or copy touches is distinct
+/// memory). Entries live at once are found by a sweep over the ranges.
+pub(crate) fn check_buffer_layout(
+    slots: &[crate::program::Slot],
+    live: &crate::buffers::Liveness,
+    layout: &crate::buffers::Layout,
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    // (entry, first, last, offset, bytes)
+    let mut placed = Vec::new();
+    for (i, slot) in slots.iter().enumerate() {
+        if let crate::program::Slot::Scratch(bytes) = slot {
+            let bytes = (*bytes).max(1);
+            match layout.offsets.get(i).copied().flatten() {
+                Some(off) if off + bytes <= layout.arena_bytes => {
+                    let (a, b) = live
+                        .ranges
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .unwrap_or((usize::MAX, usize::MAX));
+                    placed.push((i, a, b, off, bytes));
+                }
+                _ => problems.push(Problem::SharedStorage { a: i, b: None }),
+            }
+        }
+    }
+    placed.sort_by_key(|p| (p.1, p.2));
+    let mut open: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
+    for p in placed {
+        open.retain(|q| q.2 >= p.1);
+        for q in &open {
+            if q.3 < p.3 + p.4 && p.3 < q.3 + q.4 {
+                problems.push(Problem::SharedStorage {
+                    a: q.0,
+                    b: Some(p.0),
+                });
+            }
+        }
+        open.push(p);
+    }
+    problems
 }
 
 // ---------------------------------------------------------------------

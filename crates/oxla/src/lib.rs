@@ -66,7 +66,9 @@ pub use oxla_ir::{
     Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0FNU, Int1, Int2, Int4,
     MiniFloat, RealFloat, SubByteInt, Uint1, Uint2, Uint4, bf16, f16,
 };
-pub use oxla_jit::{Executable, PROFILE_VAR, THREADS_VAR, compile, num_threads};
+pub use oxla_jit::{
+    CompileProfile, Executable, MemoryUse, PROFILE_VAR, THREADS_VAR, compile, num_threads,
+};
 
 /// The IR's internals: its instruction arena, the parser and printer
 /// modules, the passes, shape inference and the verifier.

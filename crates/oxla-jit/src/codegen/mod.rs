@@ -214,19 +214,28 @@ pub(crate) struct Jit {
     fbc: FunctionBuilderContext,
     math: MathLib,
     gemm: dot::GemmEntries,
+    /// Per kernel: the distinct function it runs, and its own buffer
+    /// table (`None`: the region's), see `kcompile.rs`.
+    kernels: Vec<(usize, Option<Vec<u32>>)>,
+    /// The distinct functions: declared ids, and functions until compiled.
     ids: Vec<FuncId>,
+    funcs: Vec<cranelift_codegen::ir::Function>,
+    /// The distinct function of each renumbered CLIF text.
+    by_text: std::collections::HashMap<String, usize>,
     /// The CLIF text of each kernel, captured before it is compiled.
     pub(crate) clif: Vec<String>,
 }
 
-impl Jit {
-    /// A module for the host ISA, optimising for speed (verifier on in
-    /// debug builds only).
-    pub(crate) fn new() -> Result<Jit> {
+/// The host ISA with our flags, set up once per process: optimising for
+/// speed, verifier on in debug builds only.
+pub(crate) fn host_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa> {
+    static ISA: std::sync::OnceLock<
+        std::result::Result<cranelift_codegen::isa::OwnedTargetIsa, String>,
+    > = std::sync::OnceLock::new();
+    ISA.get_or_init(|| {
         let mut flags = settings::builder();
         let set = |f: &mut settings::Builder, k: &str, v: &str| {
-            f.set(k, v)
-                .map_err(|e| setup_error(format!("setting {k}={v}: {e}")))
+            f.set(k, v).map_err(|e| format!("setting {k}={v}: {e}"))
         };
         set(&mut flags, "opt_level", "speed")?;
         set(
@@ -244,11 +253,20 @@ impl Jit {
         set(&mut flags, "enable_probestack", "true")?;
         set(&mut flags, "probestack_strategy", "inline")?;
         set(&mut flags, "use_colocated_libcalls", "false")?;
-        let isa = cranelift_native::builder()
-            .map_err(|e| setup_error(format!("host ISA: {e}")))?
+        cranelift_native::builder()
+            .map_err(|e| format!("host ISA: {e}"))?
             .finish(settings::Flags::new(flags))
-            .map_err(|e| setup_error(format!("host ISA: {e}")))?;
-        let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
+            .map_err(|e| format!("host ISA: {e}"))
+    })
+    .clone()
+    .map_err(setup_error)
+}
+
+impl Jit {
+    /// A module for the host ISA (set up once per process, see
+    /// [`host_isa`]).
+    pub(crate) fn new() -> Result<Jit> {
+        let mut jb = JITBuilder::with_isa(host_isa()?, default_libcall_names());
         dot::GemmEntries::register_symbols(&mut jb);
         MathLib::register_symbols(&mut jb);
         sort::register_symbols(&mut jb);
@@ -262,7 +280,10 @@ impl Jit {
             fbc: FunctionBuilderContext::new(),
             math,
             gemm,
+            kernels: Vec::new(),
             ids: Vec::new(),
+            funcs: Vec::new(),
+            by_text: std::collections::HashMap::new(),
             clif: Vec::new(),
         })
     }
@@ -277,21 +298,56 @@ impl Jit {
         sig.params.push(AbiParam::new(types::I64));
     }
 
-    /// Compiles the function built since [`Jit::begin`]; returns its
-    /// index.
+    /// Takes the function built since [`Jit::begin`] as kernel `k` (the
+    /// index returned): renumbers its buffer table and, unless an
+    /// identical function was seen before, declares it for
+    /// [`Jit::finalize`] to compile.
     fn finish(&mut self) -> Result<usize> {
-        let name = format!("kernel{}", self.ids.len());
-        self.clif
-            .push(format!("; {name}\n{}", self.ctx.func.display()));
-        let id = self
-            .module
-            .declare_function(&name, Linkage::Local, &self.ctx.func.signature)
-            .map_err(|e| bug(format!("declaring {name}: {e}")))?;
-        self.module
-            .define_function(id, &mut self.ctx)
-            .map_err(|e| bug(format!("compiling {name}: {e:?}")))?;
-        self.ids.push(id);
-        Ok(self.ids.len() - 1)
+        let k = self.kernels.len();
+        let mut func =
+            std::mem::replace(&mut self.ctx.func, cranelift_codegen::ir::Function::new());
+        let table = crate::kcompile::canonical_table(&mut func);
+        let text = func.display().to_string();
+        let tables = match &table {
+            Some(map) => {
+                let names: Vec<String> = map.iter().map(|b| format!("buf{b}")).collect();
+                format!(" (buffer table: {})", names.join(" "))
+            }
+            None => String::new(),
+        };
+        let d = match self.by_text.get(&text) {
+            Some(&d) => {
+                self.clif
+                    .push(format!("; kernel{k}{tables}: the code of function{d}\n"));
+                d
+            }
+            None => {
+                let d = self.ids.len();
+                let name = format!("kernel{k}");
+                let id = self
+                    .module
+                    .declare_function(&name, Linkage::Local, &func.signature)
+                    .map_err(|e| bug(format!("declaring {name}: {e}")))?;
+                self.clif
+                    .push(format!("; kernel{k}{tables}: function{d}\n{text}"));
+                self.by_text.insert(text, d);
+                self.ids.push(id);
+                self.funcs.push(func);
+                d
+            }
+        };
+        self.kernels.push((d, table));
+        Ok(k)
+    }
+
+    /// The kernels' own buffer tables (see [`Jit::finish`]), by kernel.
+    pub(crate) fn tables(&self) -> Vec<Option<Vec<u32>>> {
+        self.kernels.iter().map(|(_, t)| t.clone()).collect()
+    }
+
+    /// The distinct functions compiled.
+    pub(crate) fn compiled_count(&self) -> usize {
+        self.ids.len()
     }
 
     /// Compiles a loop kernel; returns its index and how its innermost
@@ -324,16 +380,24 @@ impl Jit {
         self.finish()
     }
 
-    /// Links every kernel and returns their entry points.
+    /// Compiles the distinct functions (in parallel, `kcompile.rs`),
+    /// links them, and returns every kernel's entry point.
     pub(crate) fn finalize(&mut self) -> Result<Vec<KernelFn>> {
+        let funcs = std::mem::take(&mut self.funcs);
+        let codes = crate::kcompile::compile_all(self.module.isa(), funcs, self.ids.clone())?;
+        for (code, &id) in codes.iter().zip(&self.ids) {
+            self.module
+                .define_function_bytes(id, code.alignment, &code.bytes, &code.relocs)
+                .map_err(|e| bug(format!("defining {id}: {e}")))?;
+        }
         self.module
             .finalize_definitions()
             .map_err(|e| internal(Stage::Link, format!("linking kernels: {e}")))?;
         Ok(self
-            .ids
+            .kernels
             .iter()
-            .map(|&id| {
-                let p = self.module.get_finalized_function(id);
+            .map(|&(d, _)| {
+                let p = self.module.get_finalized_function(self.ids[d]);
                 // SAFETY: `p` is the entry of a function compiled with the
                 // kernel signature above (pointer, i64, i64; SysV C ABI).
                 unsafe { std::mem::transmute::<*const u8, KernelFn>(p) }
