@@ -553,11 +553,9 @@ pub(crate) fn dot_general(
     dims: &DotDimensionNumbers,
     out: &Shape,
 ) -> OpResult<ArrayData> {
-    let (lt, rt) = (lhs.element_type(), rhs.element_type());
-    let operand = oxla_ir::shape_inference::higher_precision_type(lt, rt);
     let result = out.element_type();
-    let at_least = oxla_ir::shape_inference::higher_precision_type(operand, result) == result;
-    let compute = dot_compute_type(if at_least { result } else { operand });
+    let compute =
+        oxla_ir::shape_inference::dot_compute_type(lhs.element_type(), rhs.element_type(), result);
     let (l, r) = (as_type(lhs, compute)?, as_type(rhs, compute)?);
     let values = dispatch_array!(array(&l)?, a => {
         let b = same_type(a, &r)?;
@@ -579,20 +577,6 @@ fn as_type(x: &Literal, ty: ElementType) -> OpResult<Cow<'_, Literal>> {
     Literal::from_array_data(x.shape().dims(), data)
         .map(Cow::Owned)
         .map_err(|e| e.to_string())
-}
-
-/// The type a dot of `ty` accumulates in: `f32` for the narrow floats, 64
-/// bits for the sub-byte integers, else `ty`.
-fn dot_compute_type(ty: ElementType) -> ElementType {
-    if ty.is_narrow_float() {
-        ElementType::F32
-    } else if ty.is_sub_byte_integer() && ty.is_signed_integer() {
-        ElementType::S64
-    } else if ty.is_sub_byte_integer() {
-        ElementType::U64
-    } else {
-        ty
-    }
 }
 
 /// One operand's side of a dot: positions for the result dims and for the

@@ -1456,6 +1456,38 @@ pub fn higher_precision_type(a: ElementType, b: ElementType) -> ElementType {
     if rank(b) > rank(a) { b } else { a }
 }
 
+/// The type a dot with operands `lhs`, `rhs` and result type `result`
+/// sums in, as XLA:CPU computes it: the result type when it is at least as
+/// precise as the operands (the operands converted up: `s8 x s8 -> s32`,
+/// `bf16 x bf16 -> f32`), else the operands' higher-precision type (the
+/// sum converted down: `f32 x f32 -> bf16`); floats narrower than `f32`
+/// sum in `f32`, sub-byte integers in 64 bits.
+///
+/// ```
+/// use oxla_ir::ElementType::{Bf16, F32, S32, S8};
+/// use oxla_ir::shape_inference::dot_compute_type;
+/// assert_eq!(dot_compute_type(S8, S8, S32), S32);
+/// assert_eq!(dot_compute_type(F32, F32, Bf16), F32);
+/// assert_eq!(dot_compute_type(Bf16, Bf16, Bf16), F32);
+/// ```
+pub fn dot_compute_type(lhs: ElementType, rhs: ElementType, result: ElementType) -> ElementType {
+    let operand = higher_precision_type(lhs, rhs);
+    let ty = if higher_precision_type(operand, result) == result {
+        result
+    } else {
+        operand
+    };
+    if ty.is_narrow_float() {
+        ElementType::F32
+    } else if ty.is_sub_byte_integer() && ty.is_signed_integer() {
+        ElementType::S64
+    } else if ty.is_sub_byte_integer() {
+        ElementType::U64
+    } else {
+        ty
+    }
+}
+
 /// `dot_general`: batch and contracting lists paired, in range, not
 /// repeated, with equal sizes. The result dims are the batch dims, then the
 /// lhs free dims, then the rhs free dims. The operands may have different

@@ -78,35 +78,6 @@ fn unsupported_type(shape: &Shape) -> Option<ElementType> {
     Some(shape.element_type()).filter(|&t| !supports_element_type(t))
 }
 
-/// The type a dot computes in, as the interpreter (and XLA:CPU) decide it:
-/// the result type when it is at least as precise as the operands (the
-/// operands are converted up: `s8 x s8 -> s32`, `bf16 x bf16 -> f32`),
-/// else the operands' higher-precision type (the result converted down:
-/// `f32 x f32 -> bf16`); narrow floats accumulate in `f32`, sub-byte
-/// integers in 64 bits.
-pub(crate) fn dot_compute_type(
-    lhs: ElementType,
-    rhs: ElementType,
-    result: ElementType,
-) -> ElementType {
-    use oxla_ir::shape_inference::higher_precision_type;
-    let operand = higher_precision_type(lhs, rhs);
-    let ty = if higher_precision_type(operand, result) == result {
-        result
-    } else {
-        operand
-    };
-    if ty.is_narrow_float() {
-        ElementType::F32
-    } else if ty.is_sub_byte_integer() && ty.is_signed_integer() {
-        ElementType::S64
-    } else if ty.is_sub_byte_integer() {
-        ElementType::U64
-    } else {
-        ty
-    }
-}
-
 /// Why the JIT refuses a dot of mixed types, if it does: it computes a dot
 /// in its result type, its operands converted up by the operand copy
 /// (`fusion::StepKind::DotCopy`), so the result type must be the compute
@@ -120,7 +91,7 @@ fn mixed_dot(body: &Body, inst: &Instruction) -> Option<String> {
     };
     let (lhs, rhs) = (ty(0)?, ty(1)?);
     let result = inst.shape.element_type();
-    let compute = dot_compute_type(lhs, rhs, result);
+    let compute = oxla_ir::shape_inference::dot_compute_type(lhs, rhs, result);
     (compute != result).then(|| {
         format!(
             "the JIT does not compile a dot that sums in {compute} and converts to its \
