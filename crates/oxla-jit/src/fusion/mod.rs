@@ -315,14 +315,11 @@ pub(crate) fn step_class(kind: &OpKind) -> StepClass<'_> {
         OpKind::TopK { k, largest } => StepClass::TopK { k, largest },
         OpKind::Reduce { .. } => StepClass::Reduce,
         OpKind::DotGeneral { dims } => StepClass::Dot { dims },
-        // `ops::op_family` names the family of each (it has one for each).
-        OpKind::DynamicUpdateSlice
-        | OpKind::Scatter { .. }
-        | OpKind::SelectAndScatter { .. }
-        | OpKind::ReduceWindow { .. }
-        | OpKind::Convolution { .. } => {
-            ops::op_family(kind).map_or(StepClass::Fused, StepClass::Family)
-        }
+        OpKind::DynamicUpdateSlice => StepClass::Family(ops::OpFamily::UpdateSlice),
+        OpKind::Scatter { .. } => StepClass::Family(ops::OpFamily::Scatter),
+        OpKind::SelectAndScatter { .. } => StepClass::Family(ops::OpFamily::SelectAndScatter),
+        OpKind::ReduceWindow { .. } => StepClass::Family(ops::OpFamily::ReduceWindow),
+        OpKind::Convolution { .. } => StepClass::Family(ops::OpFamily::Convolution),
         OpKind::Iota { .. }
         | OpKind::Unary(_)
         | OpKind::Binary { .. }

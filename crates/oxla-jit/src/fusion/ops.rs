@@ -235,58 +235,11 @@ pub(crate) enum OpFamily {
 /// The family of `kind` if it gets a step of the kinds above (it is then
 /// always materialised); `None` for every other op.
 pub(crate) fn op_family(kind: &OpKind) -> Option<OpFamily> {
-    match kind {
-        OpKind::DynamicUpdateSlice => Some(OpFamily::UpdateSlice),
-        OpKind::Scatter { .. } => Some(OpFamily::Scatter),
-        OpKind::SelectAndScatter { .. } => Some(OpFamily::SelectAndScatter),
-        OpKind::ReduceWindow { .. } => Some(OpFamily::ReduceWindow),
-        OpKind::Convolution { .. } => Some(OpFamily::Convolution),
-        OpKind::Parameter { .. }
-        | OpKind::Constant { .. }
-        | OpKind::Iota { .. }
-        | OpKind::Unary(_)
-        | OpKind::Binary { .. }
-        | OpKind::Convert
-        | OpKind::Select
-        | OpKind::Clamp
-        | OpKind::Broadcast { .. }
-        | OpKind::Reshape
-        | OpKind::Transpose { .. }
-        | OpKind::Slice { .. }
-        | OpKind::Concatenate { .. }
-        | OpKind::Reverse { .. }
-        | OpKind::Pad { .. }
-        | OpKind::Reduce { .. }
-        | OpKind::DotGeneral { .. }
-        | OpKind::Tuple
-        | OpKind::GetTupleElement { .. }
-        | OpKind::While { .. }
-        | OpKind::Conditional { .. }
-        | OpKind::OptimizationBarrier
-        | OpKind::Map { .. }
-        | OpKind::Gather { .. }
-        | OpKind::DynamicSlice { .. }
-        | OpKind::BitcastConvert
-        | OpKind::Bitcast
-        | OpKind::ReducePrecision { .. }
-        | OpKind::Sort { .. }
-        | OpKind::TopK { .. }
-        | OpKind::Rng { .. }
-        | OpKind::RngBitGenerator { .. }
-        | OpKind::Cholesky { .. }
-        | OpKind::TriangularSolve { .. }
-        | OpKind::BatchNormTraining { .. }
-        | OpKind::BatchNormInference { .. }
-        | OpKind::BatchNormGrad { .. }
-        | OpKind::CustomCall(_)
-        | OpKind::AfterAll
-        | OpKind::AddDependency
-        | OpKind::StochasticConvert
-        | OpKind::RngGetAndUpdateState { .. }
-        | OpKind::Complex
-        | OpKind::Real
-        | OpKind::Imag
-        | OpKind::Fft { .. } => None,
+    // `step_class` is the one exhaustive list of what each op becomes.
+    if let super::StepClass::Family(family) = super::step_class(kind) {
+        Some(family)
+    } else {
+        None
     }
 }
 
