@@ -24,7 +24,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use oxla::{ArrayData, Computation, ElementType, Literal, Shape};
+use oxla::{Computation, Literal, Shape};
 
 use crate::json::Json;
 use crate::{Call, interleaved};
@@ -32,6 +32,9 @@ use crate::{Call, interleaved};
 #[path = "../../oxla-cli/src/flops.rs"]
 #[allow(dead_code)] // the CLI's formatting helper is not used here
 mod flops;
+
+#[path = "../../oxla-cli/src/random.rs"]
+mod random;
 
 /// The directory of the bundled models.
 pub fn default_dir() -> PathBuf {
@@ -122,65 +125,14 @@ fn byte_size(shape: &Shape) -> u128 {
     shape.element_count().max(0) as u128 * shape.element_type().byte_size() as u128
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014), as `oxla bench` seeds it.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-}
-
-/// The inputs `oxla bench --seed 0` gives `comp` (the element types the
-/// models use: floats in [-1, 1) rounded to the type, s32 in [-10, 10],
-/// u32 in [0, 10], pred); another type is an error naming the shape.
+/// The inputs `oxla bench --seed 0` gives `comp` (the CLI's generator,
+/// `random.rs`, included above).
 pub fn inputs(comp: &Computation) -> Result<Vec<Literal>, String> {
     comp.parameter_shapes()
         .iter()
         .enumerate()
         .map(|(k, shape)| {
-            let mut rng = SplitMix64((k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            let n = shape.element_count().max(0) as usize;
-            let ty = shape.element_type();
-            let data: ArrayData = if ty == ElementType::F32 {
-                (0..n).map(|_| rng.unit() as f32).collect::<Vec<_>>().into()
-            } else if ty == ElementType::S32 {
-                (0..n)
-                    .map(|_| (rng.next() % 21) as i32 - 10)
-                    .collect::<Vec<_>>()
-                    .into()
-            } else if ty == ElementType::U32 {
-                (0..n)
-                    .map(|_| (rng.next() % 11) as u32)
-                    .collect::<Vec<_>>()
-                    .into()
-            } else if ty == ElementType::Pred {
-                (0..n)
-                    .map(|_| rng.next() >> 63 == 1)
-                    .collect::<Vec<_>>()
-                    .into()
-            } else if ty.is_float() && !shape.is_tuple() {
-                let mut bytes = Vec::with_capacity(n * ty.byte_size());
-                for _ in 0..n {
-                    let v = Literal::float_scalar(ty, rng.unit())
-                        .and_then(|l| l.array_data().map(ArrayData::to_le_bytes))
-                        .ok_or(format!("cannot generate values of shape {shape}"))?;
-                    bytes.extend(v);
-                }
-                ArrayData::from_bytes(ty, &bytes, false)
-                    .ok_or(format!("cannot generate values of shape {shape}"))?
-            } else {
-                return Err(format!("no random inputs for shape {shape}"));
-            };
-            Literal::from_array_data(shape.dims(), data).map_err(|e| e.to_string())
+            random::random_literal(shape, &mut random::SplitMix64::for_parameter(0, k))
         })
         .collect()
 }

@@ -19,6 +19,7 @@ mod compare;
 mod demo;
 mod flops;
 mod inputs;
+mod random;
 
 use std::fmt;
 use std::io::Write as _;
