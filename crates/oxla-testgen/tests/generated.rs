@@ -365,6 +365,7 @@ fn misc_programs_print_reparse_and_evaluate() {
         "batch-norm-training",
         "batch-norm-inference",
         "batch-norm-grad",
+        "ragged-dot",
     ];
     let mut ops = std::collections::BTreeMap::new();
     let mut compiled = 0;

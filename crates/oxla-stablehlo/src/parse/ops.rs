@@ -21,6 +21,7 @@ use super::syntax::{Attr, NamedAttr};
 mod chlo_math;
 mod ctrl;
 mod indexing;
+mod ragged_dot;
 mod windows;
 
 use chlo_math::{
@@ -284,6 +285,11 @@ pub(super) static OPS: &[OpDef] = &[
     // -- sort and top-k (the sort family) -----------------------------------
     row("stablehlo.sort", GenericOnly, Op(sort)),
     row("chlo.top_k", TopK, Op(chlo_top_k)),
+    row(
+        "chlo.ragged_dot",
+        GenericOnly,
+        Op(ragged_dot::chlo_ragged_dot),
+    ),
     // -- func ------------------------------------------------------------------
     row("func.call", Call, Op(call)),
     row("func.return", Return, Terminator),
