@@ -24,8 +24,7 @@
 //! group.
 
 use oxla_ir::{
-    ArrayData, DotDimensionNumbers, Literal, RaggedDotDimensionNumbers, RaggedDotMode, Shape,
-    dispatch_array,
+    ArrayData, Literal, RaggedDotDimensionNumbers, RaggedDotMode, Shape, dispatch_array,
 };
 
 use crate::element::Element;
@@ -126,21 +125,9 @@ fn non_contracting(
     let [group_dim] = dims.rhs_group[..] else {
         return Err("a ragged non-contracting dot needs one rhs group dimension".into());
     };
-    let dot = &dims.dot;
-    // Where each lhs dimension lands in the result: batch dims first, then
-    // the free ones in order.
-    let free: Vec<i64> = (0..lhs.shape().rank() as i64)
-        .filter(|d| !dot.lhs_batch.contains(d) && !dot.lhs_contracting.contains(d))
-        .collect();
+    let lhs_rank = lhs.shape().rank();
     let position = |d: i64| -> OpResult<usize> {
-        dot.lhs_batch
-            .iter()
-            .position(|&b| b == d)
-            .or_else(|| {
-                free.iter()
-                    .position(|&f| f == d)
-                    .map(|i| i + dot.lhs_batch.len())
-            })
+        dims.lhs_result_position(lhs_rank, d)
             .ok_or_else(|| format!("lhs dimension {d} is not a batch or free dimension"))
     };
     let prefix_at: Vec<usize> = prefix
@@ -148,18 +135,7 @@ fn non_contracting(
         .map(|&d| position(d))
         .collect::<OpResult<_>>()?;
     let ragged_at = position(dims.ragged_dimension().unwrap_or(0))?;
-    // The dot with one group's rhs slice: the group dimension removed.
-    let shift = |v: &[i64]| -> Vec<i64> {
-        v.iter()
-            .map(|&d| if d > group_dim { d - 1 } else { d })
-            .collect()
-    };
-    let slice_dims = DotDimensionNumbers {
-        lhs_batch: dot.lhs_batch.clone(),
-        lhs_contracting: dot.lhs_contracting.clone(),
-        rhs_batch: shift(&dot.rhs_batch),
-        rhs_contracting: shift(&dot.rhs_contracting),
-    };
+    let slice_dims = dims.group_slice_dims(group_dim);
     let out_dims = out.dims();
     let mut parts = Vec::with_capacity(groups.count);
     let mut masks = Vec::with_capacity(groups.count);
@@ -208,15 +184,8 @@ fn contracting(
 ) -> OpResult<ArrayData> {
     let dot = &dims.dot;
     let ragged = dims.ragged_dimension().unwrap_or(0);
-    // The rhs dimension paired with an lhs batch or contracting dimension.
     let paired = |d: i64| -> OpResult<usize> {
-        let find = |l: &[i64], r: &[i64]| {
-            l.iter()
-                .position(|&x| x == d)
-                .and_then(|i| r.get(i).copied())
-        };
-        find(&dot.lhs_batch, &dot.rhs_batch)
-            .or_else(|| find(&dot.lhs_contracting, &dot.rhs_contracting))
+        dims.rhs_partner(d)
             .map(|r| r as usize)
             .ok_or_else(|| format!("lhs dimension {d} has no rhs partner"))
     };

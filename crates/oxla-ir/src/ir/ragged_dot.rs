@@ -103,4 +103,47 @@ impl RaggedDotDimensionNumbers {
         }
         prefix
     }
+
+    /// Where lhs dimension `d` (a batch or free one) lands in the dot's
+    /// result: the batch dims first, in their listed order, then the free
+    /// dims in increasing order; `None` for a contracting dimension.
+    pub fn lhs_result_position(&self, lhs_rank: usize, d: i64) -> Option<usize> {
+        let dot = &self.dot;
+        if let Some(i) = dot.lhs_batch.iter().position(|&b| b == d) {
+            return Some(i);
+        }
+        (0..lhs_rank as i64)
+            .filter(|x| !dot.lhs_batch.contains(x) && !dot.lhs_contracting.contains(x))
+            .position(|f| f == d)
+            .map(|i| i + dot.lhs_batch.len())
+    }
+
+    /// The rhs dimension paired with lhs batch or contracting dimension
+    /// `d`.
+    pub fn rhs_partner(&self, d: i64) -> Option<i64> {
+        let dot = &self.dot;
+        let find = |l: &[i64], r: &[i64]| {
+            l.iter()
+                .position(|&x| x == d)
+                .and_then(|i| r.get(i).copied())
+        };
+        find(&dot.lhs_batch, &dot.rhs_batch)
+            .or_else(|| find(&dot.lhs_contracting, &dot.rhs_contracting))
+    }
+
+    /// The dimension numbers of the dot of the lhs with one group's rhs
+    /// slice (the rhs group dimension `group` removed).
+    pub fn group_slice_dims(&self, group: i64) -> DotDimensionNumbers {
+        let shift = |v: &[i64]| -> Vec<i64> {
+            v.iter()
+                .map(|&d| if d > group { d - 1 } else { d })
+                .collect()
+        };
+        DotDimensionNumbers {
+            lhs_batch: self.dot.lhs_batch.clone(),
+            lhs_contracting: self.dot.lhs_contracting.clone(),
+            rhs_batch: shift(&self.dot.rhs_batch),
+            rhs_contracting: shift(&self.dot.rhs_contracting),
+        }
+    }
 }

@@ -141,33 +141,11 @@ fn expand(
         RaggedDotMode::Batch => b.dot_general_with_type(lhs, rhs, dot, ty),
         RaggedDotMode::NonContracting => {
             let group_dim = dims.rhs_group.first().copied().unwrap_or(0);
-            let free: Vec<i64> = (0..lhs_shape.rank() as i64)
-                .filter(|d| !dot.lhs_batch.contains(d) && !dot.lhs_contracting.contains(d))
-                .collect();
-            let position = |d: i64| -> i64 {
-                dot.lhs_batch
-                    .iter()
-                    .position(|&x| x == d)
-                    .or_else(|| {
-                        free.iter()
-                            .position(|&f| f == d)
-                            .map(|i| i + dot.lhs_batch.len())
-                    })
-                    .unwrap_or(0) as i64
-            };
+            let position =
+                |d: i64| dims.lhs_result_position(lhs_shape.rank(), d).unwrap_or(0) as i64;
             let at: Vec<i64> = prefix.iter().map(|&d| position(d)).collect();
             let along = position(ragged);
-            let shift = |v: &[i64]| -> Vec<i64> {
-                v.iter()
-                    .map(|&d| if d > group_dim { d - 1 } else { d })
-                    .collect()
-            };
-            let slice_dims = crate::DotDimensionNumbers {
-                lhs_batch: dot.lhs_batch.clone(),
-                lhs_contracting: dot.lhs_contracting.clone(),
-                rhs_batch: shift(&dot.rhs_batch),
-                rhs_contracting: shift(&dot.rhs_contracting),
-            };
+            let slice_dims = dims.group_slice_dims(group_dim);
             let zero = b.constant(Literal::zeros(&Shape::new(ty, &[]))?)?;
             let mut acc = b.broadcast(zero, out.dims())?;
             let rd = rhs_shape.dims();
@@ -192,16 +170,7 @@ fn expand(
             Ok(acc)
         }
         RaggedDotMode::Contracting => {
-            let paired = |d: i64| -> i64 {
-                let find = |l: &[i64], r: &[i64]| {
-                    l.iter()
-                        .position(|&x| x == d)
-                        .and_then(|i| r.get(i).copied())
-                };
-                find(&dot.lhs_batch, &dot.rhs_batch)
-                    .or_else(|| find(&dot.lhs_contracting, &dot.rhs_contracting))
-                    .unwrap_or(0)
-            };
+            let paired = |d: i64| dims.rhs_partner(d).unwrap_or(0);
             let rhs_at: Vec<i64> = prefix.iter().map(|&d| paired(d)).collect();
             let part_dims = out.dims().get(1..).unwrap_or(&[]).to_vec();
             let mut with_group = vec![1];
