@@ -132,6 +132,9 @@ pub(super) enum Syntax {
     ComplexParts,
     /// `%x, type = FFT, length = [4] attr-dict : (type) -> type`.
     Fft,
+    /// `%a, %b attr-dict : types`: tokens in, one token out (one type
+    /// for every operand, or one per operand; a lone type when none).
+    AfterAll,
     /// No pretty form: the generic form only.
     GenericOnly,
 }
@@ -481,7 +484,7 @@ pub(super) static OPS: &[OpDef] = &[
         "stablehlo.uniform_dequantize",
         "oxla has no quantized types",
     ),
-    not_yet("stablehlo.after_all", "oxla has no tokens (side effects)"),
+    row("stablehlo.after_all", AfterAll, Op(ragged_dot::after_all)),
     not_yet(
         "stablehlo.create_token",
         "oxla has no tokens (side effects)",
