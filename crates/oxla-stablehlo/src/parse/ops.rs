@@ -20,6 +20,7 @@ use super::syntax::{Attr, NamedAttr};
 // The op families, one file each, as in the IR.
 mod chlo_math;
 mod ctrl;
+mod external;
 mod indexing;
 mod ragged_dot;
 mod windows;
@@ -484,7 +485,7 @@ pub(super) static OPS: &[OpDef] = &[
         "stablehlo.uniform_dequantize",
         "oxla has no quantized types",
     ),
-    row("stablehlo.after_all", AfterAll, Op(ragged_dot::after_all)),
+    row("stablehlo.after_all", AfterAll, Op(external::after_all)),
     not_yet(
         "stablehlo.create_token",
         "oxla has no tokens (side effects)",

@@ -44,12 +44,3 @@ pub(super) fn chlo_ragged_dot(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstI
     let operands = cx.operands.clone();
     Ok(vec![cx.push(OpKind::RaggedDot { dims }, operands, &r)?])
 }
-
-/// `stablehlo.after_all`: a token ordered after its operands (tokens, or
-/// any values as HLO allows).
-pub(super) fn after_all(cx: &mut OpCx<'_, '_, '_, '_>) -> Result<Vec<InstId>> {
-    cx.arity(cx.operands.len(), 1)?;
-    let r = cx.results[0].clone();
-    let operands = cx.operands.clone();
-    Ok(vec![cx.push(OpKind::AfterAll, operands, &r)?])
-}
