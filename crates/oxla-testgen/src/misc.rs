@@ -37,7 +37,8 @@ fn of_width(bits: u32, allowed: &[ElementType]) -> Vec<ElementType> {
 impl Gen<'_> {
     /// The misc step kinds the config allows, in order: 0 and 1 the
     /// same-width ones, 2 to 6 the expanded ones (random numbers, linear
-    /// algebra, batch-norm, width-changing bitcast, ragged-dot).
+    /// algebra, batch-norm, width-changing bitcast, ragged-dot), 7 and 8
+    /// the ones the JIT refuses (stochastic-convert, tokens).
     fn misc_kind_list(&self) -> Vec<u64> {
         let mut kinds = Vec::new();
         if self.cfg.misc_ops {
@@ -45,6 +46,9 @@ impl Gen<'_> {
         }
         if self.cfg.jit_unsupported_ops || self.cfg.expanded_ops {
             kinds.extend([2, 3, 4, 5, 6]);
+        }
+        if self.cfg.jit_unsupported_ops {
+            kinds.extend([7, 8]);
         }
         kinds
     }
@@ -65,6 +69,8 @@ impl Gen<'_> {
             3 => self.linear_algebra(ashape),
             4 => self.batch_norm(ashape),
             6 => self.ragged_dot(ashape),
+            7 => self.stochastic_convert(ashape),
+            8 => self.tokens(a, ashape),
             _ => self.width_changing_bitcast(a, ashape),
         }
     }
@@ -324,6 +330,56 @@ impl Gen<'_> {
         let sizes = self.b.constant(Literal::from_array_data(&sizes, data)?)?;
         let op = self.b.ragged_dot(l, r, sizes, &dims, None)?;
         Ok(Some((op, Shape::new(ty, &out), "ragged-dot")))
+    }
+
+    /// `stochastic-convert` of new float and random parameters to a signed
+    /// integer type (the JIT refuses it: interpreter-only runs).
+    fn stochastic_convert(&mut self, ashape: &Shape) -> Result<Made> {
+        let allowed = &self.cfg.element_types;
+        let pairs: Vec<(ElementType, ElementType)> = [
+            (ElementType::F16, ElementType::U16),
+            (ElementType::Bf16, ElementType::U16),
+            (ElementType::F32, ElementType::U32),
+            (ElementType::F64, ElementType::U64),
+        ]
+        .into_iter()
+        .filter(|(f, u)| allowed.contains(f) && allowed.contains(u))
+        .collect();
+        let targets: Vec<ElementType> = [
+            ElementType::S8,
+            ElementType::S16,
+            ElementType::S32,
+            ElementType::S64,
+        ]
+        .into_iter()
+        .filter(|t| allowed.contains(t))
+        .collect();
+        if pairs.is_empty() || targets.is_empty() {
+            return Ok(None);
+        }
+        let (f, u) = self.rng.pick(&pairs);
+        let to = self.rng.pick(&targets);
+        let dims = ashape.dims().to_vec();
+        let x = self.param(Shape::new(f, &dims))?;
+        let r = self.param(Shape::new(u, &dims))?;
+        let op = self.b.stochastic_convert_type(x, r, to)?;
+        Ok(Some((op, Shape::new(to, &dims), "stochastic-convert")))
+    }
+
+    /// `a` ordered after a token (`add-dependency` of an `after-all`,
+    /// itself after another one); the JIT refuses tokens.
+    fn tokens(&mut self, a: Op, ashape: &Shape) -> Result<Made> {
+        if !ashape.is_array() {
+            return Ok(None);
+        }
+        let first = self.b.after_all(&[])?;
+        let token = if self.rng.chance(0.5) {
+            self.b.after_all(&[first])?
+        } else {
+            first
+        };
+        let op = self.b.add_dependency(a, token)?;
+        Ok(Some((op, ashape.clone(), "add-dependency")))
     }
 
     fn linear_algebra(&mut self, ashape: &Shape) -> Result<Made> {
