@@ -819,13 +819,14 @@ def summary(out_dir):
     print("| still failing (single-device, XLA does not refuse) | oxla's error | XLA (xla_check) |\n|---|---|---|")
     for m in single:
         if m["outcome"] != "ok":
-            cells = [m["id"], reason(m["outcome"]), m.get("xla_check", "")[:110]]
+            first = re.sub(r"^\d+:\d+: ", "", m["outcome"])
+            cells = [m["id"], first[:110] + ("..." if len(first) > 110 else ""), m.get("xla_check", "")[:90]]
             print("| " + " | ".join(c.replace("|", "\\|") for c in [f"`{cells[0]}`"] + cells[1:]) + " |")
     print()
     print(f"Refused by XLA itself ({len(refused)} modules its tests take as valid; not counted above):\n")
     print("| module | XLA (xla_check) | oxla |\n|---|---|---|")
     for m in refused:
-        check = m["xla_check"][:140]
+        check = m["xla_check"][:120]
         if m["id"] in VERIFIER_SOURCE:
             check = f"{VERIFIER_SOURCE[m['id']]} (the run: `{check}` after import to StableHLO)"
         cells = [f"`{m['id']}`", check, "refuses" if m["outcome"] != "ok" else "**accepts**"]
