@@ -646,8 +646,8 @@ def xla_check(out_dir, python, only_failing):
     rows = [r + [""] * (len(MANIFEST_COLUMNS) - len(r)) for r in rows]
     todo = list(range(len(rows)))
     if only_failing:
-        _, expected = read_tsv(out_dir / "expected.tsv")
-        failing = {r[0] for r in expected if r[1] != "ok"}
+        first, expected = read_tsv(out_dir / "expected.tsv")  # no column-name line
+        failing = {r[0] for r in [first] + expected if r[1] != "ok"}
         todo = [i for i in todo if rows[i][0] in failing]
     version = None
     worker = None
@@ -700,7 +700,7 @@ def xla_check(out_dir, python, only_failing):
             worker = None
         row[MANIFEST_COLUMNS.index("xla_check")] = tsv_field(verdict.rstrip("\n"))
         row[MANIFEST_COLUMNS.index("xla_says")] = xla_says(row[MANIFEST_COLUMNS.index("xla_check")], row[0], row[2], row[3])
-        print(f"[{n + 1}/{len(todo)}] {row[0]}: {row[-1][:120]}", file=sys.stderr)
+        print(f"[{n + 1}/{len(todo)}] {row[0]}: {row[-1]}: {row[-2][:120]}", file=sys.stderr)
     if worker is not None:
         worker.stdin.close()
         worker.wait()
