@@ -469,7 +469,6 @@ pub(super) static OPS: &[OpDef] = &[
     not_yet("chlo.broadcast_next_after", NO_OP),
     not_yet("chlo.broadcast_polygamma", NO_OP),
     not_yet("chlo.broadcast_zeta", NO_OP),
-    not_yet("chlo.ragged_dot", NO_OP),
     not_yet("chlo.scan", NO_OP),
     not_yet("chlo.mulhi", NO_OP),
     not_yet("chlo._asin_acos_kernel", NO_OP),
