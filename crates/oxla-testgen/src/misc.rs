@@ -322,10 +322,10 @@ impl Gen<'_> {
         let values: Vec<i64> = (0..count)
             .map(|_| self.rng.below(m.max(k) as u64 + 3) as i64 - 1)
             .collect();
-        let sizes_type = self.rng.pick(&[ElementType::S32, ElementType::S64]);
-        let data = match sizes_type {
-            ElementType::S32 => ArrayData::S32(values.iter().map(|&v| v as i32).collect()),
-            _ => ArrayData::S64(values),
+        let data = if self.rng.chance(0.5) {
+            ArrayData::S32(values.iter().map(|&v| v as i32).collect())
+        } else {
+            ArrayData::S64(values)
         };
         let sizes = self.b.constant(Literal::from_array_data(&sizes, data)?)?;
         let op = self.b.ragged_dot(l, r, sizes, &dims, None)?;
