@@ -8,7 +8,9 @@
 //! integer type, as JAX computes them. Sizes that sum past the ragged
 //! dimension cut the last groups short; sizes that sum short of it leave
 //! the positions after the last group in no group; a negative size gives
-//! an empty group (and moves the next group's start back). Then:
+//! an empty group (and moves the next group's start back). Positions are
+//! compared with the bounds in the sizes' type, as JAX compares them (an
+//! `iota` of that type). Then:
 //! - ragged non-contracting: each result element is the sum, over the
 //!   groups its row is in (one, or none: zero), of the dot of the row with
 //!   the rhs slice of that group; the group sum starts at zero and adds in
@@ -24,7 +26,8 @@
 //! group.
 
 use oxla_ir::{
-    ArrayData, Literal, RaggedDotDimensionNumbers, RaggedDotMode, Shape, dispatch_array,
+    ArrayData, ElementType, Literal, RaggedDotDimensionNumbers, RaggedDotMode, Shape,
+    dispatch_array,
 };
 
 use crate::element::Element;
@@ -42,6 +45,19 @@ struct Groups {
     /// The sizes of the leading dims (empty when `group_sizes` is `[g]`,
     /// which applies to every prefix).
     prefix_dims: Vec<i64>,
+    /// The sizes' type, in which positions are compared with the bounds.
+    ty: ElementType,
+}
+
+/// `v` wrapped to the integer type `ty`'s range (as its values read).
+fn wrap_to(ty: ElementType, v: i128) -> i128 {
+    let bits = ty.bit_width();
+    let m = v.rem_euclid(1i128 << bits);
+    if ty.is_signed_integer() && m >= 1i128 << (bits - 1) {
+        m - (1i128 << bits)
+    } else {
+        m
+    }
 }
 
 impl Groups {
@@ -49,21 +65,21 @@ impl Groups {
         let ty = group_sizes.element_type();
         let dims = group_sizes.shape().dims();
         let count = dims.last().copied().unwrap_or(0).max(0) as usize;
-        let sizes = index_values(group_sizes)?;
-        let wrap = |v: i128| -> i128 {
-            let bits = ty.bit_width();
-            let m = v.rem_euclid(1i128 << bits);
-            if ty.is_signed_integer() && m >= 1i128 << (bits - 1) {
-                m - (1i128 << bits)
-            } else {
-                m
-            }
+        // u64 sizes exactly (index_values saturates them at i64::MAX).
+        let sizes: Vec<i128> = match array(group_sizes)? {
+            ArrayData::U64(v) => v.iter().map(|&x| i128::from(x)).collect(),
+            _ => index_values(group_sizes)?
+                .into_iter()
+                .map(i128::from)
+                .collect(),
         };
+        // The running sum wraps to the sizes' type.
+        let wrap = |v: i128| wrap_to(ty, v);
         let mut ranges = Vec::with_capacity(sizes.len());
         for row in sizes.chunks(count.max(1)) {
             let mut start = 0i128;
             for &size in row {
-                let end = wrap(start + i128::from(size));
+                let end = wrap(start + size);
                 ranges.push((start, end));
                 start = end;
             }
@@ -77,6 +93,7 @@ impl Groups {
             ranges,
             count,
             prefix_dims,
+            ty,
         })
     }
 
@@ -89,7 +106,10 @@ impl Groups {
         }
         self.ranges
             .get(p * self.count + g)
-            .is_some_and(|&(start, end)| start <= i128::from(i) && i128::from(i) < end)
+            .is_some_and(|&(start, end)| {
+                let i = wrap_to(self.ty, i128::from(i));
+                start <= i && i < end
+            })
     }
 }
 

@@ -15,12 +15,13 @@
 //! - ragged batch: the dot.
 //!
 //! Group bounds are summed in `group_sizes`' type (wrapping, as the
-//! interpreter wraps) and compared in `s64` with the position.
+//! interpreter wraps) and compared with an `iota` of that type, as JAX
+//! compares them.
 
 use crate::ir::{BinaryOp, ComparisonDirection};
 use crate::{
-    Builder, Computation, ElementType, Literal, Op, OpKind, RaggedDotDimensionNumbers,
-    RaggedDotMode, Result, Shape,
+    Builder, Computation, Literal, Op, OpKind, RaggedDotDimensionNumbers, RaggedDotMode, Result,
+    Shape,
 };
 
 /// Every `ragged-dot` in `comp` replaced by its expansion.
@@ -56,7 +57,7 @@ pub fn expand_all(comp: &Computation) -> Result<Computation> {
 }
 
 /// The group bounds: per group, `(start, end)` of shape `group_sizes`'
-/// leading dims, in `s64`.
+/// leading dims, in its type.
 fn bounds(b: &mut Builder, sizes: Op) -> Result<Vec<(Op, Op)>> {
     let shape = b.shape(sizes)?.clone();
     let dims = shape.dims();
@@ -75,11 +76,7 @@ fn bounds(b: &mut Builder, sizes: Op) -> Result<Vec<(Op, Op)>> {
         let size = b.slice(sizes, &starts, &limits, &strides)?;
         let size = b.reshape(size, prefix)?;
         let end = b.binary(start, size, BinaryOp::Add, &[])?;
-        let s64 = (
-            b.convert(start, ElementType::S64)?,
-            b.convert(end, ElementType::S64)?,
-        );
-        out.push(s64);
+        out.push((start, end));
         start = end;
     }
     Ok(out)
@@ -98,7 +95,8 @@ fn in_group(
     order.sort_by_key(|&k| at[k]);
     let permutation: Vec<i64> = order.iter().map(|&k| k as i64).collect();
     let sorted: Vec<i64> = order.iter().map(|&k| at[k]).collect();
-    let iota = b.iota(Shape::new(ElementType::S64, target), along)?;
+    let ty = b.shape(start)?.element_type();
+    let iota = b.iota(Shape::new(ty, target), along)?;
     let placed = |b: &mut Builder, x: Op| -> Result<Op> {
         let x = b.transpose(x, &permutation)?;
         b.broadcast_in_dim(x, target, &sorted)
