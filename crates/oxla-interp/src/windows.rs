@@ -17,9 +17,13 @@
 //!   and the product `and` (XLA's `acc + l * r` in `bool`). Integers wrap in the result
 //!   type: this is what XLA:CPU computes (checked with JAX); XLA's reference
 //!   evaluator accumulates `s8`..`s32` in 64 bits and then saturates, which
-//!   differs only on overflow. A result type wider than the operands (`s8`
-//!   to `s32`, `f32` to `f64`) converts the operands first, as the
-//!   evaluator does.
+//!   differs only on overflow. The sums run in the type a dot of the same
+//!   operand and result types sums in (`shape_inference::dot_compute_type`,
+//!   XLA:CPU's rule, checked with JAX): a result type wider than the
+//!   operands (`s8` to `s32`, `bf16` to `f32`) converts the operands first;
+//!   the narrow floats always sum in `f32` and round once at the end (a
+//!   `bf16` convolution is not a chain of `bf16` adds: XLA:CPU upcasts it);
+//!   sub-byte integers sum in 64 bits and wrap at the end.
 //! - `reduce-window`: `acc = init`, then `acc = reducer(acc, x)` for each
 //!   visited element (so the init is folded in once, and padding never is).
 //! - `select-and-scatter`: the result starts as `init` everywhere. For each
@@ -36,7 +40,7 @@ use oxla_ir::ir::{BinaryOp, OpKind, WindowDim};
 use oxla_ir::shape::row_major_strides;
 use oxla_ir::{
     ArrayData, Body, ComparisonDirection, ComparisonOrder, ComputationId,
-    ConvolutionDimensionNumbers, Literal, NativeType, Shape, Window, dispatch_array,
+    ConvolutionDimensionNumbers, ElementType, Literal, NativeType, Shape, Window, dispatch_array,
 };
 
 use crate::Eval;
@@ -174,8 +178,14 @@ pub(crate) fn convolution(
     else {
         return Err(format!("{} is not a convolution", kind.opcode_name()));
     };
-    // A wider result type: the operands are converted first (exactly).
-    let (l, r) = (widen(lhs, out)?, widen(rhs, out)?);
+    // XLA:CPU's accumulation, as for a dot: the sums run in the compute
+    // type (the result type when at least as precise as the operands,
+    // narrow floats in f32, sub-byte integers in 64 bits), the operands
+    // converted to it first and the sums converted to the result type.
+    let result = out.element_type();
+    let compute =
+        oxla_ir::shape_inference::dot_compute_type(lhs.element_type(), rhs.element_type(), result);
+    let (l, r) = (to_type(lhs, compute)?, to_type(rhs, compute)?);
     let conv = Conv {
         window,
         dims,
@@ -185,16 +195,22 @@ pub(crate) fn convolution(
         rhs_dims: rhs.shape().dims(),
         out_dims: out.dims(),
     };
-    dispatch_array!(l.as_ref(), l => conv.typed(l, r.as_ref()).map(Into::into))
+    let values: ArrayData =
+        dispatch_array!(l.as_ref(), l => conv.typed(l, r.as_ref()).map(Into::into))?;
+    if compute == result {
+        return Ok(values);
+    }
+    let wide = Literal::from_array_data(out.dims(), values).map_err(|e| e.to_string())?;
+    convert(&wide, result)
 }
 
-/// An operand's values in the result's element type: converted (exactly,
-/// shape inference made sure) where the result is wider.
-fn widen<'a>(x: &'a Literal, out: &Shape) -> OpResult<Cow<'a, ArrayData>> {
-    if x.element_type() == out.element_type() {
+/// An operand's values in the compute type `ty` (converted where it is
+/// another type).
+fn to_type(x: &Literal, ty: ElementType) -> OpResult<Cow<'_, ArrayData>> {
+    if x.element_type() == ty {
         Ok(Cow::Borrowed(array(x)?))
     } else {
-        Ok(Cow::Owned(convert(x, out.element_type())?))
+        Ok(Cow::Owned(convert(x, ty)?))
     }
 }
 
