@@ -34,19 +34,17 @@
 //!   (the evaluator's argument order). A window without base elements
 //!   scatters nothing.
 
-use std::borrow::Cow;
-
 use oxla_ir::ir::{BinaryOp, OpKind, WindowDim};
 use oxla_ir::shape::row_major_strides;
 use oxla_ir::{
     ArrayData, Body, ComparisonDirection, ComparisonOrder, ComputationId,
-    ConvolutionDimensionNumbers, ElementType, Literal, NativeType, Shape, Window, dispatch_array,
+    ConvolutionDimensionNumbers, Literal, NativeType, Shape, Window, dispatch_array,
 };
 
 use crate::Eval;
 use crate::element::{Element, compare};
 use crate::index::{element_count, for_each_index};
-use crate::ops::{OpResult, array, convert, same_type, scalar_value};
+use crate::ops::{OpResult, array, in_compute_type, same_type, scalar_value};
 
 /// A window element that lands on a base element: window index `k` reads
 /// base index `base` (along one dimension).
@@ -180,12 +178,7 @@ pub(crate) fn convolution(
     };
     // XLA:CPU's accumulation, as for a dot: the sums run in the compute
     // type (the result type when at least as precise as the operands,
-    // narrow floats in f32, sub-byte integers in 64 bits), the operands
-    // converted to it first and the sums converted to the result type.
-    let result = out.element_type();
-    let compute =
-        oxla_ir::shape_inference::dot_compute_type(lhs.element_type(), rhs.element_type(), result);
-    let (l, r) = (to_type(lhs, compute)?, to_type(rhs, compute)?);
+    // narrow floats in f32, sub-byte integers in 64 bits).
     let conv = Conv {
         window,
         dims,
@@ -195,23 +188,12 @@ pub(crate) fn convolution(
         rhs_dims: rhs.shape().dims(),
         out_dims: out.dims(),
     };
-    let values: ArrayData =
-        dispatch_array!(l.as_ref(), l => conv.typed(l, r.as_ref()).map(Into::into))?;
-    if compute == result {
-        return Ok(values);
-    }
-    let wide = Literal::from_array_data(out.dims(), values).map_err(|e| e.to_string())?;
-    convert(&wide, result)
-}
-
-/// An operand's values in the compute type `ty` (converted where it is
-/// another type).
-fn to_type(x: &Literal, ty: ElementType) -> OpResult<Cow<'_, ArrayData>> {
-    if x.element_type() == ty {
-        Ok(Cow::Borrowed(array(x)?))
-    } else {
-        Ok(Cow::Owned(convert(x, ty)?))
-    }
+    in_compute_type(
+        lhs,
+        rhs,
+        out,
+        |l, r| dispatch_array!(array(l)?, l => conv.typed(l, array(r)?).map(Into::into)),
+    )
 }
 
 /// A convolution's attributes and dims, read once.
