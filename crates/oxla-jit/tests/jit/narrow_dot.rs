@@ -182,15 +182,21 @@ fn narrow_float_dots_agree_within_the_float_dot_bound() {
     }
 }
 
-/// A dot inside a reducer body (folded in the interpreter's order) and a
-/// batched dot with transposed operands: bit for bit.
+/// A dot inside a reducer body (folded in the interpreter's order, in
+/// `f32`: `1 + 2^-8 + 2^-8` is `1.0078125` there, where a chain of `bf16`
+/// adds would give 1) and batched dots with transposed operands: bit for
+/// bit.
 #[test]
 fn narrow_dots_in_bodies_and_batches_are_exact() {
     let text = "HloModule m\n\
         body {\n  \
           a = bf16[] parameter(0)\n  \
           b = bf16[] parameter(1)\n  \
-          ROOT d = bf16[] dot(a, b)\n\
+          c = bf16[3] constant({1, 0.00390625, 0.00390625})\n  \
+          u = bf16[3] broadcast(a), dimensions={}\n  \
+          w = bf16[3] multiply(u, c)\n  \
+          o = bf16[3] broadcast(b), dimensions={}\n  \
+          ROOT d = bf16[] dot(w, o), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n\
         }\n\
         ENTRY e {\n  \
           x = bf16[6,40] parameter(0)\n  \
@@ -206,7 +212,7 @@ fn narrow_dots_in_bodies_and_batches_are_exact() {
         }\n";
     let comp = parse_hlo_module(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let args = [
-        values(&sh(Bf16, &[6, 40]), 1),
+        literal_from(&sh(Bf16, &[6, 40]), |k| [1.0, -1.0, 0.5][k % 3], |_| 0),
         values(&sh(S4, &[3, 8, 5]), 2),
         values(&sh(S4, &[3, 5, 8]), 3),
     ];
