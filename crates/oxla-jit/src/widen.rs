@@ -9,8 +9,8 @@
 //! [`oxla_ir::shape_inference::dot_compute_type`] (narrow floats sum in
 //! `f32`, sub-byte integers in 64 bits, a result narrower than the
 //! operands is converted from the operands' type), sums, and converts the
-//! sum with the `convert` op's routine; its convolution converts the
-//! operands to the result type first. So the rewritten module means the
+//! sum with the `convert` op's routine; its convolution sums in the same
+//! compute type the same way. So the rewritten module means the
 //! same bits in the interpreter; in the JIT the operand converts fuse into
 //! the dot's operand copy (`fusion::StepKind::DotCopy`, one conversion
 //! per element, through `codegen/narrow.rs` for the narrow types) and the
@@ -19,10 +19,10 @@
 //! dots may differ from the interpreter's (the bound in `docs/jit.md`),
 //! which a narrow result's rounding can turn into one narrow ulp.
 //!
-//! Invariant after [`widen`]: every `dot` has operands and result of its
-//! compute type unless its types are all wider than a byte and it sums in
-//! its result type (the mixed integer dots, whose operand copy converts),
-//! and no `convolution` of a narrow float or sub-byte integer mixes types.
+//! Invariant after [`widen`]: every `dot` and `convolution` has operands
+//! and result of its compute type unless its types are all wider than a
+//! byte and it sums in its result type (`s8 x s8 -> s32`: the dot's
+//! operand copy converts, as does the convolution's).
 
 use oxla_ir::shape_inference::dot_compute_type;
 use oxla_ir::{Builder, Computation, ElementType, Instruction, OpKind, Result, Shape};
@@ -30,9 +30,8 @@ use oxla_ir::{Builder, Computation, ElementType, Instruction, OpKind, Result, Sh
 use crate::codegen::computes_narrow;
 
 /// Whether `inst`, with operand shapes `operands`, is rewritten: a dot
-/// that does not sum in its result type or has a narrow operand or
-/// result; a convolution of a narrow type whose operand types differ
-/// from its result type.
+/// or convolution that does not sum in its result type or has a narrow
+/// operand or result.
 fn rewritten(inst: &Instruction, operands: &[Shape]) -> bool {
     let result = inst.shape.element_type();
     let [lhs, rhs] = operands else {
@@ -43,10 +42,8 @@ fn rewritten(inst: &Instruction, operands: &[Shape]) -> bool {
     }
     let (l, r) = (lhs.element_type(), rhs.element_type());
     let narrow = computes_narrow(l) || computes_narrow(r) || computes_narrow(result);
-    if let OpKind::DotGeneral { .. } = inst.kind {
+    if let OpKind::DotGeneral { .. } | OpKind::Convolution { .. } = inst.kind {
         narrow || dot_compute_type(l, r, result) != result
-    } else if let OpKind::Convolution { .. } = inst.kind {
-        narrow && (l != result || r != result)
     } else {
         false
     }
@@ -75,11 +72,7 @@ pub(crate) fn widen(comp: &Computation) -> Result<Option<Computation>> {
         }
         let result = inst.shape.element_type();
         let (l, r) = (operands[0].element_type(), operands[1].element_type());
-        let ty = if let OpKind::DotGeneral { .. } = inst.kind {
-            dot_compute_type(l, r, result)
-        } else {
-            result
-        };
+        let ty = dot_compute_type(l, r, result);
         let mut b = Builder::new(&inst.name);
         let mut widened = Vec::with_capacity(2);
         for (k, shape) in operands.iter().enumerate() {
