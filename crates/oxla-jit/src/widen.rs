@@ -31,7 +31,7 @@ use crate::codegen::computes_narrow;
 
 /// Whether `inst`, with operand shapes `operands`, is rewritten: a dot
 /// or convolution that does not sum in its result type or has a narrow
-/// operand or result.
+/// operand or result, or a convolution of two operand types.
 fn rewritten(inst: &Instruction, operands: &[Shape]) -> bool {
     let result = inst.shape.element_type();
     let [lhs, rhs] = operands else {
@@ -42,11 +42,11 @@ fn rewritten(inst: &Instruction, operands: &[Shape]) -> bool {
     }
     let (l, r) = (lhs.element_type(), rhs.element_type());
     let narrow = computes_narrow(l) || computes_narrow(r) || computes_narrow(result);
-    if let OpKind::DotGeneral { .. } | OpKind::Convolution { .. } = inst.kind {
-        narrow || dot_compute_type(l, r, result) != result
-    } else {
-        false
-    }
+    let dot = matches!(inst.kind, OpKind::DotGeneral { .. });
+    let convolution = matches!(inst.kind, OpKind::Convolution { .. });
+    // The convolution kernels take operands of one type.
+    (dot || convolution)
+        && (narrow || (convolution && l != r) || dot_compute_type(l, r, result) != result)
 }
 
 /// `comp` with every dot and convolution of mixed or narrow types

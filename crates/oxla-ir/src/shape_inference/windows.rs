@@ -13,7 +13,9 @@
 //!   base is refused (XLA's `StridedBound` aborts on it);
 //! - `rhs_reversal` is refused outside `convolution`, where XLA ignores it.
 
-use super::{check_operand_types, invalid, require_array, validate_result};
+use super::{
+    check_operand_types, higher_precision_type, invalid, require_array, type_error, validate_result,
+};
 use crate::ir::{ConvolutionDimensionNumbers, Window};
 use crate::opcode::Opcode;
 use crate::{ElementType, OpProblem, Result, Shape};
@@ -101,16 +103,18 @@ pub fn infer_window_output_shape(
     validate_result(op, Shape::new(ty, &dims), &[base])
 }
 
-/// The result element type of a convolution of `lhs` and `rhs` (one
-/// element type) declared as `preferred`: XLA's `MaybeUpcast` (an integer
-/// result may not be narrower), and then oxla's rule that the conversion
-/// to the result type must be exact.
+/// The result element type of a convolution of `lhs` and `rhs` declared
+/// as `preferred`: the higher-precision operand type unless declared, as
+/// XLA's `InferConvolveShape` (operands of different types, as a dot's:
+/// `s8 x s16 -> s32`); XLA's `MaybeUpcast` (an integer result may not be
+/// narrower), and then oxla's rule that the conversion to the result type
+/// must be exact.
 fn convolution_result_type(
     lhs: &Shape,
     rhs: &Shape,
     preferred: Option<ElementType>,
 ) -> Result<ElementType> {
-    let from = lhs.element_type();
+    let from = higher_precision_type(lhs.element_type(), rhs.element_type());
     let Some(to) = preferred.filter(|&t| t != from) else {
         return Ok(from);
     };
@@ -171,8 +175,18 @@ pub fn infer_convolution_shape(
     const OP: &str = "convolution";
     require_array(OP, "lhs of convolution", lhs)?;
     require_array(OP, "rhs of convolution", rhs)?;
-    // oxla's rule (no implicit promotion) and the op table's type gate.
-    check_operand_types(Opcode::Convolution, lhs, rhs)?;
+    // Operands of different real (or different complex) types sum in the
+    // compute type, as a dot's do (`dot_compute_type`); a real with a
+    // complex operand is refused as oxla refuses implicit promotion.
+    if lhs.element_type().is_complex() == rhs.element_type().is_complex() {
+        for operand in [lhs, rhs] {
+            if !Opcode::Convolution.accepts(operand.element_type()) {
+                return Err(type_error(OP, operand, Opcode::Convolution.types()));
+            }
+        }
+    } else {
+        check_operand_types(Opcode::Convolution, lhs, rhs)?;
+    }
     for (what, count) in [
         ("feature_group_count", feature_group_count),
         ("batch_group_count", batch_group_count),
