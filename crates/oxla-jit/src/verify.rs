@@ -467,6 +467,7 @@ pub(crate) fn check_program(regions: &Regions) -> Vec<Problem> {
                 | StepKind::DotCopy { .. }
                 | StepKind::Dot { .. }
                 | StepKind::RowGroup { .. }
+                | StepKind::LoopGroup { .. }
                 | StepKind::MultiReduce { .. }
                 | StepKind::Sort(_)
                 | StepKind::SortKey { .. }
@@ -494,6 +495,7 @@ fn step_writes(step: &Step) -> Vec<Vec<BufferId>> {
                 w
             })
             .collect(),
+        StepKind::LoopGroup { members } => members.iter().map(|m| vec![m.out]).collect(),
         StepKind::MultiReduce { outs, .. } => vec![outs.clone()],
         StepKind::While(w) => {
             let mut all = w.state.clone();
@@ -531,6 +533,7 @@ fn updated_in_place(comp: &Computation, step: &Step) -> Option<(BufferId, InstId
         | StepKind::DotCopy { .. }
         | StepKind::Dot { .. }
         | StepKind::RowGroup { .. }
+        | StepKind::LoopGroup { .. }
         | StepKind::Sort(_)
         | StepKind::SortKey { .. }
         | StepKind::MultiReduce { .. }
@@ -551,6 +554,13 @@ fn producers(plan: &Plan) -> HashMap<InstId, (usize, BufferId)> {
             StepKind::Loop { root } => put(*root, step.out),
             StepKind::Reduce { inst } | StepKind::Dot { inst, .. } => put(*inst, step.out),
             StepKind::Op(op) if op.defines_inst() => put(op.inst(), step.out),
+            StepKind::LoopGroup { members } => {
+                for m in members {
+                    if let StepKind::Loop { root } = m.kind {
+                        put(root, m.out);
+                    }
+                }
+            }
             StepKind::RowGroup { passes, .. } => {
                 for pass in passes {
                     match pass.kind {
@@ -559,6 +569,7 @@ fn producers(plan: &Plan) -> HashMap<InstId, (usize, BufferId)> {
                         StepKind::DotCopy { .. }
                         | StepKind::Dot { .. }
                         | StepKind::RowGroup { .. }
+                        | StepKind::LoopGroup { .. }
                         | StepKind::Op(_)
                         | StepKind::Sort(_)
                         | StepKind::SortKey { .. }
@@ -670,6 +681,13 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<Read>> {
             }
             vec![reads]
         }
+        StepKind::LoopGroup { members } => members
+            .iter()
+            .map(|m| match m.kind {
+                StepKind::Loop { root } => of(root, &m.fused, None),
+                _ => vec![],
+            })
+            .collect(),
         StepKind::RowGroup { passes, keep, .. } => passes
             .iter()
             .enumerate()
@@ -681,6 +699,7 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<Read>> {
                     StepKind::DotCopy { .. }
                     | StepKind::Dot { .. }
                     | StepKind::RowGroup { .. }
+                    | StepKind::LoopGroup { .. }
                     | StepKind::MultiReduce { .. }
                     | StepKind::While(_)
                     | StepKind::Conditional(_)
@@ -884,11 +903,12 @@ fn step_syms(body: &Body, trees: &[Tree], plan: &Plan, step: &Step) -> HashSet<S
             StepKind::Sort(sort) => insts.push(sort.inst),
             StepKind::SortKey { sort, .. } => insts.push(*sort),
             StepKind::Op(op) => insts.push(op.inst()),
-            StepKind::RowGroup { .. } => {}
+            StepKind::RowGroup { .. } | StepKind::LoopGroup { .. } => {}
         }
     };
     add_step(step);
-    if let StepKind::RowGroup { passes, .. } = &step.kind {
+    if let StepKind::RowGroup { passes, .. } | StepKind::LoopGroup { members: passes } = &step.kind
+    {
         passes.iter().for_each(&mut add_step);
     }
     let mut out = HashSet::new();
@@ -935,7 +955,10 @@ fn check_updates(
             (StepKind::Loop { root: r }, Sym::Inst(v))
             | (StepKind::Reduce { inst: r }, Sym::Inst(v))
             | (StepKind::Dot { inst: r, .. }, Sym::Inst(v)) => *r == v,
-            (StepKind::RowGroup { passes, .. }, Sym::Inst(v)) => passes
+            (
+                StepKind::RowGroup { passes, .. } | StepKind::LoopGroup { members: passes },
+                Sym::Inst(v),
+            ) => passes
                 .iter()
                 .any(|p| p.out == b && matches!(p.kind, StepKind::Loop { root } if root == v)),
             (StepKind::MultiReduce { inst, outs }, Sym::Part(x, k)) => {
@@ -1517,6 +1540,45 @@ fn check_loop_kernel(
             let covered_later = kernel.passes[p + 1..]
                 .iter()
                 .any(|q| q.work.out() == keep.buf && !q.per_row);
+            // A loop group's member (`lower/loop_group.rs`): a value stored
+            // beside a one-pass kernel's own, at the same element of a
+            // buffer of its own, is a write like the pass's.
+            let beside = !covered_later
+                && kernel.passes.len() == 1
+                && matches!(&pass.work, Work::Store { out, out_offset, .. }
+                    if *out != keep.buf && *out_offset == keep.offset);
+            if beside && known(keep.buf) {
+                let vars = written_vars(kernel, p);
+                match WriteSet::of(&keep.offset, &vars, &graph.extents) {
+                    Ok(set) => {
+                        let (lo, hi) = set.range();
+                        if !set.injective() {
+                            problems.push(Problem::WriteMap {
+                                at,
+                                buf: keep.buf,
+                                what: "writes some element twice".into(),
+                            });
+                        } else if set.count() > 0 && (lo < 0 || hi >= numel[keep.buf] as i128) {
+                            problems.push(Problem::WriteMap {
+                                at,
+                                buf: keep.buf,
+                                what: format!(
+                                    "reaches elements {lo}..={hi}, outside 0..{}",
+                                    numel[keep.buf]
+                                ),
+                            });
+                        }
+                        sets.push((keep.buf, set));
+                    }
+                    Err(what) => problems.push(Problem::WriteMap {
+                        at,
+                        buf: keep.buf,
+                        what,
+                    }),
+                }
+                writes_in_kernel.push((p, keep.buf, keep.offset.clone()));
+                continue;
+            }
             let (lo, hi) = keep.offset.range(&graph.extents);
             if !known(keep.buf) || !covered_later || lo < 0 || hi >= numel[keep.buf] as i128 {
                 problems.push(Problem::WriteMap {
