@@ -987,9 +987,11 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
             return Ok(specs.into_iter().map(KernelDesc::Loop).collect());
         }
         StepKind::LoopGroup { members } => {
-            let member = |m: &Step| match m.kind {
-                StepKind::Loop { root } => loop_kernel(m.out, root),
-                _ => Err(bug("a loop-group member that is not a loop step")),
+            let member = |m: &Step| {
+                let StepKind::Loop { root } = m.kind else {
+                    return Err(bug("a loop-group member that is not a loop step"));
+                };
+                loop_kernel(m.out, root)
             };
             return loop_group::loop_group_kernels(comp, plan, members, &member);
         }

@@ -683,9 +683,11 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<Read>> {
         }
         StepKind::LoopGroup { members } => members
             .iter()
-            .map(|m| match m.kind {
-                StepKind::Loop { root } => of(root, &m.fused, None),
-                _ => vec![],
+            .map(|m| {
+                let StepKind::Loop { root } = m.kind else {
+                    return vec![];
+                };
+                of(root, &m.fused, None)
             })
             .collect(),
         StepKind::RowGroup { passes, keep, .. } => passes
@@ -2124,6 +2126,62 @@ mod tests {
                 .iter()
                 .any(|p| matches!(p, Problem::OutputLeaf { buf, .. } if *buf != param))
         );
+    }
+
+    /// `(m + 1, m - x)` with `m = exp(x) * tanh(exp(x))` over `f32[64]`: the
+    /// shared product is materialised, then all three steps are one loop
+    /// group.
+    fn loop_group() -> Computation {
+        let mut b = Builder::new("loop_group");
+        let x = b.parameter(0, Shape::new(F32, &[64]), "x").expect("x");
+        let e = b.exp(x).expect("e");
+        let t = b.tanh(e).expect("t");
+        let m = b.mul(e, t, &[]).expect("m");
+        let one = b.constant_scalar(1f32).expect("one");
+        let p = b.add(m, one, &[]).expect("p");
+        let q = b.sub(m, x, &[]).expect("q");
+        let y = b.tuple(&[p, q]).expect("tuple");
+        b.build(y).expect("build")
+    }
+
+    #[test]
+    fn a_loop_group_is_one_checked_kernel() {
+        let comp = loop_group();
+        let (plan, kernels) = lowered(&comp);
+        assert!(
+            matches!(plan.steps[0].kind, StepKind::LoopGroup { .. }),
+            "{}",
+            plan.text(&comp, &[])
+        );
+        assert_eq!(kernels[0].len(), 1);
+        assert_eq!(check_plan(&comp, &plan), vec![]);
+        assert_eq!(check_kernels(&plan, &kernels), vec![]);
+    }
+
+    #[test]
+    fn a_loop_group_member_written_elsewhere_fires() {
+        let comp = loop_group();
+        let (plan, mut kernels) = lowered(&comp);
+        let KernelDesc::Loop(kernel) = &mut kernels[0][0] else {
+            panic!("not a loop kernel");
+        };
+        // A member stored one element further on: outside its buffer, and
+        // no longer beside the pass's own store.
+        kernel.passes[0].keeps[0].offset = kernel.passes[0].keeps[0].offset.add_constant(1);
+        let problems = check_kernels(&plan, &kernels);
+        assert!(
+            problems
+                .iter()
+                .any(|p| matches!(p, Problem::WriteMap { .. } | Problem::WriteCoverage { .. })),
+            "{problems:?}"
+        );
+        // A member's value left unstored: its buffer is not written.
+        let (plan, mut kernels) = lowered(&comp);
+        let KernelDesc::Loop(kernel) = &mut kernels[0][0] else {
+            panic!("not a loop kernel");
+        };
+        kernel.passes[0].keeps.clear();
+        assert!(!check_kernels(&plan, &kernels).is_empty());
     }
 
     #[test]

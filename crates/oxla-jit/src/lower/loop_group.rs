@@ -56,9 +56,11 @@ pub(super) fn loop_group_kernels(
 fn roots(members: &[Step]) -> Result<Vec<InstId>> {
     members
         .iter()
-        .map(|m| match m.kind {
-            StepKind::Loop { root } => Ok(root),
-            _ => Err(bug("a loop-group member that is not a loop step")),
+        .map(|m| {
+            let StepKind::Loop { root } = m.kind else {
+                return Err(bug("a loop-group member that is not a loop step"));
+            };
+            Ok(root)
         })
         .collect()
 }
