@@ -16,9 +16,7 @@
 //!
 //! 1. A group starts at a loop step whose output has at least two
 //!    elements, and extends over each following loop step whose output has
-//!    the same dims and element type. A member's buffer has no other name
-//!    (an element of a tuple, a barrier) than its instruction, unless it is
-//!    a loop-state leaf updated in place (its other name is the old value).
+//!    the same dims and element type.
 //! 2. Each extension must keep every read of a buffer the group writes at
 //!    the element being computed ([`reads_at_element`]): a later member
 //!    reading an earlier one elsewhere (a reverse, a shifted slice) would
@@ -40,26 +38,15 @@ use crate::entity::BufferId;
 use crate::graph::{Ctx, Graph, Source};
 use crate::ix::Ix;
 
-use super::{BufferKind, Plan, Step, StepKind};
+use super::{Plan, Step, StepKind};
 
 /// The output dims and element type of `step` if it can be a loop group's
 /// member: a loop step with at least two elements.
 fn member_shape(plan: &Plan, step: &Step) -> Option<(Vec<i64>, oxla_ir::ElementType)> {
     match step.kind {
-        StepKind::Loop { root } => {
-            let buffer = &plan.buffers[step.out];
-            // The group computes a member's value where a later member
-            // reads its instruction; a read through another name of the
-            // buffer (an element of a tuple, a barrier) would load it
-            // instead. A parameter's other name is its old value.
-            let aliased = !matches!(buffer.kind, BufferKind::Param(_))
-                && plan
-                    .materialised
-                    .iter()
-                    .any(|(&i, &b)| b == step.out && i != root);
-            let shape = &buffer.shape;
-            (shape.element_count() >= 2 && !aliased)
-                .then(|| (shape.dims().to_vec(), shape.element_type()))
+        StepKind::Loop { .. } => {
+            let shape = &plan.buffers[step.out].shape;
+            (shape.element_count() >= 2).then(|| (shape.dims().to_vec(), shape.element_type()))
         }
         StepKind::Reduce { .. }
         | StepKind::DotCopy { .. }

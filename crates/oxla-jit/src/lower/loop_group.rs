@@ -18,12 +18,13 @@
 //! a loop-state leaf updated in place by a member (read, old, only at the
 //! element: fusion checked) is read before it is overwritten.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 use oxla_ir::{Computation, InstId, Result};
 
-use crate::entity::NodeId;
-use crate::fusion::{Plan, Step, StepKind};
+use crate::entity::{BufferId, NodeId};
+use crate::fusion::{BufferKind, Plan, Step, StepKind};
 use crate::graph::{Ctx, Graph, Source};
 use crate::ix::{Extents, Ix};
 use crate::kernel::{KeptValue, KernelDesc, LoopKernel, Pass, Work};
@@ -40,9 +41,12 @@ pub(super) fn loop_group_kernels(
     members: &[Step],
     lower_member: &dyn Fn(&Step) -> Result<Vec<KernelDesc>>,
 ) -> Result<Vec<KernelDesc>> {
-    match grouped_kernel(comp, plan, members)? {
-        Some(kernel) => Ok(vec![KernelDesc::Loop(kernel)]),
-        None => {
+    // An error building the grouped kernel (a member's other name read
+    // inside a fold) also falls back to the members' own kernels, which
+    // are always valid: the plan is the same.
+    match grouped_kernel(comp, plan, members) {
+        Ok(Some(kernel)) => Ok(vec![KernelDesc::Loop(kernel)]),
+        Ok(None) | Err(_) => {
             let mut kernels = Vec::new();
             for m in members {
                 kernels.extend(lower_member(m)?);
@@ -73,11 +77,18 @@ fn grouped_kernel(comp: &Computation, plan: &Plan, members: &[Step]) -> Result<O
     };
     let roots = roots(members)?;
     let inlined: HashSet<InstId> = roots.iter().copied().collect();
+    // Another name of a member's buffer (an element of an inlined call's
+    // tuple, a barrier) is the member's node: fusion checked it is read
+    // at the element. A parameter buffer's other name is its old value.
+    let built: RefCell<HashMap<BufferId, NodeId>> = RefCell::new(HashMap::new());
     let source = |i: InstId| {
         if inlined.contains(&i) {
-            None
-        } else {
-            plan.materialised.get(&i).map(|&b| Source::Buffer(b))
+            return None;
+        }
+        let b = *plan.materialised.get(&i)?;
+        match built.borrow().get(&b) {
+            Some(&n) => Some(Source::Node(n)),
+            None => Some(Source::Buffer(b)),
         }
     };
     let ctx = Ctx {
@@ -92,8 +103,13 @@ fn grouped_kernel(comp: &Computation, plan: &Plan, members: &[Step]) -> Result<O
     let build = |extents: Extents, index: Vec<Ix>| -> Result<(Graph, Vec<NodeId>, Ix)> {
         let mut g = Graph::new(extents);
         let mut nodes = Vec::with_capacity(roots.len());
-        for &r in &roots {
-            nodes.push(g.build(&ctx, r, index.clone())?);
+        built.borrow_mut().clear();
+        for (m, &r) in members.iter().zip(&roots) {
+            let n = g.build(&ctx, r, index.clone())?;
+            if !matches!(plan.buffers[m.out].kind, BufferKind::Param(_)) {
+                built.borrow_mut().insert(m.out, n);
+            }
+            nodes.push(n);
         }
         let mut off = Ix::constant(0);
         for (ix, s) in index.iter().zip(&strides) {
