@@ -8,6 +8,7 @@ mod fusion;
 mod inplace;
 mod loopgroup;
 mod narrow;
+mod narrow_dot;
 mod nested;
 mod ops;
 mod random;
