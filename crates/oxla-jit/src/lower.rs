@@ -29,6 +29,7 @@ use crate::ix::{Extents, Ix};
 use crate::kernel::{Acc, DotKernel, KeptValue, KernelDesc, LoopKernel, Pass, Reducer, Work};
 
 mod conv;
+mod loop_group;
 mod ops;
 mod sort;
 
@@ -832,6 +833,7 @@ fn build_group(
             StepKind::DotCopy { .. }
             | StepKind::Dot { .. }
             | StepKind::RowGroup { .. }
+            | StepKind::LoopGroup { .. }
             | StepKind::MultiReduce { .. }
             | StepKind::While(_)
             | StepKind::Conditional(_)
@@ -984,6 +986,15 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
             let specs = reduce_kernels(comp, plan, outs, *inst)?;
             return Ok(specs.into_iter().map(KernelDesc::Loop).collect());
         }
+        StepKind::LoopGroup { members } => {
+            let member = |m: &Step| {
+                let StepKind::Loop { root } = m.kind else {
+                    return Err(bug("a loop-group member that is not a loop step"));
+                };
+                loop_kernel(m.out, root)
+            };
+            return loop_group::loop_group_kernels(comp, plan, members, &member);
+        }
         StepKind::Loop { .. }
         | StepKind::DotCopy { .. }
         | StepKind::Reduce { .. }
@@ -1040,6 +1051,9 @@ pub(crate) fn lower_step(comp: &Computation, plan: &Plan, k: usize) -> Result<Ve
             *expr,
             inputs,
         )?)],
-        StepKind::While(_) | StepKind::Conditional(_) | StepKind::MultiReduce { .. } => vec![],
+        StepKind::While(_)
+        | StepKind::Conditional(_)
+        | StepKind::MultiReduce { .. }
+        | StepKind::LoopGroup { .. } => vec![],
     })
 }

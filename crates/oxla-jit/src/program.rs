@@ -338,6 +338,7 @@ impl Builder<'_> {
                 | StepKind::DotCopy { .. }
                 | StepKind::Dot { .. }
                 | StepKind::RowGroup { .. }
+                | StepKind::LoopGroup { .. }
                 | StepKind::MultiReduce { .. }
                 | StepKind::Sort(_)
                 | StepKind::SortKey { .. }

@@ -467,6 +467,7 @@ pub(crate) fn check_program(regions: &Regions) -> Vec<Problem> {
                 | StepKind::DotCopy { .. }
                 | StepKind::Dot { .. }
                 | StepKind::RowGroup { .. }
+                | StepKind::LoopGroup { .. }
                 | StepKind::MultiReduce { .. }
                 | StepKind::Sort(_)
                 | StepKind::SortKey { .. }
@@ -494,6 +495,7 @@ fn step_writes(step: &Step) -> Vec<Vec<BufferId>> {
                 w
             })
             .collect(),
+        StepKind::LoopGroup { members } => members.iter().map(|m| vec![m.out]).collect(),
         StepKind::MultiReduce { outs, .. } => vec![outs.clone()],
         StepKind::While(w) => {
             let mut all = w.state.clone();
@@ -531,6 +533,7 @@ fn updated_in_place(comp: &Computation, step: &Step) -> Option<(BufferId, InstId
         | StepKind::DotCopy { .. }
         | StepKind::Dot { .. }
         | StepKind::RowGroup { .. }
+        | StepKind::LoopGroup { .. }
         | StepKind::Sort(_)
         | StepKind::SortKey { .. }
         | StepKind::MultiReduce { .. }
@@ -551,6 +554,13 @@ fn producers(plan: &Plan) -> HashMap<InstId, (usize, BufferId)> {
             StepKind::Loop { root } => put(*root, step.out),
             StepKind::Reduce { inst } | StepKind::Dot { inst, .. } => put(*inst, step.out),
             StepKind::Op(op) if op.defines_inst() => put(op.inst(), step.out),
+            StepKind::LoopGroup { members } => {
+                for m in members {
+                    if let StepKind::Loop { root } = m.kind {
+                        put(root, m.out);
+                    }
+                }
+            }
             StepKind::RowGroup { passes, .. } => {
                 for pass in passes {
                     match pass.kind {
@@ -559,6 +569,7 @@ fn producers(plan: &Plan) -> HashMap<InstId, (usize, BufferId)> {
                         StepKind::DotCopy { .. }
                         | StepKind::Dot { .. }
                         | StepKind::RowGroup { .. }
+                        | StepKind::LoopGroup { .. }
                         | StepKind::Op(_)
                         | StepKind::Sort(_)
                         | StepKind::SortKey { .. }
@@ -670,6 +681,15 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<Read>> {
             }
             vec![reads]
         }
+        StepKind::LoopGroup { members } => members
+            .iter()
+            .map(|m| {
+                let StepKind::Loop { root } = m.kind else {
+                    return vec![];
+                };
+                of(root, &m.fused, None)
+            })
+            .collect(),
         StepKind::RowGroup { passes, keep, .. } => passes
             .iter()
             .enumerate()
@@ -681,6 +701,7 @@ fn step_reads(comp: &Computation, plan: &Plan, step: &Step) -> Vec<Vec<Read>> {
                     StepKind::DotCopy { .. }
                     | StepKind::Dot { .. }
                     | StepKind::RowGroup { .. }
+                    | StepKind::LoopGroup { .. }
                     | StepKind::MultiReduce { .. }
                     | StepKind::While(_)
                     | StepKind::Conditional(_)
@@ -884,11 +905,12 @@ fn step_syms(body: &Body, trees: &[Tree], plan: &Plan, step: &Step) -> HashSet<S
             StepKind::Sort(sort) => insts.push(sort.inst),
             StepKind::SortKey { sort, .. } => insts.push(*sort),
             StepKind::Op(op) => insts.push(op.inst()),
-            StepKind::RowGroup { .. } => {}
+            StepKind::RowGroup { .. } | StepKind::LoopGroup { .. } => {}
         }
     };
     add_step(step);
-    if let StepKind::RowGroup { passes, .. } = &step.kind {
+    if let StepKind::RowGroup { passes, .. } | StepKind::LoopGroup { members: passes } = &step.kind
+    {
         passes.iter().for_each(&mut add_step);
     }
     let mut out = HashSet::new();
@@ -935,7 +957,10 @@ fn check_updates(
             (StepKind::Loop { root: r }, Sym::Inst(v))
             | (StepKind::Reduce { inst: r }, Sym::Inst(v))
             | (StepKind::Dot { inst: r, .. }, Sym::Inst(v)) => *r == v,
-            (StepKind::RowGroup { passes, .. }, Sym::Inst(v)) => passes
+            (
+                StepKind::RowGroup { passes, .. } | StepKind::LoopGroup { members: passes },
+                Sym::Inst(v),
+            ) => passes
                 .iter()
                 .any(|p| p.out == b && matches!(p.kind, StepKind::Loop { root } if root == v)),
             (StepKind::MultiReduce { inst, outs }, Sym::Part(x, k)) => {
@@ -1517,6 +1542,45 @@ fn check_loop_kernel(
             let covered_later = kernel.passes[p + 1..]
                 .iter()
                 .any(|q| q.work.out() == keep.buf && !q.per_row);
+            // A loop group's member (`lower/loop_group.rs`): a value stored
+            // beside a one-pass kernel's own, at the same element of a
+            // buffer of its own, is a write like the pass's.
+            let beside = !covered_later
+                && kernel.passes.len() == 1
+                && matches!(&pass.work, Work::Store { out, out_offset, .. }
+                    if *out != keep.buf && *out_offset == keep.offset);
+            if beside && known(keep.buf) {
+                let vars = written_vars(kernel, p);
+                match WriteSet::of(&keep.offset, &vars, &graph.extents) {
+                    Ok(set) => {
+                        let (lo, hi) = set.range();
+                        if !set.injective() {
+                            problems.push(Problem::WriteMap {
+                                at,
+                                buf: keep.buf,
+                                what: "writes some element twice".into(),
+                            });
+                        } else if set.count() > 0 && (lo < 0 || hi >= numel[keep.buf] as i128) {
+                            problems.push(Problem::WriteMap {
+                                at,
+                                buf: keep.buf,
+                                what: format!(
+                                    "reaches elements {lo}..={hi}, outside 0..{}",
+                                    numel[keep.buf]
+                                ),
+                            });
+                        }
+                        sets.push((keep.buf, set));
+                    }
+                    Err(what) => problems.push(Problem::WriteMap {
+                        at,
+                        buf: keep.buf,
+                        what,
+                    }),
+                }
+                writes_in_kernel.push((p, keep.buf, keep.offset.clone()));
+                continue;
+            }
             let (lo, hi) = keep.offset.range(&graph.extents);
             if !known(keep.buf) || !covered_later || lo < 0 || hi >= numel[keep.buf] as i128 {
                 problems.push(Problem::WriteMap {
@@ -2062,6 +2126,62 @@ mod tests {
                 .iter()
                 .any(|p| matches!(p, Problem::OutputLeaf { buf, .. } if *buf != param))
         );
+    }
+
+    /// `(m + 1, m - x)` with `m = exp(x) * tanh(exp(x))` over `f32[64]`: the
+    /// shared product is materialised, then all three steps are one loop
+    /// group.
+    fn loop_group() -> Computation {
+        let mut b = Builder::new("loop_group");
+        let x = b.parameter(0, Shape::new(F32, &[64]), "x").expect("x");
+        let e = b.exp(x).expect("e");
+        let t = b.tanh(e).expect("t");
+        let m = b.mul(e, t, &[]).expect("m");
+        let one = b.constant_scalar(1f32).expect("one");
+        let p = b.add(m, one, &[]).expect("p");
+        let q = b.sub(m, x, &[]).expect("q");
+        let y = b.tuple(&[p, q]).expect("tuple");
+        b.build(y).expect("build")
+    }
+
+    #[test]
+    fn a_loop_group_is_one_checked_kernel() {
+        let comp = loop_group();
+        let (plan, kernels) = lowered(&comp);
+        assert!(
+            matches!(plan.steps[0].kind, StepKind::LoopGroup { .. }),
+            "{}",
+            plan.text(&comp, &[])
+        );
+        assert_eq!(kernels[0].len(), 1);
+        assert_eq!(check_plan(&comp, &plan), vec![]);
+        assert_eq!(check_kernels(&plan, &kernels), vec![]);
+    }
+
+    #[test]
+    fn a_loop_group_member_written_elsewhere_fires() {
+        let comp = loop_group();
+        let (plan, mut kernels) = lowered(&comp);
+        let KernelDesc::Loop(kernel) = &mut kernels[0][0] else {
+            panic!("not a loop kernel");
+        };
+        // A member stored one element further on: outside its buffer, and
+        // no longer beside the pass's own store.
+        kernel.passes[0].keeps[0].offset = kernel.passes[0].keeps[0].offset.add_constant(1);
+        let problems = check_kernels(&plan, &kernels);
+        assert!(
+            problems
+                .iter()
+                .any(|p| matches!(p, Problem::WriteMap { .. } | Problem::WriteCoverage { .. })),
+            "{problems:?}"
+        );
+        // A member's value left unstored: its buffer is not written.
+        let (plan, mut kernels) = lowered(&comp);
+        let KernelDesc::Loop(kernel) = &mut kernels[0][0] else {
+            panic!("not a loop kernel");
+        };
+        kernel.passes[0].keeps.clear();
+        assert!(!check_kernels(&plan, &kernels).is_empty());
     }
 
     #[test]

@@ -28,7 +28,10 @@
 //! walk the rows and which runs the steps as passes over each row. So
 //! softmax (max-reduce, subtract, exp, sum-reduce, divide) is one kernel
 //! reading each row from memory once, with `exp` computed once and kept in
-//! the output row between the sum and the division.
+//! the output row between the sum and the division. A run of loop steps
+//! over one shape that read each other only at their own element becomes
+//! one *loop group* step ([`StepKind::LoopGroup`], `loop_groups.rs`): one
+//! kernel computing every member at once (threefry's rounds).
 //!
 //! The plan is the fusion stage's whole output: lowering turns every step
 //! of it into kernels and refuses none (`verify::check_plan` checks its
@@ -47,6 +50,7 @@ use crate::entity::{BufferId, IdVec, ParamId};
 
 mod control;
 pub(crate) mod conv;
+pub(crate) mod loop_groups;
 mod ops;
 mod row_groups;
 mod sort;
@@ -145,6 +149,11 @@ pub(crate) enum StepKind {
         /// pass's output row and loaded from there by later passes.
         keep: Option<KeepPlan>,
     },
+    /// A *loop group*: consecutive `Loop` steps over one shape, each
+    /// reading the others only at the element it computes (threefry's
+    /// rounds), as one kernel that computes every member's value once per
+    /// element and stores each into its buffer (`loop_groups.rs`).
+    LoopGroup { members: Vec<Step> },
     /// A `reduce` of several inputs (or with a tuple-returning reducer):
     /// one kernel folding every input at once, writing one buffer per
     /// input (`outs`, in result order; the step's `out` is the first).
@@ -810,6 +819,7 @@ impl Plan {
         }
         let mut plan = b.plan;
         row_groups::form_row_groups(comp, &mut plan)?;
+        loop_groups::form_loop_groups(comp, &mut plan)?;
         Ok(plan)
     }
 
@@ -934,6 +944,40 @@ impl Plan {
         }
         for (k, step) in self.steps.iter().enumerate() {
             let out = &self.buffers[step.out];
+            if let StepKind::LoopGroup { members } = &step.kind {
+                let _ = writeln!(
+                    s,
+                    "kernel {k}: loop-group of {} members -> {} {}",
+                    members.len(),
+                    buffer_list(&members.iter().map(|m| m.out).collect::<Vec<_>>()),
+                    out.shape
+                );
+                if let Some(info) = kernels.get(k) {
+                    for line in info.lines() {
+                        let _ = writeln!(s, "  {line}");
+                    }
+                }
+                for (p, member) in members.iter().enumerate() {
+                    let StepKind::Loop { root } = member.kind else {
+                        continue;
+                    };
+                    let _ = writeln!(
+                        s,
+                        "  member {p}: loop root={} -> {}",
+                        body.inst(root).name,
+                        member.out
+                    );
+                    for &f in &member.fused {
+                        let _ = writeln!(s, "    | {}", instruction_text(comp, body, body.inst(f)));
+                    }
+                    let _ = writeln!(
+                        s,
+                        "    ROOT {}",
+                        instruction_text(comp, body, body.inst(root))
+                    );
+                }
+                continue;
+            }
             if let StepKind::RowGroup { passes, keep, .. } = &step.kind {
                 let _ = writeln!(
                     s,
@@ -985,7 +1029,7 @@ impl Plan {
             let head = match &step.kind {
                 StepKind::Loop { root } => format!("loop root={}", body.inst(*root).name),
                 StepKind::Reduce { inst } => format!("reduce root={}", body.inst(*inst).name),
-                StepKind::RowGroup { .. } => String::new(),
+                StepKind::RowGroup { .. } | StepKind::LoopGroup { .. } => String::new(),
                 StepKind::MultiReduce { inst, outs } => format!(
                     "multi-output reduce root={} -> {}",
                     body.inst(*inst).name,
@@ -1090,9 +1134,10 @@ impl Plan {
                 StepKind::Conditional(c) => Some(c.inst),
                 StepKind::Op(op) => Some(op.inst()),
                 StepKind::Sort(sort) => Some(sort.inst),
-                StepKind::DotCopy { .. } | StepKind::RowGroup { .. } | StepKind::SortKey { .. } => {
-                    None
-                }
+                StepKind::DotCopy { .. }
+                | StepKind::RowGroup { .. }
+                | StepKind::LoopGroup { .. }
+                | StepKind::SortKey { .. } => None,
             };
             if let Some(r) = root {
                 let _ = writeln!(s, "  ROOT {}", instruction_text(comp, body, body.inst(r)));

@@ -179,6 +179,7 @@ fn joins(comp: &Computation, plan: &Plan, step: &Step, rs: &RowSpace) -> bool {
         StepKind::DotCopy { .. }
         | StepKind::Dot { .. }
         | StepKind::RowGroup { .. }
+        | StepKind::LoopGroup { .. }
         | StepKind::MultiReduce { .. }
         | StepKind::While(_)
         | StepKind::Conditional(_)
@@ -310,6 +311,7 @@ fn reads_stay_in_row(
             StepKind::DotCopy { .. }
             | StepKind::Dot { .. }
             | StepKind::RowGroup { .. }
+            | StepKind::LoopGroup { .. }
             | StepKind::MultiReduce { .. }
             | StepKind::While(_)
             | StepKind::Conditional(_)
@@ -370,6 +372,7 @@ pub(super) fn form_row_groups(comp: &Computation, plan: &mut Plan) -> Result<()>
                             StepKind::DotCopy { .. }
                             | StepKind::Dot { .. }
                             | StepKind::RowGroup { .. }
+                            | StepKind::LoopGroup { .. }
                             | StepKind::MultiReduce { .. }
                             | StepKind::While(_)
                             | StepKind::Conditional(_)

@@ -6,6 +6,7 @@ mod common;
 mod control;
 mod fusion;
 mod inplace;
+mod loopgroup;
 mod narrow;
 mod narrow_dot;
 mod nested;
