@@ -41,8 +41,8 @@ cholesky and triangular-solve on bf16 and f16 against XLA:CPU's expansion
 of the HLO ops (scripts/linalg_narrow.py; JAX's CPU lowering calls LAPACK,
 which has no such types). XLA computes each step in the narrow type (an
 op in f32, rounded), as the interpreter does; its blocked algorithms sum
-in another order, so values agree within the ulps given. The JIT refuses
-both ops (issue 14).""",
+in another order, so values agree within the ulps given. The JIT runs
+the interpreter's order (oxla_ir::passes::linalg), each op rounded.""",
     )
     f.parts = [p.replace("scripts/misc_values.py", "scripts/linalg_narrow.py") for p in f.parts]
     # (the solves' small entries come out of cancellations: more ulps, as
@@ -69,7 +69,7 @@ ENTRY {name} {{
   ROOT l = {t}[2,4,4] cholesky(a){attr}
 }}"""
             f.case(f"cholesky, lower={str(lower).lower()}, of two {t} matrices.", module,
-                   [(f"ulp={ulp}", [a], mv.literal(got))], ["jit: unsupported"])
+                   [(f"ulp={ulp}", [a], mv.literal(got))], [])
         rng = np.random.default_rng(7)
         a = (rng.uniform(-1, 1, (3, 3)) + 4 * np.eye(3)).astype(dtype)
         for left in [True, False]:
@@ -101,7 +101,7 @@ ENTRY {name} {{
   ROOT x = {mv.shape_text(b)} triangular-solve(a, b), {', '.join(attrs)}
 }}"""
                     f.case(f"triangular-solve, {', '.join(attrs)}, {t}.", module,
-                           [(f"ulp={solve_ulp}", [a, b], mv.literal(got))], ["jit: unsupported"])
+                           [(f"ulp={solve_ulp}", [a, b], mv.literal(got))], [])
     f.write()
 
 

@@ -282,13 +282,18 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         OpKind::AfterAll | OpKind::AddDependency => {
             Some("the JIT does not compile token ops (after-all, add-dependency) yet")
         }
-        OpKind::StochasticConvert => Some("the JIT does not compile stochastic-convert yet"),
+        // Expanded before this check (`oxla_ir::passes::stochastic`) for
+        // signed integer results, the only ones the interpreter runs.
+        OpKind::StochasticConvert => {
+            Some("the JIT compiles stochastic-convert to signed integer types only")
+        }
         OpKind::RngGetAndUpdateState { .. } => Some(
             "rng-get-and-update-state reads the random state of XLA's runtime, which oxla \
              does not have (the interpreter refuses it too)",
         ),
         // Width changes are expanded before this check
-        // (`oxla_ir::passes::bitcast`) but for `pred`.
+        // (`oxla_ir::passes::bitcast`) but for `pred`, which has bits only
+        // as `pred`.
         OpKind::BitcastConvert
             if inst
                 .operands
@@ -296,12 +301,15 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
                 .map(|o| body.inst(*o).shape.element_type().bit_width())
                 != Some(inst.shape.element_type().bit_width()) =>
         {
-            Some("the JIT does not compile a width-changing bitcast-convert of pred")
+            Some(
+                "a bitcast-convert between pred and another type has no defined bits (the \
+                 interpreter refuses it too)",
+            )
         }
-        // Expanded before this check (`oxla_ir::passes::linalg`) for f32
-        // and f64.
+        // Expanded before this check (`oxla_ir::passes::linalg`) for f32,
+        // f64, bf16 and f16, the only types the interpreter runs them for.
         OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
-            Some("the JIT compiles cholesky and triangular-solve of f32 and f64 only")
+            Some("the JIT compiles cholesky and triangular-solve of f32, f64, bf16 and f16 only")
         }
         // Expanded before this check (`oxla_ir::passes::random`) when every
         // `rng` sits in the entry body.
