@@ -141,7 +141,8 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     // The batch-norm ops run as the primitives XLA (and the interpreter)
     // expand them into, the random-number ops as the integer primitives
     // that give the interpreter's bits; the rest of the JIT never sees
-    // them (an `rng` outside the entry body stays, and is refused below).
+    // them (an `rng` in a loop condition or a reducer stays, and is
+    // refused below).
     // A width-changing bitcast-convert: shifts of same-width bitcasts.
     let expanded = oxla_ir::passes::expand_misc(comp)?;
     let comp = expanded.as_ref().unwrap_or(comp);

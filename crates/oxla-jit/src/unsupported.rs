@@ -1,9 +1,11 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: a `reduce-window` or `scatter` of several inputs (or with a
 //! tuple-returning body); windows of more than 2^24 positions (the
-//! kernels walk every position); an `rng` outside the entry body (the
-//! misc family's other ops are expanded into primitives first,
-//! `oxla_ir::passes::expand_misc`), complex-number ops and `fft`; the
+//! kernels walk every position); an `rng` in a loop condition or in a
+//! computation called per element (elsewhere the misc family's ops are
+//! expanded into primitives first, `oxla_ir::passes::expand_misc`, `rng`'s
+//! stream position threaded through loops and branches), complex-number
+//! ops and `fft`; the
 //! complex types `c64`, `c128` anywhere in the computation (see
 //! [`supports_element_type`]), a `dot` whose result is narrower than its
 //! sum, a `dot`, `topk` or mixed-type `convolution` of a narrow float
@@ -311,11 +313,13 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
             Some("the JIT compiles cholesky and triangular-solve of f32, f64, bf16 and f16 only")
         }
-        // Expanded before this check (`oxla_ir::passes::random`) when every
-        // `rng` sits in the entry body.
+        // Expanded before this check (`oxla_ir::passes::random`), the
+        // stream counter threaded through loops and branches
+        // (`oxla_ir::passes::stream`) but for these places.
         OpKind::Rng { .. } => Some(
-            "the JIT compiles rng only when every rng sits in the entry body (elsewhere its \
-             position in the random stream depends on the run)",
+            "the JIT does not compile an rng in a loop condition or in a computation called \
+             per element (a reducer or mapped computation), where its position in the random \
+             stream is not threaded",
         ),
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }

@@ -26,8 +26,10 @@ mod inline;
 pub mod linalg;
 pub mod random;
 pub mod stochastic;
+mod stream;
 
 pub use inline::expand_ops;
+pub(crate) use inline::expand_ops_unverified;
 
 pub use expand_broadcasts::expand_broadcasts;
 

@@ -12,6 +12,7 @@ mod ops;
 mod random;
 mod reduce_dot;
 mod reuse;
+mod rng_stream;
 mod rowgroup;
 mod shapes;
 mod sort;
