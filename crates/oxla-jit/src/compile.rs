@@ -132,6 +132,17 @@ impl Clock {
 /// Compiles `comp` for the host CPU: fuses it (see [`fusion_text`]) and
 /// compiles one Cranelift function per kernel.
 pub fn compile(comp: &Computation) -> Result<Executable> {
+    // Tokens carry no data: compiled as empty arrays (`tokens.rs`), the
+    // executable keeping the signature with tokens.
+    oxla_ir::verifier::verify(comp)?;
+    match crate::tokens::strip(comp)? {
+        Some(token_free) => compile_token_free(&token_free).map(|e| e.with_tokens(comp)),
+        None => compile_token_free(comp),
+    }
+}
+
+/// [`compile`] of a computation without tokens.
+fn compile_token_free(comp: &Computation) -> Result<Executable> {
     let mut clock = Clock::new();
     // Like `evaluate`: a computation assembled without verification (an
     // empty one, an operand out of range) is refused before it is read.

@@ -28,7 +28,8 @@ use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result
 
 /// `true` for the element types the JIT compiles: every real type
 /// (`pred`, the integers of 1 to 64 bits, the narrow floats, `f32`,
-/// `f64`). The complex types run in the interpreter.
+/// `f64`) and `token` (an empty array: `tokens.rs`). The complex types
+/// run in the interpreter.
 ///
 /// ```
 /// use oxla_ir::ElementType;
@@ -66,8 +67,9 @@ pub fn supports_element_type(ty: ElementType) -> bool {
         | ElementType::U64
         | ElementType::F32
         | ElementType::F64
-        | ElementType::Tuple => true,
-        ElementType::Token | ElementType::C64 | ElementType::C128 => false,
+        | ElementType::Tuple
+        | ElementType::Token => true,
+        ElementType::C64 | ElementType::C128 => false,
     }
 }
 
@@ -281,8 +283,9 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
             "a custom-call calls code outside the module; oxla cannot run it (the \
              interpreter refuses it too)",
         ),
+        // Removed before this check (`tokens.rs`: tokens are empty arrays).
         OpKind::AfterAll | OpKind::AddDependency => {
-            Some("the JIT does not compile token ops (after-all, add-dependency) yet")
+            Some("a token op reached the JIT's checks (tokens are removed before them)")
         }
         // Expanded before this check (`oxla_ir::passes::stochastic`) for
         // signed integer results, the only ones the interpreter runs.

@@ -17,5 +17,6 @@ mod rowgroup;
 mod shapes;
 mod sort;
 mod threads;
+mod tokens;
 mod types;
 mod windows;
