@@ -238,9 +238,12 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         OpKind::Scatter { .. } if inst.operands.len() != 3 || inst.shape.is_tuple() => {
             Some("the JIT compiles scatters of one input only")
         }
-        OpKind::ReduceWindow { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
-            Some("the JIT compiles reduce-windows of one input only")
-        }
+        // Expanded before this check (`oxla_ir::passes::reduce_window`)
+        // but for these.
+        OpKind::ReduceWindow { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => Some(
+            "the JIT compiles a reduce-window of several inputs only with a reducer of \
+             elementwise ops, a window of at most 256 positions and no window reversal",
+        ),
         OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }

@@ -18,6 +18,9 @@
 //!   as the interpreter draws them.
 //! - [`stochastic`]: `stochastic-convert` as elementwise primitives, value
 //!   for value as the interpreter computes it.
+//! - [`reduce_window`]: a `reduce-window` of several inputs as pads,
+//!   strided slices and the reducer's elementwise ops, in the
+//!   interpreter's order.
 
 pub mod batch_norm;
 pub mod bitcast;
@@ -25,6 +28,7 @@ pub mod expand_broadcasts;
 mod inline;
 pub mod linalg;
 pub mod random;
+pub mod reduce_window;
 pub mod stochastic;
 mod stream;
 
@@ -35,10 +39,11 @@ pub use expand_broadcasts::expand_broadcasts;
 
 /// The misc ops a backend with no kernels of their own runs as primitives
 /// (the batch-norm ops, `rng-bit-generator`, `rng`, a width-changing
-/// `bitcast-convert`, `cholesky`, `triangular-solve`, `stochastic-convert`),
-/// expanded by [`batch_norm::expand_all`], [`random::expand_all`],
-/// [`bitcast::expand_all`], [`linalg::expand_all`] and
-/// [`stochastic::expand_all`] in turn; `None`
+/// `bitcast-convert`, `cholesky`, `triangular-solve`, `stochastic-convert`,
+/// a `reduce-window` of several inputs), expanded by
+/// [`batch_norm::expand_all`], [`random::expand_all`],
+/// [`bitcast::expand_all`], [`linalg::expand_all`],
+/// [`stochastic::expand_all`] and [`reduce_window::expand_all`] in turn; `None`
 /// (nothing built, nothing copied) when `comp` holds none of them.
 ///
 /// ```
@@ -71,7 +76,9 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
                         o.shape.element_type().bit_width() != inst.shape.element_type().bit_width()
                     })
                 });
-            expanded || width_change
+            expanded
+                || width_change
+                || reduce_window::is_variadic(&inst.kind, inst.operands.len(), &inst.shape)
         })
     });
     if !any {
@@ -81,5 +88,6 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
     let c = random::expand_all(&c)?;
     let c = bitcast::expand_all(&c)?;
     let c = linalg::expand_all(&c)?;
-    stochastic::expand_all(&c).map(Some)
+    let c = stochastic::expand_all(&c)?;
+    reduce_window::expand_all(&c).map(Some)
 }
