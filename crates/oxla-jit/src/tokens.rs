@@ -31,7 +31,8 @@ fn has_token(shape: &Shape) -> bool {
 }
 
 /// `comp` with its tokens replaced by empty `pred[0]` arrays (see the
-/// module docs), or `None` when it has none.
+/// module docs), or `None` when it has none (nothing is verified or
+/// copied then: `compile` verifies it next).
 pub(crate) fn strip(comp: &Computation) -> Result<Option<Computation>> {
     let any = comp.bodies().iter().any(|b| {
         b.instructions.iter().any(|i| {
@@ -41,6 +42,8 @@ pub(crate) fn strip(comp: &Computation) -> Result<Option<Computation>> {
     if !any {
         return Ok(None);
     }
+    // The rewrite reads operands by index: only a verified computation.
+    oxla_ir::verifier::verify(comp)?;
     let mut bodies = Vec::with_capacity(comp.bodies().len());
     for body in comp.bodies() {
         let mut insts: Vec<Instruction> = Vec::with_capacity(body.instructions.len());
