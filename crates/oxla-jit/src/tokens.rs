@@ -50,34 +50,33 @@ pub(crate) fn strip(comp: &Computation) -> Result<Option<Computation>> {
         let mut map: Vec<InstId> = Vec::with_capacity(body.instructions.len());
         for inst in &body.instructions {
             let operands: Vec<InstId> = inst.operands.iter().map(|o| map[o.index()]).collect();
-            let id = match &inst.kind {
-                // `add-dependency(x, t)` is `x`.
-                OpKind::AddDependency => match operands.first() {
-                    Some(&x) => {
-                        map.push(x);
-                        continue;
-                    }
-                    None => {
-                        return Err(crate::error::internal(
-                            crate::error::Stage::Fusion,
-                            format!("add-dependency {} has no operand", inst.name),
-                        ));
-                    }
-                },
-                OpKind::AfterAll => Instruction {
+            // `add-dependency(x, t)` is `x`.
+            if let OpKind::AddDependency = inst.kind {
+                let Some(&x) = operands.first() else {
+                    return Err(crate::error::internal(
+                        crate::error::Stage::Fusion,
+                        format!("add-dependency {} has no operand", inst.name),
+                    ));
+                };
+                map.push(x);
+                continue;
+            }
+            let id = if let OpKind::AfterAll = inst.kind {
+                Instruction {
                     name: inst.name.clone(),
                     kind: OpKind::Constant {
                         literal: Literal::from_vec::<bool>(&[0], vec![])?,
                     },
                     operands: vec![],
                     shape: token_free(&inst.shape),
-                },
-                _ => Instruction {
+                }
+            } else {
+                Instruction {
                     name: inst.name.clone(),
                     kind: inst.kind.clone(),
                     operands,
                     shape: token_free(&inst.shape),
-                },
+                }
             };
             insts.push(id);
             map.push(InstId((insts.len() - 1) as u32));

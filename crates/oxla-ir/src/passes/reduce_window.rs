@@ -136,7 +136,44 @@ fn lift(b: &mut Builder, body: &Body, params: &[Op], dims: &[i64]) -> Result<Opt
                     None => return Ok(None),
                 }
             }
-            _ => return Ok(None),
+            OpKind::Iota { .. }
+            | OpKind::Transpose { .. }
+            | OpKind::Slice { .. }
+            | OpKind::Concatenate { .. }
+            | OpKind::Reverse { .. }
+            | OpKind::Pad { .. }
+            | OpKind::Reduce { .. }
+            | OpKind::DotGeneral { .. }
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. }
+            | OpKind::While { .. }
+            | OpKind::Conditional { .. }
+            | OpKind::Map { .. }
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Complex
+            | OpKind::Real
+            | OpKind::Imag
+            | OpKind::Fft { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
+            | OpKind::CustomCall(_)
+            | OpKind::AfterAll
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. } => return Ok(None),
         };
         values.push(v);
     }

@@ -235,119 +235,116 @@ fn rewrite(
     let mut map: Vec<InstId> = Vec::with_capacity(body.instructions.len());
     for inst in &body.instructions {
         let operands: Vec<InstId> = inst.operands.iter().map(|o| map[o.index()]).collect();
-        let id = match &inst.kind {
-            OpKind::Parameter { .. } if new_param.is_some() => {
-                let np = new_param?;
-                push(
-                    &mut insts,
-                    gte(inst.name.clone(), np, 0, inst.shape.clone()),
-                )
-            }
-            OpKind::Rng { distribution } => {
-                let mut ops = operands;
-                ops.push(counter);
-                let r = push(
+        let id = if let (OpKind::Parameter { .. }, Some(np)) = (&inst.kind, new_param) {
+            push(
+                &mut insts,
+                gte(inst.name.clone(), np, 0, inst.shape.clone()),
+            )
+        } else if let OpKind::Rng { distribution } = &inst.kind {
+            let mut ops = operands;
+            ops.push(counter);
+            let r = push(
+                &mut insts,
+                Instruction {
+                    name: inst.name.clone(),
+                    kind: inst.kind.clone(),
+                    operands: ops,
+                    shape: inst.shape.clone(),
+                },
+            );
+            let blocks = super::random::rng_blocks(*distribution, &inst.shape);
+            if blocks > 0 {
+                let k = push(
                     &mut insts,
                     Instruction {
-                        name: inst.name.clone(),
-                        kind: inst.kind.clone(),
-                        operands: ops,
-                        shape: inst.shape.clone(),
+                        name: fresh(names, &format!("{}.blocks", inst.name)),
+                        kind: OpKind::Constant {
+                            literal: Literal::scalar(blocks),
+                        },
+                        operands: vec![],
+                        shape: counter_shape(),
                     },
                 );
-                let blocks = super::random::rng_blocks(*distribution, &inst.shape);
-                if blocks > 0 {
-                    let k = push(
-                        &mut insts,
-                        Instruction {
-                            name: fresh(names, &format!("{}.blocks", inst.name)),
-                            kind: OpKind::Constant {
-                                literal: Literal::scalar(blocks),
-                            },
-                            operands: vec![],
-                            shape: counter_shape(),
-                        },
-                    );
-                    counter = push(
-                        &mut insts,
-                        Instruction {
-                            name: fresh(names, &format!("{}.next", inst.name)),
-                            kind: OpKind::Binary {
-                                op: BinaryOp::Add,
-                                broadcast_dimensions: vec![],
-                            },
-                            operands: vec![counter, k],
-                            shape: counter_shape(),
-                        },
-                    );
-                }
-                r
-            }
-            OpKind::While { body: wb, .. } if draws[wb.index()] => {
-                let [init] = operands.as_slice() else {
-                    return None;
-                };
-                let pair = Shape::tuple(vec![inst.shape.clone(), counter_shape()]);
-                let t = push(
+                counter = push(
                     &mut insts,
                     Instruction {
-                        name: fresh(names, &format!("{}.init", inst.name)),
+                        name: fresh(names, &format!("{}.next", inst.name)),
+                        kind: OpKind::Binary {
+                            op: BinaryOp::Add,
+                            broadcast_dimensions: vec![],
+                        },
+                        operands: vec![counter, k],
+                        shape: counter_shape(),
+                    },
+                );
+            }
+            r
+        } else if let OpKind::While { body: wb, .. } = &inst.kind
+            && draws[wb.index()]
+        {
+            let [init] = operands.as_slice() else {
+                return None;
+            };
+            let pair = Shape::tuple(vec![inst.shape.clone(), counter_shape()]);
+            let t = push(
+                &mut insts,
+                Instruction {
+                    name: fresh(names, &format!("{}.init", inst.name)),
+                    kind: OpKind::Tuple,
+                    operands: vec![*init, counter],
+                    shape: pair.clone(),
+                },
+            );
+            let w = push(
+                &mut insts,
+                Instruction {
+                    name: fresh(names, &inst.name),
+                    kind: inst.kind.clone(),
+                    operands: vec![t],
+                    shape: pair,
+                },
+            );
+            counter = push(
+                &mut insts,
+                gte(fresh(names, "counter"), w, 1, counter_shape()),
+            );
+            push(&mut insts, gte(inst.name.clone(), w, 0, inst.shape.clone()))
+        } else if let OpKind::Conditional { branches } = &inst.kind
+            && branches.iter().any(|c| draws[c.index()])
+        {
+            let (selector, args) = operands.split_first()?;
+            let mut ops = vec![*selector];
+            for (k, a) in args.iter().enumerate() {
+                let shape = Shape::tuple(vec![insts[a.index()].shape.clone(), counter_shape()]);
+                ops.push(push(
+                    &mut insts,
+                    Instruction {
+                        name: fresh(names, &format!("{}.operand{k}", inst.name)),
                         kind: OpKind::Tuple,
-                        operands: vec![*init, counter],
-                        shape: pair.clone(),
+                        operands: vec![*a, counter],
+                        shape,
                     },
-                );
-                let w = push(
-                    &mut insts,
-                    Instruction {
-                        name: fresh(names, &inst.name),
-                        kind: inst.kind.clone(),
-                        operands: vec![t],
-                        shape: pair,
-                    },
-                );
-                counter = push(
-                    &mut insts,
-                    gte(fresh(names, "counter"), w, 1, counter_shape()),
-                );
-                push(&mut insts, gte(inst.name.clone(), w, 0, inst.shape.clone()))
+                ));
             }
-            OpKind::Conditional { branches } if branches.iter().any(|c| draws[c.index()]) => {
-                let (selector, args) = operands.split_first()?;
-                let mut ops = vec![*selector];
-                for (k, a) in args.iter().enumerate() {
-                    let shape = Shape::tuple(vec![insts[a.index()].shape.clone(), counter_shape()]);
-                    ops.push(push(
-                        &mut insts,
-                        Instruction {
-                            name: fresh(names, &format!("{}.operand{k}", inst.name)),
-                            kind: OpKind::Tuple,
-                            operands: vec![*a, counter],
-                            shape,
-                        },
-                    ));
-                }
-                let pair = Shape::tuple(vec![inst.shape.clone(), counter_shape()]);
-                let c = push(
-                    &mut insts,
-                    Instruction {
-                        name: fresh(names, &inst.name),
-                        kind: inst.kind.clone(),
-                        operands: ops,
-                        shape: pair,
-                    },
-                );
-                counter = push(
-                    &mut insts,
-                    gte(fresh(names, "counter"), c, 1, counter_shape()),
-                );
-                push(&mut insts, gte(inst.name.clone(), c, 0, inst.shape.clone()))
-            }
-            _ => {
-                let mut copy = inst.clone();
-                copy.operands = operands;
-                push(&mut insts, copy)
-            }
+            let pair = Shape::tuple(vec![inst.shape.clone(), counter_shape()]);
+            let c = push(
+                &mut insts,
+                Instruction {
+                    name: fresh(names, &inst.name),
+                    kind: inst.kind.clone(),
+                    operands: ops,
+                    shape: pair,
+                },
+            );
+            counter = push(
+                &mut insts,
+                gte(fresh(names, "counter"), c, 1, counter_shape()),
+            );
+            push(&mut insts, gte(inst.name.clone(), c, 0, inst.shape.clone()))
+        } else {
+            let mut copy = inst.clone();
+            copy.operands = operands;
+            push(&mut insts, copy)
         };
         map.push(id);
     }
