@@ -21,12 +21,15 @@
 //! - [`reduce_window`]: a `reduce-window` of several inputs as pads,
 //!   strided slices and the reducer's elementwise ops, in the
 //!   interpreter's order.
+//! - [`ragged_dot`]: `ragged-dot` as masks and dense dots, as the
+//!   interpreter computes it.
 
 pub mod batch_norm;
 pub mod bitcast;
 pub mod expand_broadcasts;
 mod inline;
 pub mod linalg;
+pub mod ragged_dot;
 pub mod random;
 pub mod reduce_window;
 pub mod stochastic;
@@ -39,11 +42,12 @@ pub use expand_broadcasts::expand_broadcasts;
 
 /// The misc ops a backend with no kernels of their own runs as primitives
 /// (the batch-norm ops, `rng-bit-generator`, `rng`, a width-changing
-/// `bitcast-convert`, `cholesky`, `triangular-solve`, `stochastic-convert`,
-/// a `reduce-window` of several inputs), expanded by
+/// `bitcast-convert`, `cholesky`, `triangular-solve`, `ragged-dot`,
+/// `stochastic-convert`, a `reduce-window` of several inputs), expanded by
 /// [`batch_norm::expand_all`], [`random::expand_all`],
 /// [`bitcast::expand_all`], [`linalg::expand_all`],
-/// [`stochastic::expand_all`] and [`reduce_window::expand_all`] in turn; `None`
+/// [`ragged_dot::expand_all`], [`stochastic::expand_all`] and
+/// [`reduce_window::expand_all`] in turn; `None`
 /// (nothing built, nothing copied) when `comp` holds none of them.
 ///
 /// ```
@@ -69,6 +73,7 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
                     | OpKind::Cholesky { .. }
                     | OpKind::TriangularSolve { .. }
                     | OpKind::StochasticConvert
+                    | OpKind::RaggedDot { .. }
             );
             let width_change = inst.kind == OpKind::BitcastConvert
                 && inst.operands.first().is_some_and(|o| {
@@ -88,6 +93,7 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
     let c = random::expand_all(&c)?;
     let c = bitcast::expand_all(&c)?;
     let c = linalg::expand_all(&c)?;
+    let c = ragged_dot::expand_all(&c)?;
     let c = stochastic::expand_all(&c)?;
     reduce_window::expand_all(&c).map(Some)
 }

@@ -173,7 +173,8 @@ fn lift(b: &mut Builder, body: &Body, params: &[Op], dims: &[i64]) -> Result<Opt
             | OpKind::AfterAll
             | OpKind::AddDependency
             | OpKind::StochasticConvert
-            | OpKind::RngGetAndUpdateState { .. } => return Ok(None),
+            | OpKind::RngGetAndUpdateState { .. }
+            | OpKind::RaggedDot { .. } => return Ok(None),
         };
         values.push(v);
     }
