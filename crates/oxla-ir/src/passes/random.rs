@@ -532,7 +532,7 @@ pub fn rng_at(
             let a32 = b.convert(a, ElementType::F32)?;
             let hi32 = b.convert(hi, ElementType::F32)?;
             let wide = Shape::new(ElementType::F32, &dims);
-            let v = rng(b, distribution, a32, hi32, &wide, counter)?;
+            let v = rng_at(b, distribution, a32, hi32, &wide, lo)?;
             b.convert(v, ty)?
         }
         (RngDistribution::Normal, _) | (RngDistribution::Uniform, _) => {
