@@ -132,6 +132,16 @@ impl Clock {
 /// Compiles `comp` for the host CPU: fuses it (see [`fusion_text`]) and
 /// compiles one Cranelift function per kernel.
 pub fn compile(comp: &Computation) -> Result<Executable> {
+    // Tokens carry no data: compiled as empty arrays (`tokens.rs`), the
+    // executable keeping the signature with tokens.
+    match crate::tokens::strip(comp)? {
+        Some(token_free) => compile_token_free(&token_free).map(|e| e.with_tokens(comp)),
+        None => compile_token_free(comp),
+    }
+}
+
+/// [`compile`] of a computation without tokens.
+fn compile_token_free(comp: &Computation) -> Result<Executable> {
     let mut clock = Clock::new();
     // Like `evaluate`: a computation assembled without verification (an
     // empty one, an operand out of range) is refused before it is read.
@@ -141,7 +151,8 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     // The batch-norm ops run as the primitives XLA (and the interpreter)
     // expand them into, the random-number ops as the integer primitives
     // that give the interpreter's bits; the rest of the JIT never sees
-    // them (an `rng` outside the entry body stays, and is refused below).
+    // them (an `rng` in a loop condition or a reducer stays, and is
+    // refused below).
     // A width-changing bitcast-convert: shifts of same-width bitcasts.
     let expanded = oxla_ir::passes::expand_misc(comp)?;
     let comp = expanded.as_ref().unwrap_or(comp);

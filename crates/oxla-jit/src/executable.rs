@@ -80,6 +80,9 @@ pub struct Executable {
     profile: crate::profile::Profile,
     /// Where the compilation's time went.
     compile_profile: CompileProfile,
+    /// The signature with tokens, when the computation had some (it was
+    /// compiled with empty arrays in their places: `tokens.rs`).
+    tokens: Option<Box<crate::tokens::TokenSignature>>,
 }
 
 /// Storage kept for the next run's outputs: at most one buffer per output
@@ -232,6 +235,7 @@ impl Executable {
             in_place,
             profile: crate::profile::Profile::default(),
             compile_profile: profile,
+            tokens: None,
         }
     }
 
@@ -270,7 +274,17 @@ impl Executable {
 
     /// The computation this was compiled from.
     pub fn computation(&self) -> &Computation {
-        &self.comp
+        self.tokens.as_ref().map_or(&self.comp, |t| &t.original)
+    }
+
+    /// This executable, compiled from `original` with its tokens made
+    /// empty arrays, taking and giving tokens where `original` does.
+    pub(crate) fn with_tokens(mut self, original: &Computation) -> Executable {
+        self.in_place.fill(false);
+        self.tokens = Some(Box::new(crate::tokens::TokenSignature {
+            original: original.clone(),
+        }));
+        self
     }
 
     /// The fusion decisions as HLO-like text (see [`crate::fusion_text`]).
@@ -349,6 +363,17 @@ impl Executable {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn run(&self, args: &[&Literal]) -> Result<Literal> {
+        if let Some(t) = &self.tokens {
+            let plain = t.arguments(args)?;
+            let plain: Vec<&Literal> = plain.iter().collect();
+            return self.run_token_free(&plain).map(|r| t.result(r));
+        }
+        self.run_token_free(args)
+    }
+
+    /// [`Executable::run`] of the computation as compiled (tokens, if it
+    /// had any, as empty arrays).
+    fn run_token_free(&self, args: &[&Literal]) -> Result<Literal> {
         self.check_args(args)?;
         let mut outputs: IdVec<BufferId, Option<ArrayData>> =
             IdVec::with_capacity(self.plan.buffers.len());
@@ -482,6 +507,17 @@ impl Executable {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn run_into(&self, args: &[&Literal], out: &mut Literal) -> Result<()> {
+        if let Some(t) = &self.tokens {
+            if out.shape() != t.original.result_shape() {
+                return Err(Error::OutputShape {
+                    computation: self.comp.name().to_string(),
+                    expected: t.original.result_shape().to_string(),
+                    actual: out.shape().to_string(),
+                });
+            }
+            *out = self.run(args)?;
+            return Ok(());
+        }
         self.check_args(args)?;
         if out.shape() != &self.result_shape {
             return Err(Error::OutputShape {
@@ -619,6 +655,29 @@ impl Executable {
         inout: &mut Literal,
         others: &[&Literal],
     ) -> Result<()> {
+        if let Some(t) = &self.tokens {
+            let mut args: Vec<&Literal> = others.to_vec();
+            if number > args.len() {
+                return Err(Error::ArgumentCount {
+                    computation: self.comp.name().to_string(),
+                    expected: self.param_shapes.len(),
+                    actual: others.len() + 1,
+                    signature: format!("(run_in_place over parameter {number})"),
+                });
+            }
+            args.insert(number, &*inout);
+            t.original.check_arguments(&args)?;
+            if t.original.result_shape() != args[number].shape() {
+                return Err(Error::OutputShape {
+                    computation: self.comp.name().to_string(),
+                    expected: t.original.result_shape().to_string(),
+                    actual: inout.shape().to_string(),
+                });
+            }
+            let result = self.run(&args)?;
+            *inout = result;
+            return Ok(());
+        }
         let n = self.param_shapes.len();
         if number >= n || others.len() + 1 != n {
             return Err(Error::ArgumentCount {

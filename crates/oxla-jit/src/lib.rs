@@ -96,6 +96,7 @@ pub(crate) mod pool;
 pub(crate) mod profile;
 pub(crate) mod program;
 pub(crate) mod sortlib;
+pub(crate) mod tokens;
 pub(crate) mod unsupported;
 pub(crate) mod verify;
 pub(crate) mod widen;

@@ -1,9 +1,11 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: a `reduce-window` or `scatter` of several inputs (or with a
 //! tuple-returning body); windows of more than 2^24 positions (the
-//! kernels walk every position); an `rng` outside the entry body (the
-//! misc family's other ops are expanded into primitives first,
-//! `oxla_ir::passes::expand_misc`), complex-number ops and `fft`; the
+//! kernels walk every position); an `rng` in a loop condition or in a
+//! computation called per element (elsewhere the misc family's ops are
+//! expanded into primitives first, `oxla_ir::passes::expand_misc`, `rng`'s
+//! stream position threaded through loops and branches), complex-number
+//! ops and `fft`; the
 //! complex types `c64`, `c128` anywhere in the computation (see
 //! [`supports_element_type`]), `topk` of a narrow float or sub-byte
 //! integer, and `reduce-precision` of a narrow float (the other ops
@@ -26,7 +28,8 @@ use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result
 
 /// `true` for the element types the JIT compiles: every real type
 /// (`pred`, the integers of 1 to 64 bits, the narrow floats, `f32`,
-/// `f64`). The complex types run in the interpreter.
+/// `f64`) and `token` (an empty array: `tokens.rs`). The complex types
+/// run in the interpreter.
 ///
 /// ```
 /// use oxla_ir::ElementType;
@@ -64,8 +67,9 @@ pub fn supports_element_type(ty: ElementType) -> bool {
         | ElementType::U64
         | ElementType::F32
         | ElementType::F64
-        | ElementType::Tuple => true,
-        ElementType::Token | ElementType::C64 | ElementType::C128 => false,
+        | ElementType::Tuple
+        | ElementType::Token => true,
+        ElementType::C64 | ElementType::C128 => false,
     }
 }
 
@@ -189,9 +193,12 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         OpKind::Scatter { .. } if inst.operands.len() != 3 || inst.shape.is_tuple() => {
             Some("the JIT compiles scatters of one input only")
         }
-        OpKind::ReduceWindow { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => {
-            Some("the JIT compiles reduce-windows of one input only")
-        }
+        // Expanded before this check (`oxla_ir::passes::reduce_window`)
+        // but for these.
+        OpKind::ReduceWindow { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => Some(
+            "the JIT compiles a reduce-window of several inputs only with a reducer of \
+             elementwise ops, a window of at most 256 positions and no window reversal",
+        ),
         OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
         | OpKind::SelectAndScatter { .. }
@@ -234,10 +241,15 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
             "a custom-call calls code outside the module; oxla cannot run it (the \
              interpreter refuses it too)",
         ),
+        // Removed before this check (`tokens.rs`: tokens are empty arrays).
         OpKind::AfterAll | OpKind::AddDependency => {
-            Some("the JIT does not compile token ops (after-all, add-dependency) yet")
+            Some("a token op reached the JIT's checks (tokens are removed before them)")
         }
-        OpKind::StochasticConvert => Some("the JIT does not compile stochastic-convert yet"),
+        // Expanded before this check (`oxla_ir::passes::stochastic`) for
+        // signed integer results, the only ones the interpreter runs.
+        OpKind::StochasticConvert => {
+            Some("the JIT compiles stochastic-convert to signed integer types only")
+        }
         OpKind::RaggedDot { .. } => Some(
             "the JIT compiles ragged-dot through its expansion (oxla_ir::passes::expand_misc), \
              which this one did not get",
@@ -247,7 +259,8 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
              does not have (the interpreter refuses it too)",
         ),
         // Width changes are expanded before this check
-        // (`oxla_ir::passes::bitcast`) but for `pred`.
+        // (`oxla_ir::passes::bitcast`) but for `pred`, which has bits only
+        // as `pred`.
         OpKind::BitcastConvert
             if inst
                 .operands
@@ -255,18 +268,23 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
                 .map(|o| body.inst(*o).shape.element_type().bit_width())
                 != Some(inst.shape.element_type().bit_width()) =>
         {
-            Some("the JIT does not compile a width-changing bitcast-convert of pred")
+            Some(
+                "a bitcast-convert between pred and another type has no defined bits (the \
+                 interpreter refuses it too)",
+            )
         }
-        // Expanded before this check (`oxla_ir::passes::linalg`) for f32
-        // and f64.
+        // Expanded before this check (`oxla_ir::passes::linalg`) for f32,
+        // f64, bf16 and f16, the only types the interpreter runs them for.
         OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } => {
-            Some("the JIT compiles cholesky and triangular-solve of f32 and f64 only")
+            Some("the JIT compiles cholesky and triangular-solve of f32, f64, bf16 and f16 only")
         }
-        // Expanded before this check (`oxla_ir::passes::random`) when every
-        // `rng` sits in the entry body.
+        // Expanded before this check (`oxla_ir::passes::random`), the
+        // stream counter threaded through loops and branches
+        // (`oxla_ir::passes::stream`) but for these places.
         OpKind::Rng { .. } => Some(
-            "the JIT compiles rng only when every rng sits in the entry body (elsewhere its \
-             position in the random stream depends on the run)",
+            "the JIT does not compile an rng in a loop condition or in a computation called \
+             per element (a reducer or mapped computation), where its position in the random \
+             stream is not threaded",
         ),
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }

@@ -4,13 +4,19 @@
 //! to `B` adds a last dimension of `width(A) / width(B)` elements, each
 //! one slice of the bits, the lowest bits first (little-endian);
 //! widening removes such a dimension. Every step is an integer operation
-//! on bit patterns, so the result is exact, NaN payloads included.
+//! on bit patterns, so the result is exact, NaN payloads included. The
+//! sub-byte types (`s4`, `u2`, `f4e2m1fn`, ...) go through the unsigned
+//! type of their width (`u4`, `u2`, `u1`), whose converts keep the low
+//! bits.
 
 use crate::{Builder, Computation, ElementType, Op, OpKind, Result, Shape};
 
-/// The unsigned integer type of `bits` bits (8 to 64).
+/// The unsigned integer type of `bits` bits (1 to 64).
 fn unsigned(bits: u32) -> Option<ElementType> {
     match bits {
+        1 => Some(ElementType::U1),
+        2 => Some(ElementType::U2),
+        4 => Some(ElementType::U4),
         8 => Some(ElementType::U8),
         16 => Some(ElementType::U16),
         32 => Some(ElementType::U32),
@@ -30,8 +36,10 @@ fn reinterpret(b: &mut Builder, x: Op, to: ElementType) -> Result<Op> {
 }
 
 /// `bitcast-convert(x)` to `to`, whose width differs from `x`'s, built
-/// from primitives; `None` when a type is not an integer or float of 8 to
-/// 64 bits (`pred`, the sub-byte types), which stay as they are.
+/// from primitives (the sub-byte types too: their parts are the low bits
+/// first, as the interpreter packs them); `None` when a type is `pred`,
+/// whose bits are defined only as `pred` (the interpreter refuses a
+/// bitcast between `pred` and another type), which stays as it is.
 ///
 /// ```
 /// use oxla_ir::{Builder, ElementType::{F32, U8}, Shape, passes::bitcast};

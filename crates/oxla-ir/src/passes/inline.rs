@@ -46,9 +46,20 @@ use crate::{Computation, Error, OpKind, Result, Shape};
 pub fn expand_ops(
     comp: &Computation,
     stage: &str,
-    mut expansion: impl FnMut(&Instruction, &[Shape]) -> Result<Option<Computation>>,
+    expansion: impl FnMut(&Instruction, &[Shape]) -> Result<Option<Computation>>,
 ) -> Result<Computation> {
     crate::verifier::verify(comp)?;
+    expand_ops_unverified(comp, stage, expansion)
+}
+
+/// [`expand_ops`] of a computation that need not verify (a pass's
+/// intermediate form, such as `rng`s given a counter operand by
+/// `stream::thread`); the output is verified as always.
+pub(crate) fn expand_ops_unverified(
+    comp: &Computation,
+    stage: &str,
+    mut expansion: impl FnMut(&Instruction, &[Shape]) -> Result<Option<Computation>>,
+) -> Result<Computation> {
     let pass_error = |message: String| Error::Internal {
         stage: stage.to_string(),
         message,
@@ -162,6 +173,9 @@ pub fn expand_ops(
         });
     }
     if !changed {
+        // (cheap next to the rewrite; the input of `expand_ops` was
+        // verified already, that of `expand_ops_unverified` not)
+        crate::verifier::verify(comp)?;
         return Ok(comp.clone());
     }
     let entry_body = rewritten.pop();

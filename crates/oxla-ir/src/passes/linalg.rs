@@ -10,7 +10,10 @@
 //! whose factorisation meets a NaN pivot is all NaN; `lower=false` factors
 //! the transposed matrix and transposes the result (`U = L^T`).
 //! `triangular-solve` substitutes row by row the same way
-//! ([`triangular_solve`]).
+//! ([`triangular_solve`]). For `bf16` and `f16` the expansion is the same
+//! graph in the narrow type: each primitive is computed in `f32` and
+//! rounded to the type, as the interpreter computes every step of the two
+//! algorithms (and as XLA:CPU computes their elementwise ops).
 
 use crate::{Builder, Computation, ElementType, Error, Literal, Op, OpKind, Result, Shape};
 
@@ -138,7 +141,7 @@ fn cholesky_lower(b: &mut Builder, a: Op, ty: ElementType, batch: i64, n: i64) -
     b.select(failed, nan, l)
 }
 
-/// `cholesky(a)` of `a` (f32 or f64, `[..., n, n]`) built from primitives
+/// `cholesky(a)` of `a` (f32, f64, bf16 or f16, `[..., n, n]`) built from primitives
 /// in the interpreter's order (see the module docs); `None` for another
 /// element type.
 ///
@@ -153,7 +156,10 @@ fn cholesky_lower(b: &mut Builder, a: Op, ty: ElementType, batch: i64, n: i64) -
 pub fn cholesky(b: &mut Builder, a: Op, lower: bool) -> Result<Option<Op>> {
     let shape = b.shape(a)?;
     let ty = shape.element_type();
-    if !matches!(ty, ElementType::F32 | ElementType::F64) {
+    if !matches!(
+        ty,
+        ElementType::F32 | ElementType::F64 | ElementType::Bf16 | ElementType::F16
+    ) {
         return Ok(None);
     }
     let dims = shape.dims().to_vec();
@@ -280,7 +286,7 @@ fn substitute(
     b.get_tuple_element(done, 1)
 }
 
-/// `triangular-solve(a, rhs)` (f32 or f64) built from primitives in the
+/// `triangular-solve(a, rhs)` (f32, f64, bf16 or f16) built from primitives in the
 /// interpreter's order: `op(a)` made dense (the triangle read, ones on the
 /// diagonal for `unit_diagonal`, zeros elsewhere, transposed for
 /// `TRANSPOSE`/`ADJOINT`), then substitution; the right side solves the
@@ -307,7 +313,10 @@ pub fn triangular_solve(
     let ashape = b.shape(a)?;
     let bshape = b.shape(rhs)?;
     let ty = bshape.element_type();
-    if !matches!(ty, ElementType::F32 | ElementType::F64) {
+    if !matches!(
+        ty,
+        ElementType::F32 | ElementType::F64 | ElementType::Bf16 | ElementType::F16
+    ) {
         return Ok(None);
     }
     let dims = bshape.dims().to_vec();
@@ -365,8 +374,8 @@ pub fn triangular_solve(
     b.reshape(x, &dims).map(Some)
 }
 
-/// `comp` with every `cholesky` and `triangular-solve` of f32 or f64
-/// built from primitives ([`cholesky`], [`triangular_solve`]).
+/// `comp` with every `cholesky` and `triangular-solve` of f32, f64, bf16
+/// or f16 built from primitives ([`cholesky`], [`triangular_solve`]).
 ///
 /// ```
 /// use oxla_ir::{Builder, ElementType::F32, OpKind, Shape, passes::linalg};

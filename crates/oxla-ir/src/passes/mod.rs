@@ -16,6 +16,11 @@
 //!   columns and rows, in the interpreter's order.
 //! - [`random`]: `rng-bit-generator` and `rng` as primitives, bit for bit
 //!   as the interpreter draws them.
+//! - [`stochastic`]: `stochastic-convert` as elementwise primitives, value
+//!   for value as the interpreter computes it.
+//! - [`reduce_window`]: a `reduce-window` of several inputs as pads,
+//!   strided slices and the reducer's elementwise ops, in the
+//!   interpreter's order.
 //! - [`ragged_dot`]: `ragged-dot` as masks and dense dots, as the
 //!   interpreter computes it.
 
@@ -26,16 +31,23 @@ mod inline;
 pub mod linalg;
 pub mod ragged_dot;
 pub mod random;
+pub mod reduce_window;
+pub mod stochastic;
+mod stream;
 
 pub use inline::expand_ops;
+pub(crate) use inline::expand_ops_unverified;
 
 pub use expand_broadcasts::expand_broadcasts;
 
 /// The misc ops a backend with no kernels of their own runs as primitives
 /// (the batch-norm ops, `rng-bit-generator`, `rng`, a width-changing
-/// `bitcast-convert`, `cholesky`, `triangular-solve`, `ragged-dot`), expanded by
-/// [`batch_norm::expand_all`], [`random::expand_all`], [`bitcast::expand_all`],
-/// [`linalg::expand_all`] and [`ragged_dot::expand_all`] in turn; `None`
+/// `bitcast-convert`, `cholesky`, `triangular-solve`, `ragged-dot`,
+/// `stochastic-convert`, a `reduce-window` of several inputs), expanded by
+/// [`batch_norm::expand_all`], [`random::expand_all`],
+/// [`bitcast::expand_all`], [`linalg::expand_all`],
+/// [`ragged_dot::expand_all`], [`stochastic::expand_all`] and
+/// [`reduce_window::expand_all`] in turn; `None`
 /// (nothing built, nothing copied) when `comp` holds none of them.
 ///
 /// ```
@@ -60,6 +72,7 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
                     | OpKind::RngBitGenerator { .. }
                     | OpKind::Cholesky { .. }
                     | OpKind::TriangularSolve { .. }
+                    | OpKind::StochasticConvert
                     | OpKind::RaggedDot { .. }
             );
             let width_change = inst.kind == OpKind::BitcastConvert
@@ -68,7 +81,9 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
                         o.shape.element_type().bit_width() != inst.shape.element_type().bit_width()
                     })
                 });
-            expanded || width_change
+            expanded
+                || width_change
+                || reduce_window::is_variadic(&inst.kind, inst.operands.len(), &inst.shape)
         })
     });
     if !any {
@@ -78,5 +93,7 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
     let c = random::expand_all(&c)?;
     let c = bitcast::expand_all(&c)?;
     let c = linalg::expand_all(&c)?;
-    ragged_dot::expand_all(&c).map(Some)
+    let c = ragged_dot::expand_all(&c)?;
+    let c = stochastic::expand_all(&c)?;
+    reduce_window::expand_all(&c).map(Some)
 }

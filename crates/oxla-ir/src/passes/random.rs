@@ -13,9 +13,12 @@
 //! `cos`, each within the backend's ulp bound of the interpreter's.
 //!
 //! [`expand_all`] inlines the expansions into a computation. An `rng`'s
-//! stream position is known before the run only when every `rng` sits in
-//! the entry body (one evaluated once per run, in definition order), so
-//! [`expand_all`] expands `rng` only then ([`rng_offsets`] says).
+//! stream position is known before the run when every `rng` sits in the
+//! entry body (one evaluated once per run, in definition order:
+//! [`rng_offsets`]); otherwise it is a run-time value, threaded through
+//! the loops and branches that draw (`super::stream`), and each `rng`
+//! draws at that value ([`rng_at`]). An `rng` in a loop condition or a
+//! computation called per element is kept.
 
 use crate::{
     Builder, Computation, ElementType, Error, Literal, Op, OpKind, Result, RngAlgorithm,
@@ -390,12 +393,37 @@ pub fn rng(
     shape: &Shape,
     counter: u64,
 ) -> Result<Op> {
+    let lo = u64c(b, counter)?;
+    rng_at(b, distribution, a, hi, shape, lo)
+}
+
+/// [`rng`] drawing from the stream at the block `counter`, a `u64[]`
+/// value (computed at run time: an `rng` in a loop body or a branch, see
+/// [`super::stream`]).
+///
+/// ```
+/// use oxla_ir::{Builder, ElementType::{F32, U64}, RngDistribution, Shape, passes::random};
+/// let mut b = Builder::new("u");
+/// let lo = b.constant_scalar(0f32)?;
+/// let hi = b.constant_scalar(1f32)?;
+/// let at = b.parameter(0, Shape::scalar(U64), "counter")?;
+/// let u = random::rng_at(&mut b, RngDistribution::Uniform, lo, hi, &Shape::new(F32, &[8]), at)?;
+/// assert_eq!(b.shape(u)?.to_string(), "f32[8]");
+/// # Ok::<(), oxla_ir::Error>(())
+/// ```
+pub fn rng_at(
+    b: &mut Builder,
+    distribution: RngDistribution,
+    a: Op,
+    hi: Op,
+    shape: &Shape,
+    lo: Op,
+) -> Result<Op> {
     crate::shape_inference::infer_rng_shape(&b.shape(a)?, &b.shape(hi)?, distribution, shape)?;
     let ty = shape.element_type();
     let dims = shape.dims().to_vec();
     let n = shape.element_count().max(0);
     let key = u64c(b, RNG_KEY)?;
-    let lo = u64c(b, counter)?;
     let zero = u64c(b, 0)?;
     let bits = if ty.bit_width() == 64 { 64 } else { 32 };
     let draw = |b: &mut Builder, n: i64| philox_bits(b, key, (lo, zero), n, bits).map(|r| r.0);
@@ -504,7 +532,7 @@ pub fn rng(
             let a32 = b.convert(a, ElementType::F32)?;
             let hi32 = b.convert(hi, ElementType::F32)?;
             let wide = Shape::new(ElementType::F32, &dims);
-            let v = rng(b, distribution, a32, hi32, &wide, counter)?;
+            let v = rng_at(b, distribution, a32, hi32, &wide, lo)?;
             b.convert(v, ty)?
         }
         (RngDistribution::Normal, _) | (RngDistribution::Uniform, _) => {
@@ -524,9 +552,10 @@ fn unsigned_of(ty: ElementType) -> ElementType {
     }
 }
 
-/// `comp` with every `rng-bit-generator` expanded into primitives, and
-/// every `rng` too when all of them sit in the entry body (see the module
-/// docs); `rng` elsewhere is kept.
+/// `comp` with every `rng-bit-generator` and `rng` expanded into
+/// primitives (see the module docs); an `rng` in a loop condition or a
+/// computation called per element is kept (every `rng` is then, since
+/// the stream positions of the others depend on it).
 ///
 /// ```
 /// use oxla_ir::{Builder, ElementType::{U32, U64}, OpKind, RngAlgorithm, Shape, passes::random};
@@ -542,36 +571,71 @@ fn unsigned_of(ty: ElementType) -> ElementType {
 /// ```
 pub fn expand_all(comp: &Computation) -> Result<Computation> {
     let offsets = rng_offsets(comp);
+    if offsets.is_none()
+        && let Some(threaded) = super::stream::thread(comp)
+    {
+        // `rng`s in loops and branches: each takes its stream counter as a
+        // third operand.
+        crate::verifier::verify(comp)?;
+        return super::expand_ops_unverified(
+            &threaded,
+            "random::expand_all pass",
+            |inst, operands| expand_one(inst, operands, None),
+        );
+    }
     let mut next_rng = 0usize;
     super::expand_ops(comp, "random::expand_all pass", |inst, operands| {
-        let mut b = Builder::new(&inst.kind.opcode_name().replace('-', "_"));
-        let mut params = Vec::with_capacity(operands.len());
-        for (i, s) in operands.iter().enumerate() {
-            params.push(b.parameter(i as i64, s.clone(), &format!("p{i}"))?);
+        let Some(offsets) = &offsets else {
+            return expand_one(inst, operands, None);
+        };
+        if let OpKind::Rng { .. } = inst.kind {
+            let Some(&counter) = offsets.get(next_rng) else {
+                return Err(internal(format!("{} has no stream offset", inst.name)));
+            };
+            next_rng += 1;
+            expand_one(inst, operands, Some(counter))
+        } else {
+            expand_one(inst, operands, None)
         }
-        let root = if let OpKind::RngBitGenerator { algorithm } = inst.kind {
-            let ([state], [_, bits]) = (params.as_slice(), inst.shape.tuple_shapes()) else {
-                return Err(internal(format!(
-                    "{} takes one operand and gives a pair, not {}",
-                    inst.name, inst.shape
-                )));
-            };
-            rng_bit_generator(&mut b, algorithm, *state, bits)?
-        } else if let OpKind::Rng { distribution } = inst.kind {
-            let Some(offsets) = &offsets else {
-                return Ok(None);
-            };
-            let (&[lo, hi], Some(&counter)) = (params.as_slice(), offsets.get(next_rng)) else {
+    })
+}
+
+/// The expansion of `inst` (of operand shapes `operands`), or `None`: a
+/// `rng-bit-generator`; an `rng` at the stream block `counter`, or at the
+/// counter given as its third operand (`stream::thread`), or `None` for an
+/// `rng` with neither (kept).
+fn expand_one(
+    inst: &crate::Instruction,
+    operands: &[Shape],
+    counter: Option<u64>,
+) -> Result<Option<Computation>> {
+    let mut b = Builder::new(&inst.kind.opcode_name().replace('-', "_"));
+    let mut params = Vec::with_capacity(operands.len());
+    for (i, s) in operands.iter().enumerate() {
+        params.push(b.parameter(i as i64, s.clone(), &format!("p{i}"))?);
+    }
+    let root = if let OpKind::RngBitGenerator { algorithm } = inst.kind {
+        let ([state], [_, bits]) = (params.as_slice(), inst.shape.tuple_shapes()) else {
+            return Err(internal(format!(
+                "{} takes one operand and gives a pair, not {}",
+                inst.name, inst.shape
+            )));
+        };
+        rng_bit_generator(&mut b, algorithm, *state, bits)?
+    } else if let OpKind::Rng { distribution } = inst.kind {
+        match (params.as_slice(), counter) {
+            (&[lo, hi], Some(counter)) => rng(&mut b, distribution, lo, hi, &inst.shape, counter)?,
+            (&[lo, hi, at], None) => rng_at(&mut b, distribution, lo, hi, &inst.shape, at)?,
+            (&[_, _], None) => return Ok(None),
+            _ => {
                 return Err(internal(format!(
                     "{} is not an rng of two operands",
                     inst.name
                 )));
-            };
-            next_rng += 1;
-            rng(&mut b, distribution, lo, hi, &inst.shape, counter)?
-        } else {
-            return Ok(None);
-        };
-        b.build(root).map(Some)
-    })
+            }
+        }
+    } else {
+        return Ok(None);
+    };
+    b.build(root).map(Some)
 }
