@@ -80,6 +80,10 @@ pub struct Executable {
     profile: crate::profile::Profile,
     /// Where the compilation's time went.
     compile_profile: CompileProfile,
+    /// For a computation with complex values: the computation as given,
+    /// whose complex arguments and result this executable reinterprets
+    /// (`complex.rs`); `comp` is then its lowering to real arithmetic.
+    complex: Option<Box<crate::complex::Boundary>>,
 }
 
 /// Storage kept for the next run's outputs: at most one buffer per output
@@ -232,7 +236,31 @@ impl Executable {
             in_place,
             profile: crate::profile::Profile::default(),
             compile_profile: profile,
+            complex: None,
         }
+    }
+
+    /// This executable, compiled from the real lowering of `original`
+    /// (`oxla_ir::passes::complex`), as the executable of `original`.
+    pub(crate) fn with_complex_boundary(mut self, original: &Computation) -> Executable {
+        self.complex = Some(Box::new(crate::complex::Boundary {
+            original: original.clone(),
+        }));
+        self
+    }
+
+    /// [`Executable::run`] of a computation with complex values: the
+    /// arguments reinterpreted as the lowering takes them, the result
+    /// back.
+    fn run_complex(&self, b: &crate::complex::Boundary, args: &[&Literal]) -> Result<Literal> {
+        b.check(args)?;
+        let real = args
+            .iter()
+            .map(|a| crate::complex::real_argument(a))
+            .collect::<Result<Vec<_>>>()?;
+        let real: Vec<&Literal> = real.iter().map(|a| a.as_ref()).collect();
+        let out = self.run_real(&real)?;
+        crate::complex::complex_result(out, b.original.result_shape())
     }
 
     /// Where the compilation's time went, stage by stage.
@@ -270,7 +298,10 @@ impl Executable {
 
     /// The computation this was compiled from.
     pub fn computation(&self) -> &Computation {
-        &self.comp
+        match &self.complex {
+            Some(b) => &b.original,
+            None => &self.comp,
+        }
     }
 
     /// The fusion decisions as HLO-like text (see [`crate::fusion_text`]).
@@ -349,6 +380,14 @@ impl Executable {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn run(&self, args: &[&Literal]) -> Result<Literal> {
+        match &self.complex {
+            Some(b) => self.run_complex(b, args),
+            None => self.run_real(args),
+        }
+    }
+
+    /// [`Executable::run`] of the compiled (real) computation.
+    fn run_real(&self, args: &[&Literal]) -> Result<Literal> {
         self.check_args(args)?;
         let mut outputs: IdVec<BufferId, Option<ArrayData>> =
             IdVec::with_capacity(self.plan.buffers.len());
@@ -482,6 +521,18 @@ impl Executable {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn run_into(&self, args: &[&Literal], out: &mut Literal) -> Result<()> {
+        if let Some(b) = &self.complex {
+            let result = self.run_complex(b, args)?;
+            if out.shape() != b.original.result_shape() {
+                return Err(Error::OutputShape {
+                    computation: b.original.name().to_string(),
+                    expected: b.original.result_shape().to_string(),
+                    actual: out.shape().to_string(),
+                });
+            }
+            *out = result;
+            return Ok(());
+        }
         self.check_args(args)?;
         if out.shape() != &self.result_shape {
             return Err(Error::OutputShape {
@@ -619,6 +670,22 @@ impl Executable {
         inout: &mut Literal,
         others: &[&Literal],
     ) -> Result<()> {
+        if let Some(b) = &self.complex {
+            let result = {
+                let mut args: Vec<&Literal> = others.to_vec();
+                args.insert(number.min(others.len()), &*inout);
+                self.run_complex(b, &args)?
+            };
+            if result.shape() != inout.shape() {
+                return Err(Error::OutputShape {
+                    computation: b.original.name().to_string(),
+                    expected: result.shape().to_string(),
+                    actual: inout.shape().to_string(),
+                });
+            }
+            *inout = result;
+            return Ok(());
+        }
         let n = self.param_shapes.len();
         if number >= n || others.len() + 1 != n {
             return Err(Error::ArgumentCount {
@@ -683,7 +750,7 @@ impl Executable {
     /// Whether [`Executable::run_in_place`] over parameter `number` writes
     /// the result straight into the argument's storage (no allocation).
     pub fn runs_in_place(&self, number: usize) -> bool {
-        self.in_place.get(number).copied().unwrap_or(false)
+        self.complex.is_none() && self.in_place.get(number).copied().unwrap_or(false)
     }
 
     /// Runs every kernel. `outputs[b]` holds output buffer `b`; `into`
@@ -1000,7 +1067,7 @@ impl Executable {
 
     /// The element type of the result (`Tuple` for tuples).
     pub fn result_element_type(&self) -> ElementType {
-        self.result_shape.element_type()
+        self.computation().result_shape().element_type()
     }
 
     /// With `OXLA_PROFILE=1` in the environment (see [`PROFILE_VAR`]), the
