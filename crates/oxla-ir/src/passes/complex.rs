@@ -38,7 +38,8 @@
 use std::collections::HashSet;
 
 use crate::ir::{
-    BinaryOp, Body, ComparisonDirection, ComparisonOrder, InstId, Instruction, UnaryOp,
+    BinaryOp, Body, ComparisonDirection, ComparisonOrder, ComputationId, DotDimensionNumbers,
+    InstId, Instruction, UnaryOp,
 };
 use crate::{ArrayData, Computation, ElementType, Error, Literal, OpKind, Result, Shape};
 
@@ -148,6 +149,7 @@ pub fn lower(comp: &Computation, backend: &str) -> Result<Option<Lowered>> {
         })
         .collect();
     let mut bodies = Vec::with_capacity(n);
+    let mut extras = Vec::new();
     for (bi, body) in comp.bodies().iter().enumerate() {
         bodies.push(match modes[bi] {
             Mode::Keep => body.clone(),
@@ -158,10 +160,21 @@ pub fn lower(comp: &Computation, backend: &str) -> Result<Option<Lowered>> {
                 insts: Vec::new(),
                 taken: &mut taken,
                 bodies: comp.bodies(),
+                extras: &mut extras,
             }
             .run()?,
         });
     }
+    // The extra bodies first: every other id moves up by their number.
+    let k = extras.len();
+    for body in &mut bodies {
+        for inst in &mut body.instructions {
+            for c in inst.kind.called_computations_mut() {
+                *c = final_id(*c, k);
+            }
+        }
+    }
+    let bodies: Vec<Body> = extras.into_iter().chain(bodies).collect();
     let computation =
         Computation::from_bodies(comp.name(), bodies).map_err(|e| Error::Internal {
             stage: "complex::lower pass".into(),
@@ -237,6 +250,24 @@ struct Lowering<'a> {
     insts: Vec<Instruction>,
     taken: &'a mut HashSet<String>,
     bodies: &'a [Body],
+    /// Bodies made by the lowering (the reducers of complex dots), placed
+    /// first in the output; referred to by [`extra_id`] until then.
+    extras: &'a mut Vec<Body>,
+}
+
+/// The placeholder id of extra body `j` (see [`Lowering::extras`]).
+fn extra_id(j: usize) -> ComputationId {
+    ComputationId(u32::MAX - j as u32)
+}
+
+/// The final id of `id` once `extras` bodies are placed first.
+fn final_id(id: ComputationId, extras: usize) -> ComputationId {
+    let from_top = (u32::MAX - id.0) as usize;
+    if from_top < extras {
+        ComputationId(from_top as u32)
+    } else {
+        ComputationId(id.0 + extras as u32)
+    }
 }
 
 impl Lowering<'_> {
@@ -614,6 +645,164 @@ impl Lowering<'_> {
         Ok(Val::Pair(re_out, im_out))
     }
 
+    /// A complex `dot` as the interpreter computes it: for each result
+    /// element, `acc = acc + l·r` over the contracting positions in
+    /// row-major order of the contracting dimensions as listed, from
+    /// `acc = 0`. Built as the products of every (result, position) pair
+    /// (the operands transposed to `[batch, free, contracting]` and
+    /// broadcast to `[result dims, positions]`), then a variadic reduce of
+    /// the parts over the positions, folding in that order.
+    fn dot(
+        &mut self,
+        inst: &Instruction,
+        dims: &DotDimensionNumbers,
+        ty: ElementType,
+        op_types: &[ElementType],
+        ops: &[Val],
+    ) -> Result<Val> {
+        if op_types.iter().any(|t| !t.is_complex() && part(*t) != ty)
+            || op_types.iter().any(|t| t.is_complex() && part(*t) != ty)
+        {
+            return Err(self.refusal(
+                inst,
+                "the JIT does not compile a complex dot of mixed types yet",
+            ));
+        }
+        let name = inst.name.clone();
+        let base = name.as_str();
+        let out_dims = inst.shape.dims().to_vec();
+        let rank = out_dims.len();
+        let nb = dims.lhs_batch.len();
+        let operand_dims: Vec<Vec<i64>> = inst
+            .operands
+            .iter()
+            .map(|o| self.body.inst(*o).shape.dims().to_vec())
+            .collect();
+        let sides = [
+            (&dims.lhs_batch, &dims.lhs_contracting),
+            (&dims.rhs_batch, &dims.rhs_contracting),
+        ];
+        let nfree: Vec<usize> = (0..2)
+            .map(|k| operand_dims[k].len() - sides[k].0.len() - sides[k].1.len())
+            .collect();
+        let positions: i64 = dims
+            .lhs_contracting
+            .iter()
+            .map(|&d| operand_dims[0][d as usize])
+            .product();
+        let wide = [out_dims.as_slice(), &[positions]].concat();
+        let mut parts: Vec<Val> = Vec::new();
+        for k in 0..2 {
+            let (batch, contracting) = sides[k];
+            let od = &operand_dims[k];
+            let free: Vec<i64> = (0..od.len() as i64)
+                .filter(|d| !batch.contains(d) && !contracting.contains(d))
+                .collect();
+            let perm: Vec<i64> = batch
+                .iter()
+                .chain(free.iter())
+                .chain(contracting.iter())
+                .copied()
+                .collect();
+            let tdims: Vec<i64> = perm.iter().map(|&d| od[d as usize]).collect();
+            let flat: Vec<i64> = tdims[..nb + free.len()]
+                .iter()
+                .copied()
+                .chain([positions])
+                .collect();
+            // Where this operand's dims go in `wide`.
+            let mut bdims: Vec<i64> = (0..nb as i64).collect();
+            let start = if k == 0 { nb } else { nb + nfree[0] };
+            bdims.extend((start..start + free.len()).map(|d| d as i64));
+            bdims.push(rank as i64);
+            let v = match ops[k] {
+                Val::Pair(re, im) => [re, im],
+                Val::One(x) => {
+                    let zero = self.float(base, ty, 0.0, od)?;
+                    [self.real_to_part(base, x, ty), zero]
+                }
+            };
+            let mut out = [InstId(0); 2];
+            for (o, x) in out.iter_mut().zip(v) {
+                let t = self.push(
+                    base,
+                    OpKind::Transpose {
+                        permutation: perm.clone(),
+                    },
+                    vec![x],
+                    Shape::new(ty, &tdims),
+                );
+                let r = self.push(base, OpKind::Reshape, vec![t], Shape::new(ty, &flat));
+                *o = self.push(
+                    base,
+                    OpKind::Broadcast {
+                        dimensions: bdims.clone(),
+                    },
+                    vec![r],
+                    Shape::new(ty, &wide),
+                );
+            }
+            parts.push(Val::Pair(out[0], out[1]));
+        }
+        let prod = self.mul(inst, ty, parts[0], parts[1])?;
+        let Val::Pair(pre, pim) = prod else {
+            return Err(self.internal(inst, "a complex product of one part"));
+        };
+        let zero = self.float(base, ty, 0.0, &[])?;
+        let reducer = self.complex_add_body(base, ty);
+        let shape = Shape::new(ty, &out_dims);
+        let sum = self.push(
+            base,
+            OpKind::Reduce {
+                dimensions: vec![rank as i64],
+                to_apply: reducer,
+            },
+            vec![pre, pim, zero, zero],
+            Shape::tuple(vec![shape.clone(), shape]),
+        );
+        Ok(Val::Pair(self.gte(base, sum, 0), self.gte(base, sum, 1)))
+    }
+
+    /// A reducer adding complex numbers as parts: `(acc_re, acc_im, x_re,
+    /// x_im) -> (acc_re + x_re, acc_im + x_im)`, as an extra body.
+    fn complex_add_body(&mut self, base: &str, ty: ElementType) -> ComputationId {
+        let scalar = Shape::scalar(ty);
+        let mut insts = Vec::new();
+        for (k, n) in ["acc_re", "acc_im", "x_re", "x_im"].iter().enumerate() {
+            insts.push(Instruction {
+                name: self.fresh(&format!("{base}.{n}")),
+                kind: OpKind::Parameter { number: k as i64 },
+                operands: vec![],
+                shape: scalar.clone(),
+            });
+        }
+        for (a, b) in [(0u32, 2u32), (1, 3)] {
+            insts.push(Instruction {
+                name: self.fresh(&format!("{base}.sum")),
+                kind: OpKind::Binary {
+                    op: BinaryOp::Add,
+                    broadcast_dimensions: vec![],
+                },
+                operands: vec![InstId(a), InstId(b)],
+                shape: scalar.clone(),
+            });
+        }
+        insts.push(Instruction {
+            name: self.fresh(&format!("{base}.pair")),
+            kind: OpKind::Tuple,
+            operands: vec![InstId(4), InstId(5)],
+            shape: Shape::tuple(vec![scalar.clone(), scalar]),
+        });
+        let j = self.extras.len();
+        let name = self.fresh(&format!("{base}.complex_add"));
+        self.extras.push(Body {
+            name,
+            instructions: insts,
+            root: InstId(6),
+        });
+        extra_id(j)
+    }
+
     /// `|z|` as the interpreter computes it: `max · sqrt(fma(r, r, 1))`,
     /// `r = min / max`; `|re| + |im|` when a part is NaN; `min` where the
     /// formula gives NaN.
@@ -934,6 +1123,25 @@ impl Lowering<'_> {
                 }
             }
             OpKind::Unary(UnaryOp::Neg) => Ok(self.per_part(inst, &ops)),
+            OpKind::Unary(UnaryOp::Sign) => {
+                // z / |z|, and 0 for 0.
+                let ty = part(op_ty(0).unwrap_or(ety));
+                let Val::Pair(re, im) = ops[0] else {
+                    return Err(self.internal(inst, "the sign of a real value"));
+                };
+                let m = self.magnitude(inst, ty, ops[0])?;
+                let zero = self.float(&name, ty, 0.0, inst.shape.dims())?;
+                let is0 = self.cmp(&name, ComparisonDirection::Eq, m, zero);
+                let re = self.binary(&name, BinaryOp::Div, re, m);
+                let im = self.binary(&name, BinaryOp::Div, im, m);
+                Ok(Val::Pair(
+                    self.select(&name, is0, zero, re),
+                    self.select(&name, is0, zero, im),
+                ))
+            }
+            OpKind::DotGeneral { dims } if ety.is_complex() => {
+                self.dot(inst, dims, pty, &op_types, &ops)
+            }
             OpKind::Unary(UnaryOp::Abs) => {
                 let ty = part(op_ty(0).unwrap_or(ety));
                 Ok(Val::One(self.magnitude(inst, ty, ops[0])?))

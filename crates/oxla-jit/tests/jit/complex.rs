@@ -269,3 +269,30 @@ fn what_the_lowering_does_not_cover_is_refused() {
         "tuple parameter",
     );
 }
+
+#[test]
+fn complex_dots_and_signs_are_bit_exact() {
+    // Batch and two contracting dims, listed out of order; a real
+    // operand converted; `sign` of every kind of value.
+    let text = "HloModule m\nENTRY e {\n  a = c64[2,3,4,5] parameter(0)\n  b = c64[2,5,4,6] parameter(1)\n  \
+        v = c64[7,33] parameter(2)\n  w = c64[33] parameter(3)\n  \
+        d = c64[2,3,6] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={3,2}, rhs_contracting_dims={1,2}\n  \
+        mv = c64[7] dot(v, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  \
+        s = c64[7,33] sign(v)\n  ROOT out = (c64[2,3,6], c64[7], c64[7,33]) tuple(d, mv, s)\n}\n";
+    let comp = parse(text);
+    let shaped = |seed, dims: &[i64], bits| {
+        let n: i64 = dims.iter().product();
+        c64s(n as usize, seed, bits).reshape(dims).expect("reshape")
+    };
+    for bits in [false, true] {
+        check(
+            &comp,
+            &[
+                shaped(20, &[2, 3, 4, 5], bits),
+                shaped(21, &[2, 5, 4, 6], bits),
+                shaped(22, &[7, 33], bits),
+                shaped(23, &[33], bits),
+            ],
+        );
+    }
+}
