@@ -1124,7 +1124,7 @@ impl Lowering<'_> {
             }
             OpKind::Unary(UnaryOp::Neg) => Ok(self.per_part(inst, &ops)),
             OpKind::Unary(UnaryOp::Sign) => {
-                // z / |z|, and 0 for 0.
+                // z / |z|, and z itself (a signed zero) where |z| = 0.
                 let ty = part(op_ty(0).unwrap_or(ety));
                 let Val::Pair(re, im) = ops[0] else {
                     return Err(self.internal(inst, "the sign of a real value"));
@@ -1132,11 +1132,11 @@ impl Lowering<'_> {
                 let m = self.magnitude(inst, ty, ops[0])?;
                 let zero = self.float(&name, ty, 0.0, inst.shape.dims())?;
                 let is0 = self.cmp(&name, ComparisonDirection::Eq, m, zero);
-                let re = self.binary(&name, BinaryOp::Div, re, m);
-                let im = self.binary(&name, BinaryOp::Div, im, m);
+                let qre = self.binary(&name, BinaryOp::Div, re, m);
+                let qim = self.binary(&name, BinaryOp::Div, im, m);
                 Ok(Val::Pair(
-                    self.select(&name, is0, zero, re),
-                    self.select(&name, is0, zero, im),
+                    self.select(&name, is0, re, qre),
+                    self.select(&name, is0, im, qim),
                 ))
             }
             OpKind::DotGeneral { dims } if ety.is_complex() => {
