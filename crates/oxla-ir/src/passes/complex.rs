@@ -1139,6 +1139,37 @@ impl Lowering<'_> {
                     self.select(&name, is0, im, qim),
                 ))
             }
+            OpKind::Unary(UnaryOp::Exp) => {
+                // The interpreter's (StableHLO's) formula from the real
+                // exp, cos and sin: not bit-exact (the JIT's real
+                // functions are within an ulp of libm's), within the
+                // bound of docs/jit-accuracy.md.
+                let (Val::Pair(x, y), ElementType::F32) = (ops[0], pty) else {
+                    return Err(
+                        self.refusal(inst, "the JIT does not compile exponential of c128 yet")
+                    );
+                };
+                let dims = inst.shape.dims().to_vec();
+                let e = self.unary(&name, UnaryOp::Exp, x);
+                let half = self.float(&name, pty, 0.5, &dims)?;
+                let xh = self.binary(&name, BinaryOp::Mul, x, half);
+                let h = self.unary(&name, UnaryOp::Exp, xh);
+                let c = self.unary(&name, UnaryOp::Cos, y);
+                let sn = self.unary(&name, UnaryOp::Sin, y);
+                let inf = self.float(&name, pty, f64::INFINITY, &dims)?;
+                let big = self.cmp(&name, ComparisonDirection::Eq, e, inf);
+                let hc = self.binary(&name, BinaryOp::Mul, h, c);
+                let hch = self.binary(&name, BinaryOp::Mul, hc, h);
+                let ec = self.binary(&name, BinaryOp::Mul, e, c);
+                let re = self.select(&name, big, hch, ec);
+                let hs = self.binary(&name, BinaryOp::Mul, h, sn);
+                let hsh = self.binary(&name, BinaryOp::Mul, hs, h);
+                let es = self.binary(&name, BinaryOp::Mul, e, sn);
+                let im = self.select(&name, big, hsh, es);
+                let zero = self.float(&name, pty, 0.0, &dims)?;
+                let y0 = self.cmp(&name, ComparisonDirection::Eq, y, zero);
+                Ok(Val::Pair(re, self.select(&name, y0, zero, im)))
+            }
             OpKind::DotGeneral { dims } if ety.is_complex() => {
                 self.dot(inst, dims, pty, &op_types, &ops)
             }

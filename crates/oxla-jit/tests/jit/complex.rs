@@ -296,3 +296,36 @@ fn complex_dots_and_signs_are_bit_exact() {
         );
     }
 }
+
+/// The bound of `exp` of `c64` (docs/jit-accuracy.md): each part within
+/// 5 ulps of the interpreter's (its real exp, cos and sin within an ulp,
+/// three roundings of products).
+const EXP_ULPS: u64 = 5;
+
+#[test]
+fn c64_exp_is_within_its_bound() {
+    let n = 1 << 16;
+    let text = format!(
+        "HloModule m\nENTRY e {{\n  a = c64[{n}] parameter(0)\n  ROOT x = c64[{n}] exponential(a)\n}}\n"
+    );
+    let comp = parse(&text);
+    let tol = crate::common::Tol::Ulps(EXP_ULPS);
+    // Ordinary values with edge parts, and values near overflow (the
+    // exp(x/2)^2 form).
+    crate::common::check_tol(&comp, &[c64s(n, 30, false)], tol);
+    let Some(ArrayData::C64(v)) = c64s(n, 31, false).array_data().cloned() else {
+        panic!("c64")
+    };
+    let big: Vec<Complex64> = v
+        .iter()
+        .map(|z| Complex64::new(86.0 + z.re, z.im))
+        .collect();
+    let big = Literal::from_array_data(&[n as i64], ArrayData::C64(big)).expect("literal");
+    crate::common::check_tol(&comp, &[big], tol);
+    let (a, _) = c64_edge_pairs();
+    let text = format!(
+        "HloModule m\nENTRY e {{\n  a = c64[{k}] parameter(0)\n  ROOT x = c64[{k}] exponential(a)\n}}\n",
+        k = a.element_count()
+    );
+    crate::common::check_tol(&parse(&text), &[a], tol);
+}
