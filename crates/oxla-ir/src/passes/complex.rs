@@ -803,6 +803,141 @@ impl Lowering<'_> {
         extra_id(j)
     }
 
+    /// XLA's `maximum` (`minimum` when `min`): NaN if either operand is.
+    fn max_nan(&mut self, base: &str, a: InstId, b: InstId, min: bool) -> Result<InstId> {
+        use ComparisonDirection::{Ge, Le};
+        let dims = self.shape(a).dims().to_vec();
+        let ty = self.shape(a).element_type();
+        let an = self.is_nan(base, a);
+        let bn = self.is_nan(base, b);
+        let nan = self.or(base, an, bn);
+        let pick = self.cmp(base, if min { Le } else { Ge }, a, b);
+        let v = self.select(base, pick, a, b);
+        let qnan = self.float(base, ty, f64::NAN, &dims)?;
+        Ok(self.select(base, nan, qnan, v))
+    }
+
+    fn bin(&mut self, base: &str, op: BinaryOp, a: InstId, b: InstId) -> InstId {
+        self.binary(base, op, a, b)
+    }
+
+    /// `hypot(mx, mn)` as the interpreter (StableHLO's expander) writes
+    /// it: `√2·mx` where `mx == mn`; else with `r = (mn/mx)²`,
+    /// `q = sqrt(1 + r)`: `mx + mx·r/2` where `q == 1` and `r > 0`, else
+    /// `mx·q`.
+    fn hypot(&mut self, base: &str, mx: InstId, mn: InstId) -> Result<InstId> {
+        use BinaryOp::{Add, Div, Mul};
+        use ComparisonDirection::{Eq, Gt};
+        let dims = self.shape(mx).dims().to_vec();
+        let ty = self.shape(mx).element_type();
+        let one = self.float(base, ty, 1.0, &dims)?;
+        let two = self.float(base, ty, 2.0, &dims)?;
+        let zero = self.float(base, ty, 0.0, &dims)?;
+        let sq2 = self.float(base, ty, std::f64::consts::SQRT_2, &dims)?;
+        let d = self.bin(base, Div, mn, mx);
+        let r = self.bin(base, Mul, d, d);
+        let opr = self.bin(base, Add, one, r);
+        let q = self.unary(base, UnaryOp::Sqrt, opr);
+        let equal = self.cmp(base, Eq, mx, mn);
+        let q1 = self.cmp(base, Eq, q, one);
+        let rpos = self.cmp(base, Gt, r, zero);
+        let tiny = self.and(base, q1, rpos);
+        let s2 = self.bin(base, Mul, sq2, mx);
+        let mr = self.bin(base, Mul, mx, r);
+        let mr2 = self.bin(base, Div, mr, two);
+        let near = self.bin(base, Add, mx, mr2);
+        let far = self.bin(base, Mul, mx, q);
+        let t = self.select(base, tiny, near, far);
+        Ok(self.select(base, equal, s2, t))
+    }
+
+    /// `sqrt(z)` as the interpreter (StableHLO's expander) computes it,
+    /// op for op: every step is a correctly rounded `sqrt`, `/`, `·`, `+`
+    /// or a select, so the result is bit-exact, `c128` included.
+    fn sqrt(&mut self, inst: &Instruction, z: Val) -> Result<Val> {
+        use BinaryOp::{Add, Div, Mul};
+        use ComparisonDirection::{Eq, Ge, Gt, Lt};
+        let Val::Pair(x, y) = z else {
+            return Err(self.internal(inst, "the complex sqrt of a real value"));
+        };
+        let name = inst.name.clone();
+        let base = name.as_str();
+        let dims = self.shape(x).dims().to_vec();
+        let ty = self.shape(x).element_type();
+        let c = |s: &mut Self, v: f64| s.float(base, ty, v, &dims);
+        let (zero, one, two) = (c(self, 0.0)?, c(self, 1.0)?, c(self, 2.0)?);
+        let sq2 = c(self, std::f64::consts::SQRT_2)?;
+        let inf = c(self, f64::INFINITY)?;
+        let ax = self.unary(base, UnaryOp::Abs, x);
+        let ay = self.unary(base, UnaryOp::Abs, y);
+        let sq_ax = self.unary(base, UnaryOp::Sqrt, ax);
+        let sq_ay = self.unary(base, UnaryOp::Sqrt, ay);
+        let eq = self.cmp(base, Eq, ax, ay);
+        let lt = self.cmp(base, Lt, ax, ay);
+        let gt = self.cmp(base, Gt, ax, ay);
+        let mx = self.max_nan(base, ax, ay, false)?;
+        let mn = self.max_nan(base, ax, ay, true)?;
+        let hy = self.hypot(base, mx, mn)?;
+        let h2 = self.bin(base, Div, hy, two);
+        let ax2 = self.bin(base, Div, ax, two);
+        let s = self.bin(base, Add, h2, ax2);
+        let u0 = self.unary(base, UnaryOp::Sqrt, s);
+        let axay = self.bin(base, Div, ax, ay);
+        let ayax = self.bin(base, Div, ay, ax);
+        let r0 = self.select(base, lt, axay, ayax);
+        let r0 = self.select(base, eq, one, r0);
+        let ar0 = self.unary(base, UnaryOp::Abs, r0);
+        let hmx = self.max_nan(base, one, ar0, false)?;
+        let hmn = self.max_nan(base, one, ar0, true)?;
+        let h = self.hypot(base, hmx, hmn)?;
+        let oph = self.bin(base, Add, one, h);
+        let sq_1h = self.unary(base, UnaryOp::Sqrt, oph);
+        let rph = self.bin(base, Add, r0, h);
+        let sq_rh = self.unary(base, UnaryOp::Sqrt, rph);
+        let u0z = self.cmp(base, Eq, u0, zero);
+        let u0i = self.cmp(base, Eq, u0, inf);
+        let rescale = self.or(base, u0z, u0i);
+        // u.
+        let k1 = c(self, 1.553_773_974_030_037_4)?;
+        let ue = self.bin(base, Mul, sq_ax, k1);
+        let ue = self.bin(base, Div, ue, sq2);
+        let t = self.bin(base, Div, sq_1h, sq2);
+        let ug = self.bin(base, Mul, sq_ax, t);
+        let t = self.bin(base, Div, sq_rh, sq2);
+        let ul = self.bin(base, Mul, sq_ay, t);
+        let ur = self.select(base, gt, ug, ul);
+        let ur = self.select(base, rescale, ur, u0);
+        let u = self.select(base, eq, ue, ur);
+        // v.
+        let q1 = self.bin(base, Div, sq_ax, sq_ay);
+        let q2 = self.bin(base, Div, sq_ay, sq_ax);
+        let q = self.select(base, lt, q1, q2);
+        let q = self.select(base, eq, one, q);
+        let k2 = c(self, 2.197_368_226_935_62)?;
+        let ve = self.bin(base, Div, sq_ay, k2);
+        let n = self.bin(base, Mul, sq_ay, q);
+        let d = self.bin(base, Mul, sq_1h, sq2);
+        let vg = self.bin(base, Div, n, d);
+        let d = self.bin(base, Mul, sq_rh, sq2);
+        let vl = self.bin(base, Div, sq_ay, d);
+        let u02 = self.bin(base, Mul, u0, two);
+        let vo = self.bin(base, Div, ay, u02);
+        let vr = self.select(base, gt, vg, vl);
+        let vr = self.select(base, rescale, vr, vo);
+        let v = self.select(base, eq, ve, vr);
+        // The parts.
+        let neg_y = self.cmp(base, Lt, y, zero);
+        let x_ge = self.cmp(base, Ge, x, zero);
+        let x_lt = self.cmp(base, Lt, x, zero);
+        let re = self.select(base, x_ge, u, v);
+        let nu = self.unary(base, UnaryOp::Neg, u);
+        let nv = self.unary(base, UnaryOp::Neg, v);
+        let iu = self.select(base, neg_y, nu, u);
+        let iv = self.select(base, neg_y, nv, v);
+        let im = self.select(base, x_lt, iu, iv);
+        Ok(Val::Pair(re, im))
+    }
+
     /// `|z|` as the interpreter computes it: `max · sqrt(fma(r, r, 1))`,
     /// `r = min / max`; `|re| + |im|` when a part is NaN; `min` where the
     /// formula gives NaN.
@@ -1139,6 +1274,7 @@ impl Lowering<'_> {
                     self.select(&name, is0, im, qim),
                 ))
             }
+            OpKind::Unary(UnaryOp::Sqrt) => self.sqrt(inst, ops[0]),
             OpKind::Unary(UnaryOp::Exp) => {
                 // The interpreter's (StableHLO's) formula from the real
                 // exp, cos and sin: not bit-exact (the JIT's real

@@ -329,3 +329,25 @@ fn c64_exp_is_within_its_bound() {
     );
     crate::common::check_tol(&parse(&text), &[a], tol);
 }
+
+#[test]
+fn complex_sqrt_is_bit_exact() {
+    // Only correctly rounded steps: c64 and c128 alike.
+    let n = 1 << 16;
+    for (ty, args) in [
+        ("c64", vec![c64s(n, 40, false)]),
+        ("c64", vec![c64s(n, 41, true)]),
+        ("c128", vec![c128s(n, 42)]),
+    ] {
+        let text = format!(
+            "HloModule m\nENTRY e {{\n  a = {ty}[{n}] parameter(0)\n  ROOT s = {ty}[{n}] sqrt(a)\n}}\n"
+        );
+        check(&parse(&text), &args);
+    }
+    let (a, _) = c64_edge_pairs();
+    let k = a.element_count();
+    let text = format!(
+        "HloModule m\nENTRY e {{\n  a = c64[{k}] parameter(0)\n  ROOT s = c64[{k}] sqrt(a)\n}}\n"
+    );
+    check(&parse(&text), &[a]);
+}
