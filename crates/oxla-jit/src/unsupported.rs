@@ -3,9 +3,12 @@
 //! tuple-returning body); windows of more than 2^24 positions (the
 //! kernels walk every position); an `rng` outside the entry body (the
 //! misc family's other ops are expanded into primitives first,
-//! `oxla_ir::passes::expand_misc`), complex-number ops and `fft`; the
-//! complex types `c64`, `c128` anywhere in the computation (see
-//! [`supports_element_type`]), a `dot` whose result is narrower than its
+//! `oxla_ir::passes::expand_misc`), `fft` and the complex types `c64`,
+//! `c128` anywhere in the computation as a safety net (`compile` first
+//! lowers complex values to pairs of real arrays,
+//! `oxla_ir::passes::complex`, which refuses what it does not cover, so
+//! none reach this check; see [`supports_element_type`]), a `dot` whose
+//! result is narrower than its
 //! sum, a `dot`, `topk` or mixed-type `convolution` of a narrow float
 //! or sub-byte integer, and `reduce-precision` of a narrow float (the
 //! other ops compile for them: `codegen/narrow.rs`);
@@ -24,9 +27,11 @@
 
 use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result, Shape, Window};
 
-/// `true` for the element types the JIT compiles: every real type
-/// (`pred`, the integers of 1 to 64 bits, the narrow floats, `f32`,
-/// `f64`). The complex types run in the interpreter.
+/// `true` for the element types the JIT compiles every op of: every real
+/// type (`pred`, the integers of 1 to 64 bits, the narrow floats, `f32`,
+/// `f64`). The complex types compile as pairs of real arrays for the ops
+/// `oxla_ir::passes::complex` covers (not `fft`, not the `c128` ops that
+/// need a fused multiply-add, ...), so they are `false` here.
 ///
 /// ```
 /// use oxla_ir::ElementType;
