@@ -58,31 +58,11 @@ small entries come out of cancellations: an entry of 0.004 summed from
 terms near 1 is 193 ulps off in c128). The JIT refuses complex types.""",
     )
     f.parts = [p.replace("scripts/misc_values.py", "scripts/linalg_complex.py") for p in f.parts]
-    for dtype, t, ulp, solve_ulp in [(np.complex64, "c64", 16, 64),
-                                     (np.complex128, "c128", 16, 256)]:
+    for dtype, ulp, solve_ulp in [(np.complex64, 16, 64),
+                                     (np.complex128, 16, 256)]:
         a = np.stack([hpd(4, 1, dtype), hpd(4, 2, dtype)])
-        # The triangle not read holds junk that must be ignored.
-        junk = a.copy()
         for lower in [True, False]:
-            mlir = f"""
-module @m {{
-  func.func public @main(%arg0: {mv.tensor(a)}) -> {mv.tensor(a)} {{
-    %0 = stablehlo.cholesky %arg0, lower = {str(lower).lower()} : {mv.tensor(a)}
-    return %0 : {mv.tensor(a)}
-  }}
-}}"""
-            (got,) = mv.run_mlir(mlir, [junk])
-            name = f"cholesky_{'lower' if lower else 'upper'}_{t}"
-            attr = ", lower=true" if lower else ""
-            module = f"""
-HloModule {name}
-
-ENTRY {name} {{
-  a = {t}[2,4,4] parameter(0)
-  ROOT l = {t}[2,4,4] cholesky(a){attr}
-}}"""
-            f.case(f"cholesky, lower={str(lower).lower()}, of two {t} matrices.", module,
-                   [(f"ulp={ulp}", [junk], mv.literal(got))], ["jit: unsupported"])
+            mv.cholesky_case(f, a, lower, ulp, ["jit: unsupported"])
         rng = np.random.default_rng(7)
         a = (rng.uniform(-1, 1, (3, 3)) + 1j * rng.uniform(-1, 1, (3, 3))
              + 4 * np.eye(3)).astype(dtype)
@@ -92,36 +72,8 @@ ENTRY {name} {{
             for lower in [True, False]:
                 for unit in [False, True]:
                     for transpose in ["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"]:
-                        mlir = f"""
-module @m {{
-  func.func public @main(%arg0: {mv.tensor(a)}, %arg1: {mv.tensor(b)}) -> {mv.tensor(b)} {{
-    %0 = "stablehlo.triangular_solve"(%arg0, %arg1) <{{left_side = {str(left).lower()}, lower = {str(lower).lower()}, transpose_a = #stablehlo<transpose {transpose}>, unit_diagonal = {str(unit).lower()}}}> : ({mv.tensor(a)}, {mv.tensor(b)}) -> {mv.tensor(b)}
-    return %0 : {mv.tensor(b)}
-  }}
-}}"""
-                        (got,) = mv.run_mlir(mlir, [a, b])
-                        name = (f"triangular_solve_{'left' if left else 'right'}_"
-                                f"{'lower' if lower else 'upper'}_{'unit_' if unit else ''}"
-                                f"{transpose.lower()}_{t}")
-                        attrs = []
-                        if left:
-                            attrs.append("left_side=true")
-                        if lower:
-                            attrs.append("lower=true")
-                        if unit:
-                            attrs.append("unit_diagonal=true")
-                        attrs.append(f"transpose_a={transpose}")
-                        module = f"""
-HloModule {name}
-
-ENTRY {name} {{
-  a = {mv.shape_text(a)} parameter(0)
-  b = {mv.shape_text(b)} parameter(1)
-  ROOT x = {mv.shape_text(b)} triangular-solve(a, b), {', '.join(attrs)}
-}}"""
-                        f.case(f"triangular-solve, {', '.join(attrs)}, {t}.", module,
-                               [(f"ulp={solve_ulp}", [a, b], mv.literal(got))],
-                               ["jit: unsupported"])
+                        mv.triangular_solve_case(f, a, b, left, lower, unit, transpose,
+                                                 solve_ulp, ["jit: unsupported"])
     f.write()
 
 
