@@ -114,17 +114,18 @@ pub fn lower(comp: &Computation, backend: &str) -> Result<Option<Lowered>> {
                 if !has[c.index()] {
                     continue;
                 }
-                let mode = match inst.kind {
-                    OpKind::While { .. } | OpKind::Conditional { .. } => Mode::Region,
-                    OpKind::Reduce { .. } => Mode::Flat,
-                    _ => {
-                        return Err(refuse(
-                            backend,
-                            body,
-                            inst,
-                            "the JIT does not compile this op with complex values yet",
-                        ));
-                    }
+                let mode = if matches!(inst.kind, OpKind::While { .. } | OpKind::Conditional { .. })
+                {
+                    Mode::Region
+                } else if matches!(inst.kind, OpKind::Reduce { .. }) {
+                    Mode::Flat
+                } else {
+                    return Err(refuse(
+                        backend,
+                        body,
+                        inst,
+                        "the JIT does not compile this op with complex values yet",
+                    ));
                 };
                 let m = &mut modes[c.index()];
                 if *m != Mode::Keep && *m != mode {
@@ -308,9 +309,10 @@ impl Lowering<'_> {
     }
 
     fn binary(&mut self, base: &str, op: BinaryOp, a: InstId, b: InstId) -> InstId {
-        let shape = match op {
-            BinaryOp::Compare(..) => self.shape(a).with_element_type(ElementType::Pred),
-            _ => self.shape(a).clone(),
+        let shape = if matches!(op, BinaryOp::Compare(..)) {
+            self.shape(a).with_element_type(ElementType::Pred)
+        } else {
+            self.shape(a).clone()
         };
         let kind = OpKind::Binary {
             op,
@@ -1372,7 +1374,49 @@ impl Lowering<'_> {
             {
                 Ok(self.per_part(inst, &ops))
             }
-            _ => Err(self.refusal(
+            // What the lowering does not cover (and the covered ops whose
+            // guards above did not hold).
+            OpKind::Parameter { .. }
+            | OpKind::Iota { .. }
+            | OpKind::Unary { .. }
+            | OpKind::Binary { .. }
+            | OpKind::Select
+            | OpKind::Clamp
+            | OpKind::Broadcast { .. }
+            | OpKind::Reshape
+            | OpKind::Transpose { .. }
+            | OpKind::Slice { .. }
+            | OpKind::Concatenate { .. }
+            | OpKind::Reverse { .. }
+            | OpKind::Pad { .. }
+            | OpKind::DotGeneral { .. }
+            | OpKind::BitcastConvert
+            | OpKind::Bitcast
+            | OpKind::ReducePrecision { .. }
+            | OpKind::Rng { .. }
+            | OpKind::RngBitGenerator { .. }
+            | OpKind::Cholesky { .. }
+            | OpKind::TriangularSolve { .. }
+            | OpKind::BatchNormTraining { .. }
+            | OpKind::BatchNormInference { .. }
+            | OpKind::BatchNormGrad { .. }
+            | OpKind::Map { .. }
+            | OpKind::Convolution { .. }
+            | OpKind::ReduceWindow { .. }
+            | OpKind::SelectAndScatter { .. }
+            | OpKind::Gather { .. }
+            | OpKind::Scatter { .. }
+            | OpKind::DynamicSlice { .. }
+            | OpKind::DynamicUpdateSlice
+            | OpKind::Fft { .. }
+            | OpKind::Sort { .. }
+            | OpKind::TopK { .. }
+            | OpKind::CustomCall { .. }
+            | OpKind::AfterAll
+            | OpKind::AddDependency
+            | OpKind::StochasticConvert
+            | OpKind::RngGetAndUpdateState { .. }
+            | OpKind::RaggedDot { .. } => Err(self.refusal(
                 inst,
                 "the JIT does not compile this op with complex values yet",
             )),
