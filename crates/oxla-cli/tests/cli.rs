@@ -723,6 +723,91 @@ fn jax_stablehlo_workloads_run_on_both_backends_and_match_jax() {
     }
 }
 
+/// The values of a float array as `f64` (any float type, through oxla's
+/// own `convert`), for comparing with a tolerance.
+fn float_values(lit: &Literal) -> Vec<f64> {
+    let mut b = oxla::Builder::new("widen");
+    let x = b.parameter(0, lit.shape().clone(), "x").unwrap();
+    let y = b.convert(x, oxla::ElementType::F64).unwrap();
+    let comp = b.build(y).unwrap();
+    oxla::evaluate(&comp, &[lit])
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap()
+}
+
+/// Issue 15's first point, for the realistic programs: JAX's StableHLO of
+/// every program of `tests/data/jax/` (printed by JAX 0.10.2; `programs.tsv`
+/// lists them with their tolerances) runs through `oxla run` on both
+/// backends and gives JAX's outputs: floats within the program's
+/// `atol + rtol * |jax|`, integers and `pred` bit for bit.
+#[test]
+fn jax_program_stablehlo_runs_on_both_backends_and_matches_jax() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/jax");
+    let table = std::fs::read_to_string(root.join("programs.tsv")).unwrap();
+    let dir = temp_dir();
+    let mut ran = 0;
+    for line in table.lines() {
+        if line.starts_with('#') || line.starts_with("name\t") || line.is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        let (name, inputs, outputs) = (f[0], f[1].parse::<usize>().unwrap(), f[2]);
+        let outputs: usize = outputs.parse().unwrap();
+        let (rtol, atol): (f64, f64) = (f[3].parse().unwrap(), f[4].parse().unwrap());
+        let prog = root.join(name);
+        let mlir = prog.join("program.stablehlo.mlir");
+        let inputs: Vec<String> = (0..inputs)
+            .map(|k| {
+                prog.join(format!("in{k}.npy"))
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        for backend in ["interp", "jit"] {
+            let out = dir.join(format!("{name}.{backend}.npy"));
+            let mut args = vec!["run", mlir.to_str().unwrap()];
+            for p in &inputs {
+                args.extend(["--input", p.as_str()]);
+            }
+            args.extend(["--output", out.to_str().unwrap(), "--backend", backend]);
+            let o = oxla(&args);
+            expect_status(&o, 0);
+            // The leaves in order, as `oxla run` names them (`OUT.1.0.npy`
+            // for a nested tuple's leaf).
+            let printed = format!("{}{}", stdout(&o), stderr(&o));
+            let files: Vec<&str> = printed
+                .lines()
+                .filter_map(|l| l.strip_prefix("wrote ")?.split(" (").next())
+                .collect();
+            assert_eq!(files.len(), outputs, "{name} on {backend}: {printed}");
+            for (k, file) in files.iter().enumerate() {
+                let want = oxla::npy::read_npy(prog.join(format!("out{k}.npy"))).unwrap();
+                // oxla writes bf16 and the other types NumPy does not name
+                // as raw `<V2`/`<V1` values: read them as JAX's type.
+                let got = oxla::npy::read_npy_as(file, want.element_type()).unwrap();
+                assert_eq!(got.shape(), want.shape(), "{name} out{k} on {backend}");
+                if want.element_type().is_float() {
+                    let (g, w) = (float_values(&got), float_values(&want));
+                    for (i, (a, e)) in g.iter().zip(&w).enumerate() {
+                        assert!(
+                            (a.is_nan() && e.is_nan())
+                                || a == e
+                                || (a - e).abs() <= atol + rtol * e.abs(),
+                            "{name} out{k} on {backend}, element {i}: {a} against JAX's {e}"
+                        );
+                    }
+                } else {
+                    assert_eq!(got, want, "{name} out{k} on {backend}");
+                }
+            }
+        }
+        ran += 1;
+    }
+    assert!(ran >= 22, "programs.tsv lists {ran} programs");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// `oxla run`, `check`, `dump`, `convert` and `bench` take JAX's StableHLO
 /// (`tests/data/stablehlo/`) as they take HLO: by the `.mlir` extension or
 /// by content; the result matches JAX's output, and errors are located.
