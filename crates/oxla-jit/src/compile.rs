@@ -148,6 +148,10 @@ fn compile_token_free(comp: &Computation) -> Result<Executable> {
     oxla_ir::verifier::verify(comp)?;
     // A constant printed as `{...}` has no values to compile in.
     comp.check_values_known()?;
+    // Complex values: compiled as pairs of real arrays (`complex.rs`).
+    if let Some(real) = crate::complex::lower(comp)? {
+        return Ok(compile(&real)?.with_complex_boundary(comp));
+    }
     // The batch-norm ops run as the primitives XLA (and the interpreter)
     // expand them into, the random-number ops as the integer primitives
     // that give the interpreter's bits; the rest of the JIT never sees

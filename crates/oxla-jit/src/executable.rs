@@ -83,6 +83,10 @@ pub struct Executable {
     /// The signature with tokens, when the computation had some (it was
     /// compiled with empty arrays in their places: `tokens.rs`).
     tokens: Option<Box<crate::tokens::TokenSignature>>,
+    /// For a computation with complex values: the computation as given,
+    /// whose complex arguments and result this executable reinterprets
+    /// (`complex.rs`); `comp` is then its lowering to real arithmetic.
+    complex: Option<Box<crate::complex::Boundary>>,
 }
 
 /// Storage kept for the next run's outputs: at most one buffer per output
@@ -236,7 +240,31 @@ impl Executable {
             profile: crate::profile::Profile::default(),
             compile_profile: profile,
             tokens: None,
+            complex: None,
         }
+    }
+
+    /// This executable, compiled from the real lowering of `original`
+    /// (`oxla_ir::passes::complex`), as the executable of `original`.
+    pub(crate) fn with_complex_boundary(mut self, original: &Computation) -> Executable {
+        self.complex = Some(Box::new(crate::complex::Boundary {
+            original: original.clone(),
+        }));
+        self
+    }
+
+    /// [`Executable::run`] of a computation with complex values: the
+    /// arguments reinterpreted as the lowering takes them, the result
+    /// back.
+    fn run_complex(&self, b: &crate::complex::Boundary, args: &[&Literal]) -> Result<Literal> {
+        b.check(args)?;
+        let real = args
+            .iter()
+            .map(|a| crate::complex::real_argument(a))
+            .collect::<Result<Vec<_>>>()?;
+        let real: Vec<&Literal> = real.iter().map(|a| a.as_ref()).collect();
+        let out = self.run_real(&real)?;
+        crate::complex::complex_result(out, b.original.result_shape())
     }
 
     /// Where the compilation's time went, stage by stage.
@@ -274,7 +302,13 @@ impl Executable {
 
     /// The computation this was compiled from.
     pub fn computation(&self) -> &Computation {
-        self.tokens.as_ref().map_or(&self.comp, |t| &t.original)
+        if let Some(t) = &self.tokens {
+            return &t.original;
+        }
+        match &self.complex {
+            Some(b) => &b.original,
+            None => &self.comp,
+        }
     }
 
     /// This executable, compiled from `original` with its tokens made
@@ -374,6 +408,14 @@ impl Executable {
     /// [`Executable::run`] of the computation as compiled (tokens, if it
     /// had any, as empty arrays).
     fn run_token_free(&self, args: &[&Literal]) -> Result<Literal> {
+        match &self.complex {
+            Some(b) => self.run_complex(b, args),
+            None => self.run_real(args),
+        }
+    }
+
+    /// [`Executable::run`] of the compiled (real) computation.
+    fn run_real(&self, args: &[&Literal]) -> Result<Literal> {
         self.check_args(args)?;
         let mut outputs: IdVec<BufferId, Option<ArrayData>> =
             IdVec::with_capacity(self.plan.buffers.len());
@@ -516,6 +558,18 @@ impl Executable {
                 });
             }
             *out = self.run(args)?;
+            return Ok(());
+        }
+        if let Some(b) = &self.complex {
+            let result = self.run_complex(b, args)?;
+            if out.shape() != b.original.result_shape() {
+                return Err(Error::OutputShape {
+                    computation: b.original.name().to_string(),
+                    expected: b.original.result_shape().to_string(),
+                    actual: out.shape().to_string(),
+                });
+            }
+            *out = result;
             return Ok(());
         }
         self.check_args(args)?;
@@ -678,6 +732,22 @@ impl Executable {
             *inout = result;
             return Ok(());
         }
+        if let Some(b) = &self.complex {
+            let result = {
+                let mut args: Vec<&Literal> = others.to_vec();
+                args.insert(number.min(others.len()), &*inout);
+                self.run_complex(b, &args)?
+            };
+            if result.shape() != inout.shape() {
+                return Err(Error::OutputShape {
+                    computation: b.original.name().to_string(),
+                    expected: result.shape().to_string(),
+                    actual: inout.shape().to_string(),
+                });
+            }
+            *inout = result;
+            return Ok(());
+        }
         let n = self.param_shapes.len();
         if number >= n || others.len() + 1 != n {
             return Err(Error::ArgumentCount {
@@ -742,7 +812,7 @@ impl Executable {
     /// Whether [`Executable::run_in_place`] over parameter `number` writes
     /// the result straight into the argument's storage (no allocation).
     pub fn runs_in_place(&self, number: usize) -> bool {
-        self.in_place.get(number).copied().unwrap_or(false)
+        self.complex.is_none() && self.in_place.get(number).copied().unwrap_or(false)
     }
 
     /// Runs every kernel. `outputs[b]` holds output buffer `b`; `into`
@@ -1059,7 +1129,7 @@ impl Executable {
 
     /// The element type of the result (`Tuple` for tuples).
     pub fn result_element_type(&self) -> ElementType {
-        self.result_shape.element_type()
+        self.computation().result_shape().element_type()
     }
 
     /// With `OXLA_PROFILE=1` in the environment (see [`PROFILE_VAR`]), the

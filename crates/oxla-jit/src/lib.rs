@@ -77,6 +77,7 @@
 pub(crate) mod buffers;
 pub(crate) mod codegen;
 pub(crate) mod compile;
+pub(crate) mod complex;
 pub(crate) mod cpool;
 pub(crate) mod entity;
 pub(crate) mod error;

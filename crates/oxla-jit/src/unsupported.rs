@@ -4,13 +4,15 @@
 //! kernels walk every position); an `rng` in a loop condition or in a
 //! computation called per element (elsewhere the misc family's ops are
 //! expanded into primitives first, `oxla_ir::passes::expand_misc`, `rng`'s
-//! stream position threaded through loops and branches), complex-number
-//! ops and `fft`; the
-//! complex types `c64`, `c128` anywhere in the computation (see
-//! [`supports_element_type`]), `topk` of a narrow float or sub-byte
-//! integer, and `reduce-precision` of a narrow float (the other ops
-//! compile for them: `codegen/narrow.rs`; their dots and convolutions
-//! after `widen.rs` rewrites them into ops of one wide type);
+//! stream position threaded through loops and branches), `fft` and the
+//! complex types `c64`, `c128` anywhere in the computation as a safety net
+//! (`compile` first lowers complex values to pairs of real arrays,
+//! `oxla_ir::passes::complex`, which refuses what it does not cover, so
+//! none reach this check; see [`supports_element_type`]), `topk` of a
+//! narrow float or sub-byte integer, and `reduce-precision` of a narrow
+//! float (the other ops compile for them: `codegen/narrow.rs`; their dots
+//! and convolutions after `widen.rs` rewrites them into ops of one wide
+//! type);
 //! and, inside a computation called per element (a reducer, a comparator
 //! or a mapped computation, whose code is inlined into the kernels),
 //! `while`, `conditional`, `sort`, `topk`, a `reduce` of several inputs,
@@ -26,10 +28,12 @@
 
 use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result, Shape, Window};
 
-/// `true` for the element types the JIT compiles: every real type
-/// (`pred`, the integers of 1 to 64 bits, the narrow floats, `f32`,
+/// `true` for the element types the JIT compiles every op of: every real
+/// type (`pred`, the integers of 1 to 64 bits, the narrow floats, `f32`,
 /// `f64`) and `token` (an empty array: `tokens.rs`). The complex types
-/// run in the interpreter.
+/// compile as pairs of real arrays for the ops `oxla_ir::passes::complex`
+/// covers (not `fft`, not the `c128` ops that need a fused multiply-add,
+/// ...), so they are `false` here.
 ///
 /// ```
 /// use oxla_ir::ElementType;

@@ -966,7 +966,10 @@ impl BodyGen<'_> {
                 .iter()
                 .copied()
                 .filter(|&o| {
-                    o != UnaryOp::IsFinite && unary_accepts(o, ty, self.cfg.transcendentals)
+                    // `abs` of a complex value is real: not this type.
+                    o != UnaryOp::IsFinite
+                        && !(ty.is_complex() && o == UnaryOp::Abs)
+                        && unary_accepts(o, ty, self.cfg.transcendentals)
                 })
                 .collect();
             if !candidates.is_empty() {

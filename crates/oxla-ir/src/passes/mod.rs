@@ -10,6 +10,8 @@
 //! - [`expand_misc()`]: the three below, for the JIT.
 //! - [`expand_ops()`]: inlines the expansions of instructions (how the JIT
 //!   runs the batch-norm and random-number ops).
+//! - [`complex`]: complex values as pairs of real arrays (how the JIT
+//!   computes `c64` and `c128`).
 //! - [`bitcast`]: a width-changing `bitcast-convert` as shifts and
 //!   same-width bitcasts.
 //! - [`linalg`]: `cholesky` and `triangular-solve` as `while` loops over
@@ -26,6 +28,7 @@
 
 pub mod batch_norm;
 pub mod bitcast;
+pub mod complex;
 pub mod expand_broadcasts;
 mod inline;
 pub mod linalg;

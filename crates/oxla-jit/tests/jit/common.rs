@@ -111,6 +111,16 @@ pub fn difference(got: &Literal, want: &Literal, tol: Tol) -> Option<String> {
     match (g, w) {
         (ArrayData::F32(a), ArrayData::F32(b)) => cmp!(a, b, |x, y| close32(x, y, tol)),
         (ArrayData::F64(a), ArrayData::F64(b)) => cmp!(a, b, |x, y| close64(x, y, tol)),
+        (ArrayData::C64(a), ArrayData::C64(b)) => {
+            cmp!(a, b, |x: oxla_ir::Complex64, y: oxla_ir::Complex64| {
+                close32(x.re, y.re, tol) && close32(x.im, y.im, tol)
+            })
+        }
+        (ArrayData::C128(a), ArrayData::C128(b)) => {
+            cmp!(a, b, |x: oxla_ir::Complex128, y: oxla_ir::Complex128| {
+                close64(x.re, y.re, tol) && close64(x.im, y.im, tol)
+            })
+        }
         (ArrayData::Pred(a), ArrayData::Pred(b)) => cmp!(a, b, |x, y| x == y),
         (ArrayData::S8(a), ArrayData::S8(b)) => cmp!(a, b, |x, y| x == y),
         (ArrayData::S16(a), ArrayData::S16(b)) => cmp!(a, b, |x, y| x == y),

@@ -3,6 +3,7 @@
 
 mod checks;
 mod common;
+mod complex;
 mod control;
 mod fusion;
 mod inplace;
