@@ -47,61 +47,19 @@ both ops (issue 14).""",
     f.parts = [p.replace("scripts/misc_values.py", "scripts/linalg_narrow.py") for p in f.parts]
     # (the solves' small entries come out of cancellations: more ulps, as
     # for f32 in misc_values.py)
-    for dtype, t, ulp, solve_ulp in [(ml_dtypes.bfloat16, "bf16", 4, 16),
-                                     (np.float16, "f16", 8, 32)]:
+    for dtype, ulp, solve_ulp in [(ml_dtypes.bfloat16, 4, 16),
+                                     (np.float16, 8, 32)]:
         a = np.stack([mv.spd(4, 1, np.float32), mv.spd(4, 2, np.float32)]).astype(dtype)
         for lower in [True, False]:
-            mlir = f"""
-module @m {{
-  func.func public @main(%arg0: {mv.tensor(a)}) -> {mv.tensor(a)} {{
-    %0 = stablehlo.cholesky %arg0, lower = {str(lower).lower()} : {mv.tensor(a)}
-    return %0 : {mv.tensor(a)}
-  }}
-}}"""
-            (got,) = mv.run_mlir(mlir, [a])
-            name = f"cholesky_{'lower' if lower else 'upper'}_{t}"
-            attr = ", lower=true" if lower else ""
-            module = f"""
-HloModule {name}
-
-ENTRY {name} {{
-  a = {t}[2,4,4] parameter(0)
-  ROOT l = {t}[2,4,4] cholesky(a){attr}
-}}"""
-            f.case(f"cholesky, lower={str(lower).lower()}, of two {t} matrices.", module,
-                   [(f"ulp={ulp}", [a], mv.literal(got))], ["jit: unsupported"])
+            mv.cholesky_case(f, a, lower, ulp, ["jit: unsupported"])
         rng = np.random.default_rng(7)
         a = (rng.uniform(-1, 1, (3, 3)) + 4 * np.eye(3)).astype(dtype)
         for left in [True, False]:
             b = rng.uniform(-2, 2, (3, 2) if left else (2, 3)).astype(dtype)
             for lower in [True, False]:
                 for transpose in ["NO_TRANSPOSE", "TRANSPOSE"]:
-                    mlir = f"""
-module @m {{
-  func.func public @main(%arg0: {mv.tensor(a)}, %arg1: {mv.tensor(b)}) -> {mv.tensor(b)} {{
-    %0 = "stablehlo.triangular_solve"(%arg0, %arg1) <{{left_side = {str(left).lower()}, lower = {str(lower).lower()}, transpose_a = #stablehlo<transpose {transpose}>, unit_diagonal = false}}> : ({mv.tensor(a)}, {mv.tensor(b)}) -> {mv.tensor(b)}
-    return %0 : {mv.tensor(b)}
-  }}
-}}"""
-                    (got,) = mv.run_mlir(mlir, [a, b])
-                    name = (f"triangular_solve_{'left' if left else 'right'}_"
-                            f"{'lower' if lower else 'upper'}_{transpose.lower()}_{t}")
-                    attrs = []
-                    if left:
-                        attrs.append("left_side=true")
-                    if lower:
-                        attrs.append("lower=true")
-                    attrs.append(f"transpose_a={transpose}")
-                    module = f"""
-HloModule {name}
-
-ENTRY {name} {{
-  a = {mv.shape_text(a)} parameter(0)
-  b = {mv.shape_text(b)} parameter(1)
-  ROOT x = {mv.shape_text(b)} triangular-solve(a, b), {', '.join(attrs)}
-}}"""
-                    f.case(f"triangular-solve, {', '.join(attrs)}, {t}.", module,
-                           [(f"ulp={solve_ulp}", [a, b], mv.literal(got))], ["jit: unsupported"])
+                    mv.triangular_solve_case(f, a, b, left, lower, False, transpose, solve_ulp,
+                                             ["jit: unsupported"])
     f.write()
 
 

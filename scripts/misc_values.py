@@ -311,6 +311,76 @@ def spd(n, seed, dtype):
     return (m @ m.T + n * np.eye(n)).astype(dtype)
 
 
+def cholesky_case(f, a, lower, ulp, directives=()):
+    """Adds to `f` a module of `cholesky(a)` (a batch of matrices) with
+    XLA:CPU's values."""
+    t = XLA_TYPES[a.dtype]
+    mlir = f"""
+module @m {{
+  func.func public @main(%arg0: {tensor(a)}) -> {tensor(a)} {{
+    %0 = stablehlo.cholesky %arg0, lower = {str(lower).lower()} : {tensor(a)}
+    return %0 : {tensor(a)}
+  }}
+}}"""
+    (got,) = run_mlir(mlir, [a])
+    name = f"cholesky_{'lower' if lower else 'upper'}_{t}"
+    attr = ", lower=true" if lower else ""
+    module = f"""
+HloModule {name}
+
+ENTRY {name} {{
+  a = {shape_text(a)} parameter(0)
+  ROOT l = {shape_text(a)} cholesky(a){attr}
+}}"""
+    f.case(
+        f"cholesky, lower={str(lower).lower()}, of two {t} matrices.",
+        module,
+        [(f"ulp={ulp}", [a], literal(got))],
+        directives,
+    )
+
+
+def triangular_solve_case(f, a, b, left, lower, unit, transpose, ulp, directives=()):
+    """Adds to `f` a module of `triangular-solve(a, b)` with the options
+    given, with XLA:CPU's values."""
+    t = XLA_TYPES[a.dtype]
+    mlir = f"""
+module @m {{
+  func.func public @main(%arg0: {tensor(a)}, %arg1: {tensor(b)}) -> {tensor(b)} {{
+    %0 = "stablehlo.triangular_solve"(%arg0, %arg1) <{{left_side = {str(left).lower()}, lower = {str(lower).lower()}, transpose_a = #stablehlo<transpose {transpose}>, unit_diagonal = {str(unit).lower()}}}> : ({tensor(a)}, {tensor(b)}) -> {tensor(b)}
+    return %0 : {tensor(b)}
+  }}
+}}"""
+    (got,) = run_mlir(mlir, [a, b])
+    name = (
+        f"triangular_solve_{'left' if left else 'right'}_"
+        f"{'lower' if lower else 'upper'}_{'unit_' if unit else ''}"
+        f"{transpose.lower()}_{t}"
+    )
+    attrs = []
+    if left:
+        attrs.append("left_side=true")
+    if lower:
+        attrs.append("lower=true")
+    if unit:
+        attrs.append("unit_diagonal=true")
+    attrs.append(f"transpose_a={transpose}")
+    module = f"""
+HloModule {name}
+
+ENTRY {name} {{
+  a = {shape_text(a)} parameter(0)
+  b = {shape_text(b)} parameter(1)
+  ROOT x = {shape_text(b)} triangular-solve(a, b), {', '.join(attrs)}
+}}"""
+    f.case(
+        f"triangular-solve, {', '.join(attrs)}, {t}.",
+        module,
+        [(f"ulp={ulp}", [a, b], literal(got))],
+        directives,
+    )
+
+
 def linalg_file():
     f = File(
         "xla_linalg.hlo",
@@ -319,41 +389,17 @@ cholesky and triangular-solve against XLA:CPU's expansion of the HLO ops
 (compiled from StableHLO: JAX's own CPU lowering calls LAPACK instead).
 XLA's blocked algorithms sum in another order than the interpreter's
 loops, so values agree within the ulps given (64 for the solves, whose
-small entries come out of cancellations). The JIT refuses both ops
-(issue 14).""",
+small entries come out of cancellations). The JIT computes both in the
+interpreter's order (oxla_ir::passes::linalg).""",
     )
     for dtype, ulp in [(np.float32, 8), (np.float64, 8)]:
-        t = XLA_TYPES[np.dtype(dtype)]
         a = np.stack([spd(4, 1, dtype), spd(4, 2, dtype)])
         for lower in [True, False]:
-            mlir = f"""
-module @m {{
-  func.func public @main(%arg0: {tensor(a)}) -> {tensor(a)} {{
-    %0 = stablehlo.cholesky %arg0, lower = {str(lower).lower()} : {tensor(a)}
-    return %0 : {tensor(a)}
-  }}
-}}"""
-            (got,) = run_mlir(mlir, [a])
-            name = f"cholesky_{'lower' if lower else 'upper'}_{t}"
-            attr = ", lower=true" if lower else ""
-            module = f"""
-HloModule {name}
-
-ENTRY {name} {{
-  a = {t}[2,4,4] parameter(0)
-  ROOT l = {t}[2,4,4] cholesky(a){attr}
-}}"""
-            f.case(
-                f"cholesky, lower={str(lower).lower()}, of two {t} matrices.",
-                module,
-                [(f"ulp={ulp}", [a], literal(got))],
-                ["jit: unsupported"],
-            )
+            cholesky_case(f, a, lower, ulp)
     # triangular-solve: every combination of the options on a well
     # conditioned triangle (only the triangle named is read: the other one
     # holds junk that must be ignored).
     for dtype in [np.float32, np.float64]:
-        t = XLA_TYPES[np.dtype(dtype)]
         rng = np.random.default_rng(7)
         a = rng.uniform(-1, 1, (3, 3)) + 4 * np.eye(3)
         a = a.astype(dtype)
@@ -364,41 +410,7 @@ ENTRY {name} {{
                     for transpose in ["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"]:
                         if unit and transpose == "ADJOINT":
                             continue
-                        mlir = f"""
-module @m {{
-  func.func public @main(%arg0: {tensor(a)}, %arg1: {tensor(b)}) -> {tensor(b)} {{
-    %0 = "stablehlo.triangular_solve"(%arg0, %arg1) <{{left_side = {str(left).lower()}, lower = {str(lower).lower()}, transpose_a = #stablehlo<transpose {transpose}>, unit_diagonal = {str(unit).lower()}}}> : ({tensor(a)}, {tensor(b)}) -> {tensor(b)}
-    return %0 : {tensor(b)}
-  }}
-}}"""
-                        (got,) = run_mlir(mlir, [a, b])
-                        name = (
-                            f"triangular_solve_{'left' if left else 'right'}_"
-                            f"{'lower' if lower else 'upper'}_{'unit_' if unit else ''}"
-                            f"{transpose.lower()}_{t}"
-                        )
-                        attrs = []
-                        if left:
-                            attrs.append("left_side=true")
-                        if lower:
-                            attrs.append("lower=true")
-                        if unit:
-                            attrs.append("unit_diagonal=true")
-                        attrs.append(f"transpose_a={transpose}")
-                        module = f"""
-HloModule {name}
-
-ENTRY {name} {{
-  a = {shape_text(a)} parameter(0)
-  b = {shape_text(b)} parameter(1)
-  ROOT x = {shape_text(b)} triangular-solve(a, b), {', '.join(attrs)}
-}}"""
-                        f.case(
-                            f"triangular-solve, {', '.join(attrs)}, {t}.",
-                            module,
-                            [("ulp=64", [a, b], literal(got))],
-                            ["jit: unsupported"],
-                        )
+                        triangular_solve_case(f, a, b, left, lower, unit, transpose, 64)
     f.write()
 
 

@@ -66,7 +66,8 @@ MANIFEST_HEADER = """\
 #   test          the test (C++: Fixture.Name or the table entry; .hlo: the chunk number)
 #   scope         `single` (single-device), or `out:` and why it is out of scope
 #                 (collective, replica-id, send-recv, infeed-outfeed, async,
-#                 replica_count, num_partitions, sharding, spmd-custom-call, dynamic-shape)
+#                 replica_count, num_partitions, sharding, spmd-custom-call, dynamic-shape:
+#                 `<=N` or `?` dimensions)
 #   xla_expects   what XLA's own test expects of the text: valid (parses and verifies),
 #                 invalid (parse or verification fails), unknown (a lit file whose RUN
 #                 line expects the tool to fail, not necessarily the parser)
@@ -74,6 +75,24 @@ MANIFEST_HEADER = """\
 #   ops           the opcodes of its instructions
 #   fnv64         FNV-1a 64 of the module text (the file without its header)
 #   xla_error     for an invalid module, the error text XLA's test looks for (if any)
+#   xla_check     what XLA itself makes of the text (scripts/xla_corpus.py --xla-check, run
+#                 with a Python that has jaxlib; the version is on the `# xla_check:` line):
+#                 `ok` (XLA's parser takes it, its HLO-to-StableHLO importer takes it, and
+#                 XLA:CPU compiles it, which runs the StableHLO verifier and XLA's
+#                 HloVerifier), or the first stage that refuses it and the first line of
+#                 its error: `parser: ...`, `import: ...`, `compile: ...`
+#                 (`crash: ...` when the process died); empty when not checked
+#   xla_says      what xla_check shows, by the rules of `xla_says()` in the script:
+#                 `refuses` (XLA's parser, HloVerifier or the StableHLO verifier finds the
+#                 text invalid), `accepts` (`ok`), `unsure` (anything else: not checked, a
+#                 crash, the importer's own limits, a failure past verification, or a
+#                 parser that no longer takes syntax the pinned commit took); a few modules
+#                 whose construct the StableHLO import changes are decided from
+#                 HloVerifier's source instead (VERIFIER_SOURCE), and the entries of the
+#                 parser test's tables are `accepts` (that test runs HloVerifier on them at
+#                 the pinned commit); messages about the CPU compiler's verifier options
+#                 (mixed precision, the target's limits) are `unsure`. A single-device module
+#                 XLA refuses is not counted among those "XLA parses".
 """
 MANIFEST_COLUMNS = [
     "id",
@@ -86,6 +105,8 @@ MANIFEST_COLUMNS = [
     "ops",
     "fnv64",
     "xla_error",
+    "xla_check",
+    "xla_says",
 ]
 
 
@@ -153,8 +174,9 @@ PLACEHOLDER = re.compile(
 
 
 def is_module_text(text):
-    """Whether text holds a module (comments, such as lit CHECK lines, aside)."""
-    text = without_comments(text)
+    """Whether text holds a module (comments, such as lit CHECK lines, and
+    FileCheck patterns written as `; CHECK...` lines, aside)."""
+    text = re.sub(r"(?m)^\s*;.*$", "", without_comments(text))
     stripped = text.lstrip()
     return stripped.startswith("HloModule") or re.search(r"\bENTRY\b", text) is not None
 
@@ -248,6 +270,9 @@ def xla_verdict(window, in_table):
                     break
             args = args[i + 1 :]
         text = c_string_literals(args)
+        raw = re.match(r'\s*R"([^()\\\s"]{0,16})\((.*?)\)\1"', args, re.S)
+        if text is None and raw:
+            text = raw.group(2)
         if text is not None:
             error = text
             break
@@ -278,12 +303,31 @@ def modules_from_cc(path, src):
     lits = raw_strings(src)
     tests = [(m.start(), f"{m.group(1)}.{m.group(2)}") for m in TEST_MACRO.finditer(src)]
     found, templates = [], 0
+    # File-scope string constants, for `StrCat(kPrefix, R"(...)")`.
+    constants = {}
+    for lit in lits:
+        var, file_scope = assigned_variable(src, lit[0])
+        if var and file_scope:
+            constants[var] = src[lit[2] : lit[3]]
+    module_lits = [k for k, lit in enumerate(lits) if is_module_text(src[lit[2] : lit[3]])]
     for k, lit in enumerate(lits):
         start, end, bs, be = lit
         body = src[bs:be]
+        # A test that puts its module together as StrCat(kPrefix, R"(...)")
+        # with kPrefix a file-scope literal (computations the tests share):
+        # the module is what the StrCat makes.
+        prefix = re.search(r"StrCat\(\s*(\w+)\s*,\s*$", src[max(0, start - 80) : start])
+        joined = (
+            prefix is not None
+            and prefix.group(1) in constants
+            and re.match(r"\s*\)", src[end : end + 10]) is not None
+            and not PLACEHOLDER.search(constants[prefix.group(1)] + body)
+        )
+        if joined:
+            body = constants[prefix.group(1)] + body
         if not is_module_text(body):
             continue
-        if is_template(src, lit, body):
+        if not joined and is_template(src, lit, body):
             templates += 1
             continue
         table = table_entry_name(src, start)
@@ -294,7 +338,9 @@ def modules_from_cc(path, src):
             table = prev + "_output" if prev else None
         var, file_scope = assigned_variable(src, start)
         next_test = min([t for t, _ in tests if t > start] + [len(src)])
-        next_lit = lits[k + 1][0] if k + 1 < len(lits) else len(src)
+        # Up to the next literal that holds a module: one that does not (an
+        # error text the test looks for) is part of this module's test.
+        next_lit = min([lits[j][0] for j in module_lits if j > k] + [len(src)])
         window = src[end : min(next_test, next_lit, end + 4000)]
         if table:
             name = table
@@ -311,7 +357,8 @@ def modules_from_cc(path, src):
             m = re.match(r"\s*,\s*(?:/\*\s*replica_count\s*=\s*\*/\s*)?(\d+)", src[end : end + 80])
             if m:
                 replicas = int(m.group(1))
-        found.append((name, body, verdict, error, replicas))
+        note = f"text the test's StrCat({prefix.group(1)}, ...) makes: {prefix.group(1)} (file scope) then the test's literal" if joined else ""
+        found.append((name, body, verdict, error, replicas, note))
     return found, templates
 
 
@@ -327,8 +374,8 @@ def modules_from_hlo_file(path, text):
         verdict = "invalid"
     mods = [c for c in chunks if is_module_text(c)]
     if len(mods) == 1:
-        return [("module", mods[0], verdict, "", 1)]
-    return [(f"chunk{i + 1}", c, verdict, "", 1) for i, c in enumerate(mods)]
+        return [("module", mods[0], verdict, "", 1, "")]
+    return [(f"chunk{i + 1}", c, verdict, "", 1, "") for i, c in enumerate(mods)]
 
 
 # ---------------------------------------------------------------------------
@@ -423,7 +470,8 @@ def classify(text, replicas):
         reasons.append("sharding")
     if re.search(r'custom_call_target="(Sharding|SPMDFullToShardShape|SPMDShardToFullShape)"', code):
         reasons.append("spmd-custom-call")
-    if "[<=" in code or re.search(r"\[[\d,]*<=", code):
+    # Bounded (`<=N`) or unbounded (`?`) dynamic dimensions.
+    if "[<=" in code or re.search(r"\[[\d,]*<=", code) or re.search(r"\b[a-z]\w*\[[\d,<=]*\?[\d,<=?]*\]", code):
         reasons.append("dynamic-shape")
     types = element_types(code)
     scope = "single" if not reasons else "out:" + ",".join(reasons)
@@ -440,6 +488,232 @@ def fnv64(data):
 
 def tsv_field(s):
     return s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+
+
+# ---------------------------------------------------------------------------
+# What XLA itself makes of each module (--xla-check)
+# ---------------------------------------------------------------------------
+#
+# jaxlib exposes XLA's HLO parser (`jaxlib._hlo.hlo_module_from_text`, which
+# is `ParseAndReturnUnverifiedModule`) but not HloVerifier on its own, and
+# its clients compile only MLIR. So a module goes through three stages, and
+# the first that refuses it is recorded: XLA's parser; XLA's HLO-to-StableHLO
+# importer (`_jax.mlir.hlo_to_stablehlo`); and compiling the result on
+# XLA:CPU, which runs the StableHLO verifier, converts back to HLO and runs
+# XLA's pass pipeline with HloVerifier as its invariant checker. A module
+# refused at `compile` may be one XLA:CPU cannot compile rather than one XLA
+# refuses as invalid: the message says which.
+
+CHECK_TIMEOUT_S = 30
+
+# Parser refusals that come from XLA having changed since the pinned commit,
+# not from the text: `sparsity=` on dots was removed from XLA after it (the
+# pinned commit's parser test round-trips DotSparseOperand).
+PARSER_DRIFT = ['unexpected attribute "sparsity"']
+# What the StableHLO verifier says when a module's shapes do not agree
+# (operands against the result, a call's operands against its callee's
+# parameters, broadcast dimensions against the operand's rank): the same
+# checks HloVerifier makes, on the module after its import to StableHLO.
+STABLEHLO_SHAPE_ERRORS = [
+    "inferred shape",
+    "op operand type mismatch",
+    "does not match operand rank",
+    "doesn't match function result type",
+    "are not compatible",
+]
+
+# Modules whose xla_check cannot show what HloVerifier says of the text,
+# because the import to StableHLO changes the construct it refuses, decided
+# from HloVerifier's source at the pinned commit instead: `rng` with a third
+# operand (the import reads it as the result's shape operand of
+# `stablehlo.rng`, so the module that compiles has two), where
+# xla/service/hlo_verifier.cc `ShapeVerifier::HandleRng` starts with
+# `CheckOperandCount(instruction, 2)`.
+VERIFIER_SOURCE = {
+    f"hlo/transforms/tests/rng_expander.chunk{i}": "hlo_verifier.cc ShapeVerifier::HandleRng: "
+    "CheckOperandCount(instruction, 2)"
+    for i in range(1, 7)
+}
+
+
+# HloVerifier messages that are not about the module's validity but about
+# the options the CPU compiler runs it with: mixed float precisions
+# (`allow_mixed_precision`, which XLA's parser tests turn on) and the
+# CPU/GPU target's own limits.
+VERIFIER_OPTIONS = [
+    "Seen floating point types of different precisions",
+    "does not support custom element sizes",
+    "Unbounded dynamism is disabled",
+]
+
+
+def is_parser_table_entry(source, test):
+    """A module of the parser test's tables, which that test parses and
+    runs HloVerifier on (`ParseAndReturnVerifiedModule`, mixed precision
+    allowed): XLA at the pinned commit accepts it, whatever a later XLA
+    or the StableHLO round trip says."""
+    return source.endswith("hlo/parser/hlo_parser_test.cc") and re.fullmatch(r"\w+", test) is not None
+
+
+def xla_says(check, module_id="", source="", test=""):
+    """`refuses`, `accepts` or `unsure` from an xla_check verdict (and
+    VERIFIER_SOURCE, and the parser test's tables)."""
+    if module_id in VERIFIER_SOURCE:
+        return "refuses"
+    if is_parser_table_entry(source, test):
+        return "accepts"
+    if check == "ok":
+        return "accepts"
+    if check.startswith("parser: "):
+        return "unsure" if any(d in check for d in PARSER_DRIFT) else "refuses"
+    if any(o in check for o in VERIFIER_OPTIONS):
+        return "unsure"
+    if check.startswith("compile: ") and (
+        "[hlo verifier]" in check
+        or ("error: loc(" in check and any(e in check for e in STABLEHLO_SHAPE_ERRORS))
+    ):
+        return "refuses"
+    return "unsure"
+
+
+def module_text(path):
+    """A module file without its provenance header."""
+    text = path.read_text()
+    return "".join(l for l in text.splitlines(True) if not l.startswith(HEADER_PREFIX))
+
+
+def one_line(stage, error):
+    lines = [l.strip() for l in str(error).splitlines() if l.strip()]
+    msg = lines[0] if lines else type(error).__name__
+    # The parser's message is on the line after "Syntax error when ...".
+    detail = [l for l in lines[1:] if l.startswith("was parsing")]
+    if msg.endswith(":") and detail:
+        msg = detail[0]
+    # StableHLO's verifier puts the location on the first line and the
+    # message after it.
+    if msg.startswith("UNKNOWN: <unknown>:0: error:") or msg.endswith("error:"):
+        msg = " ".join(lines[:2])
+    msg = re.sub(r"\s+", " ", msg)
+    return f"{stage}: {msg[:300]}"
+
+
+def check_worker():
+    """Reads module paths on stdin; for each prints `BEGIN` and then the
+    verdict (one line each), so that the parent can tell which module a
+    crash happened on."""
+    import jax
+    from jax._src.lib import _jax, xla_client as xc
+    import jaxlib._hlo as hlo
+
+    jax.config.update("jax_platforms", "cpu")
+    client = jax.devices("cpu")[0].client
+    devices = xc.DeviceList(tuple(jax.devices("cpu")[:1]))
+    print("READY", jax.__version__, flush=True)
+    for line in sys.stdin:
+        path = Path(line.rstrip("\n"))
+        print("BEGIN", flush=True)
+        try:
+            module = hlo.hlo_module_from_text(module_text(path))
+        except Exception as e:  # noqa: BLE001 (the verdict is the error)
+            print(one_line("parser", e), flush=True)
+            continue
+        try:
+            mlir = _jax.mlir.hlo_to_stablehlo(module.as_serialized_hlo_module_proto())
+        except Exception as e:  # noqa: BLE001
+            print(one_line("import", e), flush=True)
+            continue
+        try:
+            client.compile_and_load(mlir, devices, xc.CompileOptions())
+        except Exception as e:  # noqa: BLE001
+            print(one_line("compile", e), flush=True)
+            continue
+        print("ok", flush=True)
+    return 0
+
+
+def xla_check(out_dir, python, only_failing):
+    """Runs every module through XLA (in a worker process running `python`,
+    restarted when XLA crashes on a module) and writes the `xla_check`
+    column and the version it was made with."""
+    import queue
+    import threading
+
+    path = out_dir / "manifest.tsv"
+    lines = path.read_text().splitlines()
+    head = [l for l in lines if l.startswith("#") and not l.startswith("# xla_check:")]
+    cols, rows = read_tsv(path)
+    assert cols == MANIFEST_COLUMNS[: len(cols)], f"{path}: columns {cols}"
+    rows = [r + [""] * (len(MANIFEST_COLUMNS) - len(r)) for r in rows]
+    todo = list(range(len(rows)))
+    if only_failing:
+        first, expected = read_tsv(out_dir / "expected.tsv")  # no column-name line
+        failing = {r[0] for r in [first] + expected if r[1] != "ok"}
+        todo = [i for i in todo if rows[i][0] in failing]
+    version = None
+    worker = None
+    lines_from = queue.Queue()
+
+    def start():
+        nonlocal version
+        w = subprocess.Popen(
+            [python, str(Path(__file__).resolve()), "--xla-check-worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, bufsize=1,
+        )
+        ready = w.stdout.readline().split()
+        assert ready[:1] == ["READY"], f"worker did not start: {ready}"
+        version = ready[1]
+
+        def pump(out):
+            for line in out:
+                lines_from.put((w, line))
+            lines_from.put((w, ""))
+
+        threading.Thread(target=pump, args=(w.stdout,), daemon=True).start()
+        return w
+
+    def read_line(w, timeout):
+        try:
+            while True:
+                sender, line = lines_from.get(timeout=timeout)
+                if sender is w:
+                    return line
+        except queue.Empty:
+            return None
+
+    for n, i in enumerate(todo):
+        if worker is None:
+            worker = start()
+        row = rows[i]
+        worker.stdin.write(str(out_dir / row[1]) + "\n")
+        worker.stdin.flush()
+        begin = read_line(worker, CHECK_TIMEOUT_S)
+        verdict = read_line(worker, CHECK_TIMEOUT_S) if begin == "BEGIN\n" else None
+        if not verdict:
+            code = worker.poll()
+            if code is None:
+                worker.kill()
+                worker.wait()
+                verdict = f"crash: no verdict within {CHECK_TIMEOUT_S} s"
+            else:
+                verdict = f"crash: XLA ended the process (exit status {code})"
+            worker = None
+        row[MANIFEST_COLUMNS.index("xla_check")] = tsv_field(verdict.rstrip("\n"))
+        row[MANIFEST_COLUMNS.index("xla_says")] = xla_says(row[MANIFEST_COLUMNS.index("xla_check")], row[0], row[2], row[3])
+        print(f"[{n + 1}/{len(todo)}] {row[0]}: {row[-1]}: {row[-2][:120]}", file=sys.stderr)
+    if worker is not None:
+        worker.stdin.close()
+        worker.wait()
+    for row in rows:
+        row[MANIFEST_COLUMNS.index("xla_says")] = xla_says(row[MANIFEST_COLUMNS.index("xla_check")], row[0], row[2], row[3])
+    with path.open("w") as f:
+        f.write("\n".join(head[:-1]) + "\n")
+        f.write(f"# xla_check: jax/jaxlib {version} (XLA's parser, HLO-to-StableHLO importer and CPU compiler)\n")
+        f.write(head[-1] + "\n")
+        f.write("\t".join(MANIFEST_COLUMNS) + "\n")
+        for row in rows:
+            f.write("\t".join(row) + "\n")
+    return 0
 
 
 # ---------------------------------------------------------------------------
@@ -501,7 +775,9 @@ def summary(out_dir):
             print(f"| {name} | {p} | {t} |")
         print()
 
-    single = [m for m in mods if m["scope"] == "single" and m["xla_expects"] != "invalid"]
+    candidates = [m for m in mods if m["scope"] == "single" and m["xla_expects"] != "invalid"]
+    refused = [m for m in candidates if m.get("xla_says") == "refuses"]
+    single = [m for m in candidates if m.get("xla_says") != "refuses"]
     ok = lambda ms: (sum(m["outcome"] == "ok" for m in ms), len(ms))  # noqa: E731
     def categories(m):
         """As tests/corpus/xla.rs groups them: a module is counted once per
@@ -540,6 +816,22 @@ def summary(out_dir):
             cell = r.replace("|", "\\|")
             print(f"| {cell} | {len(ids)} | `{ids[0]}` |")
         print()
+    print("| still failing (single-device, XLA does not refuse) | oxla's error | XLA (xla_check) |\n|---|---|---|")
+    for m in single:
+        if m["outcome"] != "ok":
+            first = re.sub(r"^\d+:\d+: ", "", m["outcome"])
+            cells = [m["id"], first[:110] + ("..." if len(first) > 110 else ""), m.get("xla_check", "")[:90]]
+            print("| " + " | ".join(c.replace("|", "\\|") for c in [f"`{cells[0]}`"] + cells[1:]) + " |")
+    print()
+    print(f"Refused by XLA itself ({len(refused)} modules its tests take as valid; not counted above):\n")
+    print("| module | XLA (xla_check) | oxla |\n|---|---|---|")
+    for m in refused:
+        check = m["xla_check"][:120]
+        if m["id"] in VERIFIER_SOURCE:
+            check = f"{VERIFIER_SOURCE[m['id']]} (the run: `{check}` after import to StableHLO)"
+        cells = [f"`{m['id']}`", check, "refuses" if m["outcome"] != "ok" else "**accepts**"]
+        print("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    print()
     invalid = [m for m in mods if m["scope"] == "single" and m["xla_expects"] == "invalid"]
     accepted = [m["id"] for m in invalid if m["outcome"] == "ok"]
     print(f"XLA expects an error: {len(invalid) - len(accepted)} of {len(invalid)} refused (for any reason); accepted: "
@@ -562,9 +854,20 @@ def main():
     parser.add_argument("--rev", default=PINNED_REV, help="the commit to read (default: the pinned one)")
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     parser.add_argument("--summary", action="store_true", help="print the coverage tables")
+    parser.add_argument(
+        "--xla-check", metavar="PYTHON",
+        help="run every module through XLA (jaxlib, in PYTHON) and write the xla_check column",
+    )
+    parser.add_argument("--only-failing", action="store_true",
+                        help="with --xla-check: only the modules expected.tsv does not record as ok")
+    parser.add_argument("--xla-check-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.xla_check_worker:
+        return check_worker()
     if args.summary:
         return summary(args.out)
+    if args.xla_check:
+        return xla_check(args.out, args.xla_check, args.only_failing)
     if args.xla is None:
         parser.error("--xla is required (or --summary)")
 
@@ -574,6 +877,16 @@ def main():
     sources = select_sources(paths)
     blobs = read_blobs(args.xla, commit, sources)
 
+    # What XLA made of a module text before (--xla-check) holds as long as
+    # the text is the same.
+    checked, check_line = {}, ""
+    if (args.out / "manifest.tsv").exists():
+        old_cols, old_rows = read_tsv(args.out / "manifest.tsv")
+        if "xla_check" in old_cols:
+            h, c = old_cols.index("fnv64"), old_cols.index("xla_check")
+            checked = {r[h]: r[c] for r in old_rows if len(r) > c}
+        check_line = next((l + "\n" for l in (args.out / "manifest.tsv").read_text().splitlines()
+                           if l.startswith("# xla_check:")), "")
     modules_dir = args.out / "modules"
     if modules_dir.exists():
         shutil.rmtree(modules_dir)
@@ -593,7 +906,7 @@ def main():
         for name, *_ in found:
             counts[name] = counts.get(name, 0) + 1
         seen = {}
-        for name, body, verdict, error, replicas in found:
+        for name, body, verdict, error, replicas, note in found:
             seen[name] = seen.get(name, 0) + 1
             test = name if counts[name] == 1 else f"{name}.{seen[name]}"
             if path.endswith(".cc"):
@@ -607,6 +920,7 @@ def main():
                 for line in [
                     f"source openxla/xla {path} at {commit} ({date})",
                     f"test {test}",
+                    *([note] if note else []),
                     "license Apache-2.0 (The OpenXLA Authors); unmodified test input below this header",
                 ]
             )
@@ -625,10 +939,13 @@ def main():
                     ",".join(ops),
                     fnv64(body.encode()),
                     tsv_field(error),
+                    checked.get(fnv64(body.encode()), ""),
+                    xla_says(checked.get(fnv64(body.encode()), ""), module_id, path, test),
                 ]
             )
     with (args.out / "manifest.tsv").open("w") as f:
         f.write(MANIFEST_HEADER)
+        f.write(check_line)
         f.write(f"# openxla/xla {commit} ({date})\n")
         f.write("\t".join(MANIFEST_COLUMNS) + "\n")
         for row in sorted(rows):

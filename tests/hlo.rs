@@ -18,7 +18,8 @@
 //! The directives: `error: <substring>` (or `error(at=<instruction>): ...`),
 //! the module is refused and the problems reported are exactly those
 //! listed; `run: <args> -> <expected>` (with `(ulp=N)` for both backends or
-//! `(jit-ulp=N)` for the JIT alone), both backends give `<expected>`;
+//! `(jit-ulp=N)` for the JIT alone; complex values part by part), both
+//! backends give `<expected>`;
 //! `run: compare`, the JIT gives the interpreter's result on generated
 //! arguments; `strict-hlo: ok` / `strict-hlo: error: ...`;
 //! `canonical`, the module is the printer's own text; `valid`;
@@ -985,9 +986,13 @@ fn difference(got: &Literal, want: &Literal, ulp: u64) -> Option<String> {
         (ArrayData::F32(_), ArrayData::F32(_))
         | (ArrayData::F64(_), ArrayData::F64(_))
         | (ArrayData::Bf16(_), ArrayData::Bf16(_))
-        | (ArrayData::F16(_), ArrayData::F16(_)) => first_bad(g.len(), |i| ulps_at(g, w, i) > ulp),
+        | (ArrayData::F16(_), ArrayData::F16(_))
+        | (ArrayData::C64(_), ArrayData::C64(_))
+        | (ArrayData::C128(_), ArrayData::C128(_)) => {
+            first_bad(g.len(), |i| ulps_at(g, w, i) > ulp)
+        }
         // Other types by their text, a NaN's sign aside (`-nan` is `nan`:
-        // the narrow floats' and complex parts' NaNs match any NaN too).
+        // the narrow floats' NaNs match any NaN too).
         _ => first_bad(g.len(), |i| {
             g.format_value(i).replace("-nan", "nan") != w.format_value(i).replace("-nan", "nan")
         }),
@@ -1015,7 +1020,8 @@ fn difference(got: &Literal, want: &Literal, ulp: u64) -> Option<String> {
 }
 
 /// How many ulps element `i` of two float arrays of one type are apart
-/// (see [`float_ulps`]); 0 for other types.
+/// (see [`float_ulps`]; complex values by the farther of their parts); 0
+/// for other types.
 fn ulps_at(g: &ArrayData, w: &ArrayData, i: usize) -> u64 {
     match (g, w) {
         (ArrayData::F32(g), ArrayData::F32(w)) => {
@@ -1037,6 +1043,37 @@ fn ulps_at(g: &ArrayData, w: &ArrayData, i: usize) -> u64 {
             half_key(g[i].to_bits()),
             half_key(w[i].to_bits()),
         ),
+        // Complex values part by part: the larger distance of the two.
+        (ArrayData::C64(g), ArrayData::C64(w)) => {
+            let re = float_ulps(
+                g[i].re.is_nan(),
+                w[i].re.is_nan(),
+                f32_key(g[i].re),
+                f32_key(w[i].re),
+            );
+            let im = float_ulps(
+                g[i].im.is_nan(),
+                w[i].im.is_nan(),
+                f32_key(g[i].im),
+                f32_key(w[i].im),
+            );
+            re.max(im)
+        }
+        (ArrayData::C128(g), ArrayData::C128(w)) => {
+            let re = float_ulps(
+                g[i].re.is_nan(),
+                w[i].re.is_nan(),
+                f64_key(g[i].re),
+                f64_key(w[i].re),
+            );
+            let im = float_ulps(
+                g[i].im.is_nan(),
+                w[i].im.is_nan(),
+                f64_key(g[i].im),
+                f64_key(w[i].im),
+            );
+            re.max(im)
+        }
         _ => 0,
     }
 }

@@ -553,14 +553,29 @@ pub(crate) fn dot_general(
     dims: &DotDimensionNumbers,
     out: &Shape,
 ) -> OpResult<ArrayData> {
+    in_compute_type(lhs, rhs, out, |l, r| {
+        Ok(dispatch_array!(array(l)?, a => {
+            let b = same_type(a, r)?;
+            ArrayData::from(dot_typed(a, l.shape().dims(), b, r.shape().dims(), dims, out.dims())?)
+        }))
+    })
+}
+
+/// `f` (a dot or a convolution of `lhs` and `rhs` into `out`) run in the
+/// type XLA:CPU sums in (`shape_inference::dot_compute_type`): the
+/// operands converted to it first, `f`'s values converted to `out`'s type
+/// after.
+pub(crate) fn in_compute_type(
+    lhs: &Literal,
+    rhs: &Literal,
+    out: &Shape,
+    f: impl FnOnce(&Literal, &Literal) -> OpResult<ArrayData>,
+) -> OpResult<ArrayData> {
     let result = out.element_type();
     let compute =
         oxla_ir::shape_inference::dot_compute_type(lhs.element_type(), rhs.element_type(), result);
     let (l, r) = (as_type(lhs, compute)?, as_type(rhs, compute)?);
-    let values = dispatch_array!(array(&l)?, a => {
-        let b = same_type(a, &r)?;
-        ArrayData::from(dot_typed(a, l.shape().dims(), b, r.shape().dims(), dims, out.dims())?)
-    });
+    let values = f(&l, &r)?;
     if compute == result {
         return Ok(values);
     }

@@ -17,9 +17,13 @@
 //!   and the product `and` (XLA's `acc + l * r` in `bool`). Integers wrap in the result
 //!   type: this is what XLA:CPU computes (checked with JAX); XLA's reference
 //!   evaluator accumulates `s8`..`s32` in 64 bits and then saturates, which
-//!   differs only on overflow. A result type wider than the operands (`s8`
-//!   to `s32`, `f32` to `f64`) converts the operands first, as the
-//!   evaluator does.
+//!   differs only on overflow. The sums run in the type a dot of the same
+//!   operand and result types sums in (`shape_inference::dot_compute_type`,
+//!   XLA:CPU's rule, checked with JAX): a result type wider than the
+//!   operands (`s8` to `s32`, `bf16` to `f32`) converts the operands first;
+//!   the narrow floats always sum in `f32` and round once at the end (a
+//!   `bf16` convolution is not a chain of `bf16` adds: XLA:CPU upcasts it);
+//!   sub-byte integers sum in 64 bits and wrap at the end.
 //! - `reduce-window`: `acc = init`, then `acc = reducer(acc, x)` for each
 //!   visited element (so the init is folded in once, and padding never is).
 //! - `select-and-scatter`: the result starts as `init` everywhere. For each
@@ -29,8 +33,6 @@
 //!   equal maxima); then `result[pos] = scatter(source_value, result[pos])`
 //!   (the evaluator's argument order). A window without base elements
 //!   scatters nothing.
-
-use std::borrow::Cow;
 
 use oxla_ir::ir::{BinaryOp, OpKind, WindowDim};
 use oxla_ir::shape::row_major_strides;
@@ -42,7 +44,7 @@ use oxla_ir::{
 use crate::Eval;
 use crate::element::{Element, compare};
 use crate::index::{element_count, for_each_index};
-use crate::ops::{OpResult, array, convert, same_type, scalar_value};
+use crate::ops::{OpResult, array, in_compute_type, same_type, scalar_value};
 
 /// A window element that lands on a base element: window index `k` reads
 /// base index `base` (along one dimension).
@@ -174,8 +176,9 @@ pub(crate) fn convolution(
     else {
         return Err(format!("{} is not a convolution", kind.opcode_name()));
     };
-    // A wider result type: the operands are converted first (exactly).
-    let (l, r) = (widen(lhs, out)?, widen(rhs, out)?);
+    // XLA:CPU's accumulation, as for a dot: the sums run in the compute
+    // type (the result type when at least as precise as the operands,
+    // narrow floats in f32, sub-byte integers in 64 bits).
     let conv = Conv {
         window,
         dims,
@@ -185,17 +188,12 @@ pub(crate) fn convolution(
         rhs_dims: rhs.shape().dims(),
         out_dims: out.dims(),
     };
-    dispatch_array!(l.as_ref(), l => conv.typed(l, r.as_ref()).map(Into::into))
-}
-
-/// An operand's values in the result's element type: converted (exactly,
-/// shape inference made sure) where the result is wider.
-fn widen<'a>(x: &'a Literal, out: &Shape) -> OpResult<Cow<'a, ArrayData>> {
-    if x.element_type() == out.element_type() {
-        Ok(Cow::Borrowed(array(x)?))
-    } else {
-        Ok(Cow::Owned(convert(x, out.element_type())?))
-    }
+    in_compute_type(
+        lhs,
+        rhs,
+        out,
+        |l, r| dispatch_array!(array(l)?, l => conv.typed(l, array(r)?).map(Into::into)),
+    )
 }
 
 /// A convolution's attributes and dims, read once.

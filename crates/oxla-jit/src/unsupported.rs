@@ -135,7 +135,7 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
 /// `None`: the ops whose kernels are not built from the per-element rules
 /// of `codegen/narrow.rs` (a dot accumulates in `f32` in the interpreter
 /// and through the GEMM and dot paths in the JIT, as does a convolution
-/// whose result type is wider than its operands'; `topk` runs a sort on
+/// of narrow floats or whose result type is wider than its operands'; `topk` runs a sort on
 /// raw keys; `reduce-precision` edits the bits of `f32`/`f64`).
 fn narrow_reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
     let narrow = std::iter::once(&inst.shape)
@@ -149,17 +149,19 @@ fn narrow_reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
     if !narrow {
         return None;
     }
-    // A convolution of one type throughout is the interpreter's loop of
-    // rounded (or wrapped) multiplies and adds in that type, which the
-    // JIT's direct convolution emits op for op; a wider result converts
-    // first in the interpreter, which the direct loops do not.
+    // A convolution of sub-byte integers of one type throughout wraps as
+    // the interpreter's 64-bit sums do, op for op in the JIT's direct
+    // convolution; a narrow float one sums in f32 in the interpreter (as
+    // XLA:CPU, rounding once), and a wider result converts first, which
+    // the direct loops do not.
     let one_type = inst
         .operands
         .iter()
         .filter_map(|&o| body.instructions.get(o.index()))
         .all(|o| o.shape.element_type() == inst.shape.element_type());
+    let narrow_float = inst.shape.element_type().is_narrow_float();
     if matches!(inst.kind, OpKind::DotGeneral { .. })
-        || (matches!(inst.kind, OpKind::Convolution { .. }) && !one_type)
+        || (matches!(inst.kind, OpKind::Convolution { .. }) && (!one_type || narrow_float))
     {
         Some(
             "the JIT does not compile a dot or convolution of a narrow float or sub-byte \

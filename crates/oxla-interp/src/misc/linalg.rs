@@ -1,6 +1,7 @@
 //! `cholesky` and `triangular-solve`, matrix by matrix over the leading
-//! (batch) dimensions, in the element type (`f32`, `f64`, and `bf16`/`f16`
-//! with every operation rounded to the type, as XLA:CPU computes them).
+//! (batch) dimensions, in the element type (`f32`, `f64`; `bf16`/`f16`
+//! with every operation rounded to the type, as XLA:CPU computes them;
+//! `c64`/`c128` with XLA's complex product and quotient).
 //!
 //! XLA:CPU expands both into blocked algorithms whose summation order
 //! differs from the textbook loops here, so results agree with XLA within
@@ -8,13 +9,15 @@
 //!
 //! - `cholesky(a, lower)`: the Cholesky–Banachiewicz algorithm on the lower
 //!   triangle of `a` (the upper one, transposed, for `lower=false`, giving
-//!   `U = L^T`). The other triangle of the result is zero, as XLA's
+//!   `U = L^T`; for complex matrices `A = L L^H`, the upper triangle read
+//!   conjugated and `U = L^H`, the pivots `sqrt(re) + 0i`). The other triangle of the result is zero, as XLA's
 //!   expander leaves it. As in XLA, a matrix whose factorisation meets a NaN
 //!   pivot (`sqrt` of a negative or NaN number: not positive definite) is
 //!   all NaN; a zero pivot divides by zero and gives infinities, not NaN.
 //! - `triangular-solve(a, b)`: `op(a)` is `a` with only its `lower` (or
 //!   upper) triangle read, ones on the diagonal if `unit_diagonal`, then
-//!   transposed for `TRANSPOSE` and `ADJOINT` (the same for real types);
+//!   transposed for `TRANSPOSE` and `ADJOINT`, conjugated too for
+//!   `ADJOINT` (the same as `TRANSPOSE` for real types);
 //!   `left_side` solves `op(a) x = b` by forward or back substitution, and
 //!   otherwise `x op(a) = b`, which is `op(a)^T x^T = b^T`.
 
@@ -23,19 +26,28 @@ use oxla_ir::{ArrayData, Literal, Transpose, TriangularSolveOptions};
 
 use crate::ops::{OpResult, array};
 
-/// The float operations the two algorithms need, for `f32` and `f64`.
+/// The operations the two algorithms need, for `f32`, `f64`, `bf16`,
+/// `f16`, `c64` and `c128`.
 mod num_like {
+    use oxla_ir::{Complex64, Complex128};
+
+    use crate::complex::xla;
+
     pub(crate) trait Float:
-        Copy
-        + std::ops::Add<Output = Self>
-        + std::ops::Sub<Output = Self>
-        + std::ops::Mul<Output = Self>
-        + std::ops::Div<Output = Self>
+        Copy + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
     {
         const ZERO: Self;
         const ONE: Self;
         const NAN: Self;
+        /// `self · o` (complex: XLA's product, [`xla::mul`]).
+        fn times(self, o: Self) -> Self;
+        /// `self / o` (complex: XLA's quotient, [`xla::div`]).
+        fn over(self, o: Self) -> Self;
+        /// The Cholesky pivot's root: `sqrt(self)`; for complex numbers
+        /// `sqrt(re) + 0i`, as XLA's expander takes it.
         fn sqrt(self) -> Self;
+        /// The complex conjugate (the value itself for real types).
+        fn conj(self) -> Self;
         fn is_nan(self) -> bool;
     }
 
@@ -45,8 +57,17 @@ mod num_like {
                 const ZERO: Self = 0.0;
                 const ONE: Self = 1.0;
                 const NAN: Self = <$t>::NAN;
+                fn times(self, o: Self) -> Self {
+                    self * o
+                }
+                fn over(self, o: Self) -> Self {
+                    self / o
+                }
                 fn sqrt(self) -> Self {
                     <$t>::sqrt(self)
+                }
+                fn conj(self) -> Self {
+                    self
                 }
                 fn is_nan(self) -> bool {
                     <$t>::is_nan(self)
@@ -66,8 +87,17 @@ mod num_like {
                 const ZERO: Self = <$t>::ZERO;
                 const ONE: Self = <$t>::ONE;
                 const NAN: Self = <$t>::NAN;
+                fn times(self, o: Self) -> Self {
+                    self * o
+                }
+                fn over(self, o: Self) -> Self {
+                    self / o
+                }
                 fn sqrt(self) -> Self {
                     <$t>::from_f32(self.to_f32().sqrt())
+                }
+                fn conj(self) -> Self {
+                    self
                 }
                 fn is_nan(self) -> bool {
                     <$t>::is_nan(self)
@@ -77,6 +107,36 @@ mod num_like {
     }
     half!(oxla_ir::bf16);
     half!(oxla_ir::f16);
+
+    /// `c64` and `c128`: XLA's complex product and quotient.
+    macro_rules! complex {
+        ($c:ty, $f:ty) => {
+            impl Float for $c {
+                const ZERO: Self = <$c>::new(0.0, 0.0);
+                const ONE: Self = <$c>::new(1.0, 0.0);
+                const NAN: Self = <$c>::new(<$f>::NAN, <$f>::NAN);
+                fn times(self, o: Self) -> Self {
+                    let (re, im) = xla::mul((self.re, self.im), (o.re, o.im));
+                    <$c>::new(re, im)
+                }
+                fn over(self, o: Self) -> Self {
+                    let (re, im) = xla::div((self.re, self.im), (o.re, o.im));
+                    <$c>::new(re, im)
+                }
+                fn sqrt(self) -> Self {
+                    <$c>::new(self.re.sqrt(), 0.0)
+                }
+                fn conj(self) -> Self {
+                    <$c>::new(self.re, -self.im)
+                }
+                fn is_nan(self) -> bool {
+                    self.re.is_nan() || self.im.is_nan()
+                }
+            }
+        };
+    }
+    complex!(Complex64, f32);
+    complex!(Complex128, f64);
 }
 
 /// The size `n` of the square matrices in the two minor dims of `dims`,
@@ -102,30 +162,38 @@ fn cholesky_typed<T: Float>(a: &[T], dims: &[i64], lower: bool) -> OpResult<Vec<
     }
     for (a, l) in a.chunks(n * n).zip(out.chunks_mut(n * n)) {
         // The lower triangle read: a[i][j] for i >= j (transposed for upper).
-        let at = |i: usize, j: usize| if lower { a[i * n + j] } else { a[j * n + i] };
+        // (For complex matrices the upper triangle is read conjugated:
+        // A = U^H U, so L = U^H.)
+        let at = |i: usize, j: usize| {
+            if lower {
+                a[i * n + j]
+            } else {
+                a[j * n + i].conj()
+            }
+        };
         let mut failed = false;
         for j in 0..n {
             for i in j..n {
                 let mut s = at(i, j);
                 for k in 0..j {
-                    s = s - l[i * n + k] * l[j * n + k];
+                    s = s - l[i * n + k].times(l[j * n + k].conj());
                 }
                 if i == j {
                     let d = s.sqrt();
                     failed |= d.is_nan();
                     l[j * n + j] = d;
                 } else {
-                    l[i * n + j] = s / l[j * n + j];
+                    l[i * n + j] = s.over(l[j * n + j]);
                 }
             }
         }
         if failed {
             l.fill(T::NAN);
         } else if !lower {
-            // U = L^T.
+            // U = L^T (L^H for complex matrices).
             for i in 0..n {
                 for j in 0..i {
-                    l[j * n + i] = l[i * n + j];
+                    l[j * n + i] = l[i * n + j].conj();
                     l[i * n + j] = T::ZERO;
                 }
             }
@@ -142,6 +210,8 @@ pub(crate) fn cholesky(a: &Literal, lower: bool) -> OpResult<ArrayData> {
         ArrayData::F64(v) => Ok(ArrayData::F64(cholesky_typed(v, dims, lower)?)),
         ArrayData::Bf16(v) => Ok(ArrayData::Bf16(cholesky_typed(v, dims, lower)?)),
         ArrayData::F16(v) => Ok(ArrayData::F16(cholesky_typed(v, dims, lower)?)),
+        ArrayData::C64(v) => Ok(ArrayData::C64(cholesky_typed(v, dims, lower)?)),
+        ArrayData::C128(v) => Ok(ArrayData::C128(cholesky_typed(v, dims, lower)?)),
         other @ (ArrayData::Pred(_)
         | ArrayData::S8(_)
         | ArrayData::S16(_)
@@ -154,7 +224,7 @@ pub(crate) fn cholesky(a: &Literal, lower: bool) -> OpResult<ArrayData> {
             "cholesky is not defined for {}",
             other.element_type()
         )),
-        // The narrow floats and complex: not evaluated yet (a typed error,
+        // The sub-byte and 8-bit floats: not evaluated yet (a typed error,
         // never a result computed by another rule).
         other @ (ArrayData::S1(_)
         | ArrayData::S2(_)
@@ -170,9 +240,7 @@ pub(crate) fn cholesky(a: &Literal, lower: bool) -> OpResult<ArrayData> {
         | ArrayData::F8E4M3B11FNUZ(_)
         | ArrayData::F8E5M2(_)
         | ArrayData::F8E5M2FNUZ(_)
-        | ArrayData::F8E8M0FNU(_)
-        | ArrayData::C64(_)
-        | ArrayData::C128(_)) => Err(format!(
+        | ArrayData::F8E8M0FNU(_)) => Err(format!(
             "cholesky of {} is not supported yet: convert to f32 (or f64) first",
             other.element_type()
         )),
@@ -193,9 +261,10 @@ fn triangular_solve_typed<T: Float>(
             "triangular-solve operands do not fit the dims {dims:?}"
         ));
     }
-    let transposed = match options.transpose_a {
-        Transpose::NoTranspose => false,
-        Transpose::Transpose | Transpose::Adjoint => true,
+    let (transposed, conjugated) = match options.transpose_a {
+        Transpose::NoTranspose => (false, false),
+        Transpose::Transpose => (true, false),
+        Transpose::Adjoint => (true, true),
     };
     if b.is_empty() {
         // No right-hand side (a zero batch, k = 0 or no columns).
@@ -210,6 +279,8 @@ fn triangular_solve_typed<T: Float>(
                 let in_triangle = if options.lower { i >= j } else { i <= j };
                 let v = if i == j && options.unit_diagonal {
                     T::ONE
+                } else if in_triangle && conjugated {
+                    a[i * k + j].conj()
                 } else if in_triangle {
                     a[i * k + j]
                 } else {
@@ -250,9 +321,9 @@ fn triangular_solve_typed<T: Float>(
                     Box::new(i + 1..k)
                 };
                 for j in others {
-                    s = s - m[i * k + j] * x[j * rhs_cols + c];
+                    s = s - m[i * k + j].times(x[j * rhs_cols + c]);
                 }
-                x[i * rhs_cols + c] = s / m[i * k + i];
+                x[i * rhs_cols + c] = s.over(m[i * k + i]);
             }
         }
         if options.left_side {
@@ -286,6 +357,14 @@ pub(crate) fn triangular_solve(
     }
     if let (ArrayData::F16(a), ArrayData::F16(b)) = (a, b) {
         return Ok(ArrayData::F16(triangular_solve_typed(a, b, dims, options)?));
+    }
+    if let (ArrayData::C64(a), ArrayData::C64(b)) = (a, b) {
+        return Ok(ArrayData::C64(triangular_solve_typed(a, b, dims, options)?));
+    }
+    if let (ArrayData::C128(a), ArrayData::C128(b)) = (a, b) {
+        return Ok(ArrayData::C128(triangular_solve_typed(
+            a, b, dims, options,
+        )?));
     }
     Err(format!(
         "triangular-solve is not defined for {} and {}",

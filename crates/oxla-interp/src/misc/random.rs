@@ -37,10 +37,13 @@
 //! `a + bits % (b - a)` (with XLA's `x % 0 = x` when `b = a`); normals by
 //! the Box-Muller transform of pairs of uniform floats (`u1` clamped to at
 //! least `1e-7`), `mu + sigma * z`. A uniform `pred` in `[a, b)` is `a`.
+//! `bf16` and `f16` draw as XLA's expander has them draw: in `f32` (the
+//! bounds converted), each value rounded back to the type, so a uniform
+//! value may round up to `b`.
 
 use std::cell::Cell;
 
-use oxla_ir::{ArrayData, ElementType, Literal, RngAlgorithm, RngDistribution, Shape};
+use oxla_ir::{ArrayData, ElementType, Literal, RngAlgorithm, RngDistribution, Shape, bf16, f16};
 
 use crate::ops::{OpResult, array, scalar_value};
 
@@ -410,6 +413,25 @@ pub(crate) fn rng(
             int(normal)?;
             ArrayData::U64(int_rng!(u64, u64, scalar_value(a)?, scalar_value(b)?, n))
         }
+        // As XLA's rng expander: the bounds converted to f32, the f32 draw,
+        // each value rounded back (to nearest, ties to even), so a uniform
+        // draw may round up to `b`.
+        ElementType::Bf16 => {
+            let (a, b) = (
+                scalar_value::<bf16>(a)?.to_f32(),
+                scalar_value::<bf16>(b)?.to_f32(),
+            );
+            let wide: Vec<f32> = float_rng!(f32, 32, 23, distribution, a, b, n);
+            ArrayData::Bf16(wide.into_iter().map(bf16::from_f32).collect())
+        }
+        ElementType::F16 => {
+            let (a, b) = (
+                scalar_value::<f16>(a)?.to_f32(),
+                scalar_value::<f16>(b)?.to_f32(),
+            );
+            let wide: Vec<f32> = float_rng!(f32, 32, 23, distribution, a, b, n);
+            ArrayData::F16(wide.into_iter().map(f16::from_f32).collect())
+        }
         ElementType::Pred => {
             int(normal)?;
             ArrayData::Pred(vec![scalar_value::<bool>(a)?; n])
@@ -430,8 +452,6 @@ pub(crate) fn rng(
         | ElementType::F8E5M2
         | ElementType::F8E5M2FNUZ
         | ElementType::F8E8M0FNU
-        | ElementType::Bf16
-        | ElementType::F16
         | ElementType::C64
         | ElementType::C128 => {
             return Err(format!(

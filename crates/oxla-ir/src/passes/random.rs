@@ -498,6 +498,15 @@ pub fn rng(
             let s = b.bitcast_convert_type(s, ty)?;
             b.reshape(s, &dims)?
         }
+        // As XLA's rng expander (and the interpreter): drawn in f32, the
+        // bounds converted, each value rounded back.
+        (_, ElementType::Bf16 | ElementType::F16) => {
+            let a32 = b.convert(a, ElementType::F32)?;
+            let hi32 = b.convert(hi, ElementType::F32)?;
+            let wide = Shape::new(ElementType::F32, &dims);
+            let v = rng(b, distribution, a32, hi32, &wide, counter)?;
+            b.convert(v, ty)?
+        }
         (RngDistribution::Normal, _) | (RngDistribution::Uniform, _) => {
             return Err(internal(format!("rng of {ty} has no expansion")));
         }

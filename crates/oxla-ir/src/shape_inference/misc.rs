@@ -294,7 +294,7 @@ pub fn infer_rng_bit_generator_shape(
     Ok(result.clone())
 }
 
-/// `cholesky(a)`: floats, rank >= 2, square minor dimensions; the shape is
+/// `cholesky(a)`: floats or complex, rank >= 2, square minor dimensions; the shape is
 /// kept.
 ///
 /// ```
@@ -307,8 +307,8 @@ pub fn infer_rng_bit_generator_shape(
 pub fn infer_cholesky_shape(a: &Shape) -> Result<Shape> {
     const OP: &str = "cholesky";
     require_array(OP, "the operand", a)?;
-    if !a.element_type().is_float() {
-        return Err(type_error(OP, a, TypeSet::Float));
+    if !(a.element_type().is_float() || a.element_type().is_complex()) {
+        return Err(type_error(OP, a, TypeSet::FloatOrComplex));
     }
     let n = a.rank();
     if n < 2 {
@@ -320,7 +320,7 @@ pub fn infer_cholesky_shape(a: &Shape) -> Result<Shape> {
     Ok(a.clone())
 }
 
-/// `triangular-solve(a, b)`: one float type; `a` of rank >= 2 and square,
+/// `triangular-solve(a, b)`: one float or complex type; `a` of rank >= 2 and square,
 /// `b` of `a`'s rank whose solved dimension (the second-to-last if
 /// `left_side`, else the last) is `a`'s size, with the same leading batch
 /// dimensions. The result is `b`'s shape.
@@ -346,7 +346,8 @@ pub fn infer_triangular_solve_shape(
     require_array(OP, "a", a)?;
     require_array(OP, "b", b)?;
     let pair = || (a.clone(), b.clone());
-    if !a.element_type().is_float() || a.element_type() != b.element_type() {
+    let ty = a.element_type();
+    if !(ty.is_float() || ty.is_complex()) || ty != b.element_type() {
         let (a, b) = pair();
         return Err(invalid(OP, OpProblem::TriangularSolveTypes { a, b }));
     }
