@@ -10,7 +10,7 @@
 //! until it says what it counts, and counting it is one function beside
 //! [`dot_flops`].
 
-use oxla::internals::ir::{Body, Instruction, OpKind};
+use oxla::internals::ir::{Body, Instruction, OpKind, RaggedDotMode};
 use oxla::{Computation, DotDimensionNumbers, Shape};
 
 /// FLOPs of one run of `comp`: the sum over the counted ops of its entry
@@ -30,6 +30,20 @@ fn op_flops(body: &Body, inst: &Instruction) -> Option<u128> {
     let operand = |k: usize| inst.operands.get(k).map(|&id| &body.inst(id).shape);
     match &inst.kind {
         OpKind::DotGeneral { dims } => Some(dot_flops(operand(0)?, dims, &inst.shape)),
+        // Each row (or contracted element) is in at most one group: the
+        // work of one dense dot, without the group dimension of a ragged
+        // contraction's result.
+        OpKind::RaggedDot { dims } => {
+            let ragged = dims.ragged_dimension()?;
+            let out = match dims.mode(ragged) {
+                RaggedDotMode::Contracting => Shape::new(
+                    inst.shape.element_type(),
+                    inst.shape.dims().get(1..).unwrap_or(&[]),
+                ),
+                RaggedDotMode::NonContracting | RaggedDotMode::Batch => inst.shape.clone(),
+            };
+            Some(dot_flops(operand(0)?, &dims.dot, &out))
+        }
         OpKind::Convolution { dims, .. } => Some(convolution_flops(
             operand(1)?,
             dims.kernel_output_feature_dimension,

@@ -175,7 +175,8 @@ fn shares_its_operands(kind: &OpKind) -> bool {
         | OpKind::CustomCall(_)
         | OpKind::AfterAll
         | OpKind::StochasticConvert
-        | OpKind::RngGetAndUpdateState { .. } => false,
+        | OpKind::RngGetAndUpdateState { .. }
+        | OpKind::RaggedDot { .. } => false,
     }
 }
 
@@ -306,6 +307,24 @@ fn scratch_bytes(body: &Body, inst: &Instruction) -> u128 {
         // Operands converted to f64 and u64, and the result as s64.
         OpKind::StochasticConvert => 24 * out,
         OpKind::RngGetAndUpdateState { .. } => 0,
+        // One dot per group (its positions, converted operands and 8-byte
+        // result, as for `dot`), each group's result and mask kept until
+        // the groups are summed, and one copy of each operand (the rhs
+        // slices, or the zeroed operands of a contracting dot).
+        OpKind::RaggedDot { .. } => {
+            let groups = operand(2)
+                .and_then(|s| s.dims().last().copied())
+                .map_or(0, |g| g.max(0) as u128);
+            let (lhs, rhs) = (
+                operand(0).map_or(0, elements),
+                operand(1).map_or(0, elements),
+            );
+            position * (lhs + rhs)
+                + 8 * (lhs + rhs)
+                + groups.max(1) * out * (8 + 1 + inst.shape.element_type().byte_size() as u128)
+                + operand(0).map_or(0, value_bytes)
+                + operand(1).map_or(0, value_bytes)
+        }
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }
         | OpKind::Iota { .. }

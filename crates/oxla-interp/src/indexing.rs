@@ -46,7 +46,7 @@ use crate::value::Value;
 
 /// The values of an integer array, widened to `i64` (saturating: only a
 /// `u64` above `i64::MAX` changes, and it stays out of range either way).
-fn index_values(indices: &Literal) -> OpResult<Vec<i64>> {
+pub(crate) fn index_values(indices: &Literal) -> OpResult<Vec<i64>> {
     fn widen<T: Copy>(v: &[T], f: impl Fn(T) -> i64) -> OpResult<Vec<i64>> {
         Ok(v.iter().map(|&x| f(x)).collect())
     }

@@ -144,6 +144,7 @@ mod indexing;
 mod misc;
 mod narrow;
 mod ops;
+mod ragged_dot;
 mod sort;
 mod value;
 mod windows;
@@ -416,7 +417,8 @@ impl<'a> Eval<'a> {
             | OpKind::Real
             | OpKind::Imag
             | OpKind::Fft { .. }
-            | OpKind::StochasticConvert => array_op(inst, &args)?,
+            | OpKind::StochasticConvert
+            | OpKind::RaggedDot { .. } => array_op(inst, &args)?,
             OpKind::RngGetAndUpdateState { .. } => {
                 return Err(
                     "rng-get-and-update-state reads the random state of XLA's runtime, \
@@ -739,6 +741,9 @@ fn array_op(inst: &Instruction, args: &[Value<'_>]) -> OpResult<ArrayData> {
             op,
             broadcast_dimensions,
         } => ops::binary(*op, broadcast_dimensions, operand(0)?, operand(1)?, dims)?,
+        OpKind::RaggedDot { dims } => {
+            ragged_dot::ragged_dot(operand(0)?, operand(1)?, operand(2)?, dims, &inst.shape)?
+        }
         OpKind::StochasticConvert => {
             misc::stochastic_convert(operand(0)?, operand(1)?, inst.shape.element_type())?
         }

@@ -35,6 +35,8 @@ use crate::{Computation, ElementType, Error, Literal, Result, Shape};
 
 mod ctrl;
 // The windows family: convolution, reduce-window, select-and-scatter.
+mod external;
+mod ragged_dot;
 mod windows;
 
 static NEXT_BUILDER_ID: AtomicU32 = AtomicU32::new(1);

@@ -34,6 +34,8 @@ mod fft;
 pub use fft::FftType;
 mod custom_call;
 pub use custom_call::{CustomCall, CustomCallApiVersion};
+mod ragged_dot;
+pub use ragged_dot::{RaggedDotDimensionNumbers, RaggedDotMode};
 
 /// The index of an instruction within its [`Body`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -657,6 +659,13 @@ pub enum OpKind {
         /// How far the state advances.
         delta: i64,
     },
+    /// Operands: `[lhs, rhs, group_sizes]`: a dot whose lhs ragged
+    /// dimension is cut into consecutive groups of `group_sizes` elements
+    /// (see [`RaggedDotMode`]).
+    RaggedDot {
+        /// The dot's dimension numbers with the ragged and group dimensions.
+        dims: RaggedDotDimensionNumbers,
+    },
 }
 
 impl OpKind {
@@ -714,6 +723,7 @@ impl OpKind {
             OpKind::AddDependency => Opcode::AddDependency,
             OpKind::StochasticConvert => Opcode::StochasticConvert,
             OpKind::RngGetAndUpdateState { .. } => Opcode::RngGetAndUpdateState,
+            OpKind::RaggedDot { .. } => Opcode::RaggedDot,
         }
     }
 
@@ -783,7 +793,8 @@ impl OpKind {
             | OpKind::AfterAll
             | OpKind::AddDependency
             | OpKind::StochasticConvert
-            | OpKind::RngGetAndUpdateState { .. } => vec![],
+            | OpKind::RngGetAndUpdateState { .. }
+            | OpKind::RaggedDot { .. } => vec![],
         }
     }
 
@@ -843,7 +854,8 @@ impl OpKind {
             | OpKind::AfterAll
             | OpKind::AddDependency
             | OpKind::StochasticConvert
-            | OpKind::RngGetAndUpdateState { .. } => vec![],
+            | OpKind::RngGetAndUpdateState { .. }
+            | OpKind::RaggedDot { .. } => vec![],
         }
     }
 

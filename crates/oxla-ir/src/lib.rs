@@ -58,6 +58,8 @@ pub use ir::FftType;
 // custom-call's attributes.
 pub use ir::{CustomCall, CustomCallApiVersion};
 pub use ir::{GatherDimensionNumbers, ScatterDimensionNumbers};
+// ragged-dot's attributes.
+pub use ir::{RaggedDotDimensionNumbers, RaggedDotMode};
 pub use literal::{ArrayData, Literal, StorageSink};
 pub use op_problem::{OpProblem, Signature};
 pub use opcode::{Arity, BinaryOp, Cost, OpClass, OpFlags, OpInfo, Opcode, TypeSet, UnaryOp};

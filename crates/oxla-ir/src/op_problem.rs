@@ -92,6 +92,17 @@ pub enum OpProblem {
         /// The random operand.
         random: Shape,
     },
+    /// A `ragged-dot`'s ragged or group dimensions or its `group_sizes` do
+    /// not fit its operands (XLA's sentence, after the dot's own checks).
+    #[error("Cannot infer shape for ragged dot operation: {lhs} <ragged_dot> {rhs}. {addendum}")]
+    RaggedDot {
+        /// What is wrong, in XLA's words.
+        addendum: String,
+        /// The left operand.
+        lhs: Shape,
+        /// The right operand.
+        rhs: Shape,
+    },
     /// An operand that must be a token is not (`add-dependency`'s second).
     #[error("Operand {index} must be a token (token[]), but is {shape}.")]
     NotAToken {

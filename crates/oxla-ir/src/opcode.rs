@@ -678,6 +678,11 @@ op_table! {
         /// The backend's random state, advanced by `delta`: `u64[2]`.
         RngGetAndUpdateState => "rng-get-and-update-state", Arity::Fixed(0), Random, Any,
             Materialised, None;
+        // -- ragged dot --
+        /// A dot whose lhs has one dimension cut into groups by a third
+        /// operand, `group_sizes` (mixture-of-experts layers).
+        RaggedDot => "ragged-dot", Arity::Fixed(3), Contraction, Any, Materialised,
+            Some("chlo.ragged_dot");
     }
 }
 
@@ -869,7 +874,6 @@ pub(crate) const XLA_ONLY_OPCODES: &[&str] = &[
     "cosh",
     "dynamic-reshape",
     "mulhi",
-    "ragged-dot",
     "scaled-dot",
     "scan",
     "shuffle",

@@ -100,6 +100,7 @@
 // The attributes of the misc family.
 mod custom_call;
 mod misc;
+mod ragged_dot;
 
 use std::cell::{Cell, RefCell};
 // The windows family's attributes: window, dim_labels, group counts.
@@ -3106,7 +3107,8 @@ impl Template {
             | Opcode::AfterAll
             | Opcode::AddDependency
             | Opcode::StochasticConvert
-            | Opcode::RngGetAndUpdateState => OperandSyntax::Operands,
+            | Opcode::RngGetAndUpdateState
+            | Opcode::RaggedDot => OperandSyntax::Operands,
         }
     }
 }
@@ -3699,6 +3701,7 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
             Opcode::RngGetAndUpdateState => OpKind::RngGetAndUpdateState {
                 delta: self.required_int("delta")?,
             },
+            Opcode::RaggedDot => self.ragged_dot()?,
         };
         Ok((RawOp::Kind(kind), checks))
     }

@@ -166,7 +166,8 @@ pub fn instruction_text(comp: &Computation, body: &Body, inst: &Instruction) -> 
         | OpKind::AfterAll
         | OpKind::AddDependency
         | OpKind::StochasticConvert
-        | OpKind::RngGetAndUpdateState { .. } => {
+        | OpKind::RngGetAndUpdateState { .. }
+        | OpKind::RaggedDot { .. } => {
             s.push_str(&operands.join(", "));
             s.push(')');
         }
@@ -213,6 +214,27 @@ fn attributes(comp: &Computation, body: &Body, inst: &Instruction) -> Vec<(&'sta
         | OpKind::AddDependency
         | OpKind::StochasticConvert => vec![],
         OpKind::RngGetAndUpdateState { delta } => vec![("delta", delta.to_string())],
+        // XLA's order: the dot's lists as for `dot`, then the ragged and
+        // group dimensions when there are any.
+        OpKind::RaggedDot { dims } => {
+            let dot = &dims.dot;
+            let mut attrs = vec![];
+            if !dot.lhs_batch.is_empty() {
+                attrs.push(("lhs_batch_dims", dims_text(&dot.lhs_batch)));
+            }
+            attrs.push(("lhs_contracting_dims", dims_text(&dot.lhs_contracting)));
+            if !dot.rhs_batch.is_empty() {
+                attrs.push(("rhs_batch_dims", dims_text(&dot.rhs_batch)));
+            }
+            attrs.push(("rhs_contracting_dims", dims_text(&dot.rhs_contracting)));
+            if !dims.lhs_ragged.is_empty() {
+                attrs.push(("lhs_ragged_dims", dims_text(&dims.lhs_ragged)));
+            }
+            if !dims.rhs_group.is_empty() {
+                attrs.push(("rhs_group_dims", dims_text(&dims.rhs_group)));
+            }
+            attrs
+        }
         // XLA's order: the target, then the called computations (`to_apply`
         // for one); the rest follow as written.
         OpKind::CustomCall(call) => {

@@ -50,6 +50,8 @@ pub use sort::*;
 // The misc family: bitcasts, reduce-precision, rng, linear algebra, batch norm.
 mod misc;
 pub use misc::*;
+mod ragged_dot;
+pub use ragged_dot::*;
 
 fn invalid(op: &str, problem: OpProblem) -> Error {
     Error::InvalidOp {
@@ -311,6 +313,13 @@ pub fn infer_instruction_shape(
             infer_stochastic_convert_shape(operands[0], operands[1], shape.element_type())
         }
         OpKind::RngGetAndUpdateState { .. } => Ok(Shape::new(ElementType::U64, &[2])),
+        OpKind::RaggedDot { dims } => infer_ragged_dot_shape(
+            operands[0],
+            operands[1],
+            operands[2],
+            dims,
+            shape.is_array().then(|| shape.element_type()),
+        ),
         // -- tuples and control flow (the ctrl family) --
         OpKind::GetTupleElement { index } => infer_get_tuple_element_shape(operands[0], *index),
         OpKind::While { condition, body } => infer_while_shape(
@@ -499,7 +508,8 @@ pub fn infer_undeclared_shape(
         | OpKind::TopK { .. }
         | OpKind::AfterAll
         | OpKind::AddDependency
-        | OpKind::RngGetAndUpdateState { .. } => {
+        | OpKind::RngGetAndUpdateState { .. }
+        | OpKind::RaggedDot { .. } => {
             infer_instruction_shape(kind, operands, &unused, called).map(Some)
         }
         // The result type is the declared one.

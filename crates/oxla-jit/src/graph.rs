@@ -457,7 +457,8 @@ fn build_kind(kind: &OpKind) -> Build<'_> {
         | OpKind::AfterAll
         | OpKind::AddDependency
         | OpKind::StochasticConvert
-        | OpKind::RngGetAndUpdateState { .. } => Build::Plan,
+        | OpKind::RngGetAndUpdateState { .. }
+        | OpKind::RaggedDot { .. } => Build::Plan,
     }
 }
 
@@ -1246,6 +1247,7 @@ impl Graph {
             | OpKind::AddDependency
             | OpKind::StochasticConvert
             | OpKind::RngGetAndUpdateState { .. }
+            | OpKind::RaggedDot { .. }
             | OpKind::Complex
             | OpKind::Real
             | OpKind::Imag
@@ -1589,7 +1591,8 @@ impl Graph {
             | OpKind::AfterAll
             | OpKind::AddDependency
             | OpKind::StochasticConvert
-            | OpKind::RngGetAndUpdateState { .. } => {
+            | OpKind::RngGetAndUpdateState { .. }
+            | OpKind::RaggedDot { .. } => {
                 return Err(bug(format!(
                     "`{}` is not compiled (refused before planning)",
                     inst.name

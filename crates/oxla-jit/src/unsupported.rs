@@ -285,6 +285,10 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
             Some("the JIT does not compile token ops (after-all, add-dependency) yet")
         }
         OpKind::StochasticConvert => Some("the JIT does not compile stochastic-convert yet"),
+        OpKind::RaggedDot { .. } => Some(
+            "the JIT compiles ragged-dot through its expansion (oxla_ir::passes::expand_misc), \
+             which this one did not get",
+        ),
         OpKind::RngGetAndUpdateState { .. } => Some(
             "rng-get-and-update-state reads the random state of XLA's runtime, which oxla \
              does not have (the interpreter refuses it too)",

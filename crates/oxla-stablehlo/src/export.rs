@@ -544,6 +544,30 @@ fn emit_body(
                     tensor_type(bt)
                 )
             }
+            // StableHLO has no ragged dot; CHLO's carries it (and XLA
+            // legalizes it).
+            OpKind::RaggedDot { dims } => {
+                let (a, at) = operand(0);
+                let (b, bt) = operand(1);
+                let (g, gt) = operand(2);
+                let d = &dims.dot;
+                format!(
+                    "\"chlo.ragged_dot\"({a}, {b}, {g}) {{ragged_dot_dimension_numbers = \
+                     #chlo.ragged_dot<lhs_batching_dimensions = {}, rhs_batching_dimensions = {}, \
+                     lhs_contracting_dimensions = {}, rhs_contracting_dimensions = {}, \
+                     lhs_ragged_dimensions = {}, rhs_group_dimensions = {}>, precision_config = \
+                     [#chlo<precision DEFAULT>, #chlo<precision DEFAULT>]}} : ({}, {}, {}) -> {ty}",
+                    list(&d.lhs_batch),
+                    list(&d.rhs_batch),
+                    list(&d.lhs_contracting),
+                    list(&d.rhs_contracting),
+                    list(&dims.lhs_ragged),
+                    list(&dims.rhs_group),
+                    tensor_type(at),
+                    tensor_type(bt),
+                    tensor_type(gt)
+                )
+            }
             // -- the windows family (export/windows.rs) --
             OpKind::Convolution { .. } => {
                 let (x, w) = (operand(0), operand(1));

@@ -113,10 +113,10 @@ pub struct GenConfig {
     pub misc_ops: bool,
     /// Whether the misc ops the JIT runs as expansions into primitives may
     /// appear: `rng-bit-generator`, width-changing `bitcast-convert`,
-    /// `cholesky`,
+    /// `cholesky`, integer `ragged-dot`,
     /// uniform `rng`, `batch-norm-inference` (normal `rng` only with
-    /// `transcendentals`, `batch-norm-training`/`-grad` only with
-    /// `float_reassociation`,
+    /// `transcendentals`, `batch-norm-training`/`-grad` and float
+    /// `ragged-dot` only with `float_reassociation`,
     /// whose sums a backend may reorder). Off by default (it changes the
     /// mix of programs); the differential test's exact run turns it on.
     pub expanded_ops: bool,

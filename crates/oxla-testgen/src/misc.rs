@@ -6,8 +6,8 @@
 //! [`GenConfig::jit_unsupported_ops`](crate::GenConfig::jit_unsupported_ops),
 //! which the differential test keeps off until the JIT compiles them. The
 //! random-number and batch-norm ops, width-changing `bitcast-convert`,
-//! `cholesky` and `triangular-solve`, which the JIT runs as expansions
-//! into primitives, are also behind
+//! `cholesky`, `triangular-solve` and `ragged-dot`, which the JIT runs as
+//! expansions into primitives, are also behind
 //! [`GenConfig::expanded_ops`](crate::GenConfig::expanded_ops).
 //!
 //! As for the other ops, each step's result shape comes from the
@@ -15,7 +15,10 @@
 //! against what the builder inferred.
 
 use oxla_ir::ir::{RngAlgorithm, Transpose, TriangularSolveOptions};
-use oxla_ir::{ElementType, Op, Result, Shape};
+use oxla_ir::{
+    ArrayData, DotDimensionNumbers, ElementType, Literal, Op, RaggedDotDimensionNumbers, Result,
+    Shape,
+};
 
 use crate::{Gen, random_dims};
 
@@ -33,15 +36,19 @@ fn of_width(bits: u32, allowed: &[ElementType]) -> Vec<ElementType> {
 
 impl Gen<'_> {
     /// The misc step kinds the config allows, in order: 0 and 1 the
-    /// same-width ones, 2 to 5 the expanded ones (random numbers, linear
-    /// algebra, batch-norm, width-changing bitcast).
+    /// same-width ones, 2 to 6 the expanded ones (random numbers, linear
+    /// algebra, batch-norm, width-changing bitcast, ragged-dot), 7 and 8
+    /// the ones the JIT refuses (stochastic-convert, tokens).
     fn misc_kind_list(&self) -> Vec<u64> {
         let mut kinds = Vec::new();
         if self.cfg.misc_ops {
             kinds.extend([0, 1]);
         }
         if self.cfg.jit_unsupported_ops || self.cfg.expanded_ops {
-            kinds.extend([2, 3, 4, 5]);
+            kinds.extend([2, 3, 4, 5, 6]);
+        }
+        if self.cfg.jit_unsupported_ops {
+            kinds.extend([7, 8]);
         }
         kinds
     }
@@ -61,6 +68,9 @@ impl Gen<'_> {
             2 => self.random_numbers(ashape),
             3 => self.linear_algebra(ashape),
             4 => self.batch_norm(ashape),
+            6 => self.ragged_dot(ashape),
+            7 => self.stochastic_convert(ashape),
+            8 => self.tokens(a, ashape),
             _ => self.width_changing_bitcast(a, ashape),
         }
     }
@@ -221,6 +231,155 @@ impl Gen<'_> {
         self.keep.push(op);
         self.ops.push(name);
         Ok(None)
+    }
+
+    /// `ragged-dot` in one of its three modes, with constant group sizes
+    /// that may sum short of or past the ragged dimension (or be
+    /// negative). Integer types always; floats only where a backend may
+    /// reorder sums (`float_reassociation`), as for dots.
+    fn ragged_dot(&mut self, ashape: &Shape) -> Result<Made> {
+        let mut types = vec![ElementType::S32, ElementType::S64];
+        if self.may(self.cfg.float_reassociation) {
+            types.extend([ElementType::F32, ElementType::F64]);
+        }
+        types.retain(|t| self.cfg.element_types.contains(t));
+        let ty = if types.contains(&ashape.element_type()) {
+            ashape.element_type()
+        } else if types.is_empty() {
+            return Ok(None);
+        } else {
+            self.rng.pick(&types)
+        };
+        let size = |this: &mut Self| 1 + this.rng.below(this.cfg.max_dim.max(1) as u64) as i64;
+        let (m, k, n, g) = (size(self), size(self), size(self), size(self));
+        let batch = self.rng.chance(0.4);
+        let b = size(self);
+        let mode = self.rng.below(3);
+        let dot = |lhs_batch: Vec<i64>, lhs_c, rhs_batch: Vec<i64>, rhs_c| DotDimensionNumbers {
+            lhs_batch,
+            rhs_batch,
+            lhs_contracting: vec![lhs_c],
+            rhs_contracting: vec![rhs_c],
+        };
+        // (lhs dims, rhs dims, sizes dims, dimension numbers, result dims)
+        let (lhs, rhs, sizes, dims, out) = match (mode, batch) {
+            // Ragged rows: [b,m,k] x [g,b,k,n], sizes [b,g] or [g].
+            (0, true) => (
+                vec![b, m, k],
+                vec![g, b, k, n],
+                if self.rng.chance(0.5) {
+                    vec![b, g]
+                } else {
+                    vec![g]
+                },
+                RaggedDotDimensionNumbers {
+                    dot: dot(vec![0], 2, vec![1], 2),
+                    lhs_ragged: vec![1],
+                    rhs_group: vec![0],
+                },
+                vec![b, m, n],
+            ),
+            (0, false) => (
+                vec![m, k],
+                vec![k, g, n],
+                vec![g],
+                RaggedDotDimensionNumbers {
+                    dot: dot(vec![], 1, vec![], 0),
+                    lhs_ragged: vec![0],
+                    rhs_group: vec![1],
+                },
+                vec![m, n],
+            ),
+            // Ragged contraction: [m,k] x [k,n] -> [g,m,n].
+            (1, _) => (
+                vec![m, k],
+                vec![k, n],
+                vec![g],
+                RaggedDotDimensionNumbers {
+                    dot: dot(vec![], 1, vec![], 0),
+                    lhs_ragged: vec![1],
+                    rhs_group: vec![],
+                },
+                vec![g, m, n],
+            ),
+            // Ragged batch: [b,m,k] x [b,k,n].
+            _ => (
+                vec![b, m, k],
+                vec![b, k, n],
+                vec![g],
+                RaggedDotDimensionNumbers {
+                    dot: dot(vec![0], 2, vec![0], 1),
+                    lhs_ragged: vec![0],
+                    rhs_group: vec![],
+                },
+                vec![b, m, n],
+            ),
+        };
+        let l = self.param(Shape::new(ty, &lhs))?;
+        let r = self.param(Shape::new(ty, &rhs))?;
+        // Sizes from -1 to a little past the ragged dimension's size.
+        let count: i64 = sizes.iter().product();
+        let values: Vec<i64> = (0..count)
+            .map(|_| self.rng.below(m.max(k) as u64 + 3) as i64 - 1)
+            .collect();
+        let data = if self.rng.chance(0.5) {
+            ArrayData::S32(values.iter().map(|&v| v as i32).collect())
+        } else {
+            ArrayData::S64(values)
+        };
+        let sizes = self.b.constant(Literal::from_array_data(&sizes, data)?)?;
+        let op = self.b.ragged_dot(l, r, sizes, &dims, None)?;
+        Ok(Some((op, Shape::new(ty, &out), "ragged-dot")))
+    }
+
+    /// `stochastic-convert` of new float and random parameters to a signed
+    /// integer type (the JIT refuses it: interpreter-only runs).
+    fn stochastic_convert(&mut self, ashape: &Shape) -> Result<Made> {
+        let allowed = &self.cfg.element_types;
+        let pairs: Vec<(ElementType, ElementType)> = [
+            (ElementType::F16, ElementType::U16),
+            (ElementType::Bf16, ElementType::U16),
+            (ElementType::F32, ElementType::U32),
+            (ElementType::F64, ElementType::U64),
+        ]
+        .into_iter()
+        .filter(|(f, u)| allowed.contains(f) && allowed.contains(u))
+        .collect();
+        let targets: Vec<ElementType> = [
+            ElementType::S8,
+            ElementType::S16,
+            ElementType::S32,
+            ElementType::S64,
+        ]
+        .into_iter()
+        .filter(|t| allowed.contains(t))
+        .collect();
+        if pairs.is_empty() || targets.is_empty() {
+            return Ok(None);
+        }
+        let (f, u) = self.rng.pick(&pairs);
+        let to = self.rng.pick(&targets);
+        let dims = ashape.dims().to_vec();
+        let x = self.param(Shape::new(f, &dims))?;
+        let r = self.param(Shape::new(u, &dims))?;
+        let op = self.b.stochastic_convert_type(x, r, to)?;
+        Ok(Some((op, Shape::new(to, &dims), "stochastic-convert")))
+    }
+
+    /// `a` ordered after a token (`add-dependency` of an `after-all`,
+    /// itself after another one); the JIT refuses tokens.
+    fn tokens(&mut self, a: Op, ashape: &Shape) -> Result<Made> {
+        if !ashape.is_array() {
+            return Ok(None);
+        }
+        let first = self.b.after_all(&[])?;
+        let token = if self.rng.chance(0.5) {
+            self.b.after_all(&[first])?
+        } else {
+            first
+        };
+        let op = self.b.add_dependency(a, token)?;
+        Ok(Some((op, ashape.clone(), "add-dependency")))
     }
 
     fn linear_algebra(&mut self, ashape: &Shape) -> Result<Made> {

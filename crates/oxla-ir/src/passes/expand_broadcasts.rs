@@ -448,7 +448,8 @@ fn rewrite_body(body: &Body, names: &mut NameGen) -> Result<Body> {
             | OpKind::AfterAll
             | OpKind::AddDependency
             | OpKind::StochasticConvert
-            | OpKind::RngGetAndUpdateState { .. } => w.push(
+            | OpKind::RngGetAndUpdateState { .. }
+            | OpKind::RaggedDot { .. } => w.push(
                 inst.name.clone(),
                 inst.kind.clone(),
                 operands,

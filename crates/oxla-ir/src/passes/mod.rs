@@ -16,12 +16,15 @@
 //!   columns and rows, in the interpreter's order.
 //! - [`random`]: `rng-bit-generator` and `rng` as primitives, bit for bit
 //!   as the interpreter draws them.
+//! - [`ragged_dot`]: `ragged-dot` as masks and dense dots, as the
+//!   interpreter computes it.
 
 pub mod batch_norm;
 pub mod bitcast;
 pub mod expand_broadcasts;
 mod inline;
 pub mod linalg;
+pub mod ragged_dot;
 pub mod random;
 
 pub use inline::expand_ops;
@@ -30,9 +33,9 @@ pub use expand_broadcasts::expand_broadcasts;
 
 /// The misc ops a backend with no kernels of their own runs as primitives
 /// (the batch-norm ops, `rng-bit-generator`, `rng`, a width-changing
-/// `bitcast-convert`, `cholesky`, `triangular-solve`), expanded by [`batch_norm::expand_all`],
-/// [`random::expand_all`], [`bitcast::expand_all`] and
-/// [`linalg::expand_all`] in turn; `None`
+/// `bitcast-convert`, `cholesky`, `triangular-solve`, `ragged-dot`), expanded by
+/// [`batch_norm::expand_all`], [`random::expand_all`], [`bitcast::expand_all`],
+/// [`linalg::expand_all`] and [`ragged_dot::expand_all`] in turn; `None`
 /// (nothing built, nothing copied) when `comp` holds none of them.
 ///
 /// ```
@@ -57,6 +60,7 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
                     | OpKind::RngBitGenerator { .. }
                     | OpKind::Cholesky { .. }
                     | OpKind::TriangularSolve { .. }
+                    | OpKind::RaggedDot { .. }
             );
             let width_change = inst.kind == OpKind::BitcastConvert
                 && inst.operands.first().is_some_and(|o| {
@@ -73,5 +77,6 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
     let c = batch_norm::expand_all(comp)?;
     let c = random::expand_all(&c)?;
     let c = bitcast::expand_all(&c)?;
-    linalg::expand_all(&c).map(Some)
+    let c = linalg::expand_all(&c)?;
+    ragged_dot::expand_all(&c).map(Some)
 }

@@ -286,6 +286,7 @@ fn same_index(kind: &OpKind, k: usize) -> bool {
         | OpKind::AddDependency
         | OpKind::StochasticConvert
         | OpKind::RngGetAndUpdateState { .. }
+        | OpKind::RaggedDot { .. }
         | OpKind::Complex
         | OpKind::Real
         | OpKind::Imag

@@ -351,6 +351,7 @@ pub(crate) fn step_class(kind: &OpKind) -> StepClass<'_> {
         | OpKind::AddDependency
         | OpKind::StochasticConvert
         | OpKind::RngGetAndUpdateState { .. }
+        | OpKind::RaggedDot { .. }
         | OpKind::Complex
         | OpKind::Real
         | OpKind::Imag
@@ -419,7 +420,8 @@ fn repeats(body: &Body, user: InstId, k: usize) -> bool {
         | OpKind::AfterAll
         | OpKind::AddDependency
         | OpKind::StochasticConvert
-        | OpKind::RngGetAndUpdateState { .. } => false,
+        | OpKind::RngGetAndUpdateState { .. }
+        | OpKind::RaggedDot { .. } => false,
     }
 }
 

@@ -192,7 +192,8 @@ pub(crate) fn value_trees(body: &Body) -> Vec<Tree> {
             | OpKind::AfterAll
             | OpKind::AddDependency
             | OpKind::StochasticConvert
-            | OpKind::RngGetAndUpdateState { .. }) => {
+            | OpKind::RngGetAndUpdateState { .. }
+            | OpKind::RaggedDot { .. }) => {
                 if produces_parts(kind, &inst.shape) {
                     parts(&inst.shape, id, &mut 0)
                 } else {

@@ -31,7 +31,9 @@
 //!   forms, `dot_general`, `dot`, `tuple`, `get_tuple_element`,
 //!   `optimization_barrier`, `while`, `if`, `case`, `map`, `gather`,
 //!   `scatter`, `dynamic_slice`, `dynamic_update_slice`, `convolution`,
-//!   `reduce_window`, `select_and_scatter`, `sort`, and `chlo.top_k`;
+//!   `reduce_window`, `select_and_scatter`, `sort`, `chlo.top_k`,
+//!   `chlo.ragged_dot` (HLO's `ragged-dot`), and `after_all` with the
+//!   `!stablehlo.token` type;
 //!   the misc family's `popcnt`, `count_leading_zeros`, `cbrt`, `tan`,
 //!   `round_nearest_afz`, `bitcast_convert`, `reduce_precision`, `rng`,
 //!   `rng_bit_generator`, `cholesky`, `triangular_solve`, the batch norms).
@@ -67,7 +69,7 @@
 //! What is refused, with an error at the offending text: every other
 //! attribute (an attribute is honoured or refused, never ignored); ops the
 //! IR does not have and cannot be built from (`chlo.zeta`, collectives,
-//! tokens, ..., each with its reason); a `compare` whose type does not fit
+//! the token ops beyond `after_all`, ..., each with its reason); a `compare` whose type does not fit
 //! its operands (`TOTALORDER` on integers, as XLA refuses it); a dot
 //! `algorithm`; dynamic or unranked shapes; element types oxla lacks
 //! (`tf32`, `complex<bf16>`, quantized, ...); control flow between blocks;

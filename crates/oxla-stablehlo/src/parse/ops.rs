@@ -20,7 +20,9 @@ use super::syntax::{Attr, NamedAttr};
 // The op families, one file each, as in the IR.
 mod chlo_math;
 mod ctrl;
+mod external;
 mod indexing;
+mod ragged_dot;
 mod windows;
 
 use chlo_math::{
@@ -131,6 +133,9 @@ pub(super) enum Syntax {
     ComplexParts,
     /// `%x, type = FFT, length = [4] attr-dict : (type) -> type`.
     Fft,
+    /// `%a, %b attr-dict : types`: tokens in, one token out (one type
+    /// for every operand, or one per operand; a lone type when none).
+    AfterAll,
     /// No pretty form: the generic form only.
     GenericOnly,
 }
@@ -284,6 +289,11 @@ pub(super) static OPS: &[OpDef] = &[
     // -- sort and top-k (the sort family) -----------------------------------
     row("stablehlo.sort", GenericOnly, Op(sort)),
     row("chlo.top_k", TopK, Op(chlo_top_k)),
+    row(
+        "chlo.ragged_dot",
+        GenericOnly,
+        Op(ragged_dot::chlo_ragged_dot),
+    ),
     // -- func ------------------------------------------------------------------
     row("func.call", Call, Op(call)),
     row("func.return", Return, Terminator),
@@ -459,7 +469,6 @@ pub(super) static OPS: &[OpDef] = &[
     not_yet("chlo.broadcast_next_after", NO_OP),
     not_yet("chlo.broadcast_polygamma", NO_OP),
     not_yet("chlo.broadcast_zeta", NO_OP),
-    not_yet("chlo.ragged_dot", NO_OP),
     not_yet("chlo.scan", NO_OP),
     not_yet("chlo.mulhi", NO_OP),
     not_yet("chlo._asin_acos_kernel", NO_OP),
@@ -475,7 +484,7 @@ pub(super) static OPS: &[OpDef] = &[
         "stablehlo.uniform_dequantize",
         "oxla has no quantized types",
     ),
-    not_yet("stablehlo.after_all", "oxla has no tokens (side effects)"),
+    row("stablehlo.after_all", AfterAll, Op(external::after_all)),
     not_yet(
         "stablehlo.create_token",
         "oxla has no tokens (side effects)",

@@ -52,6 +52,7 @@ pub(super) fn parse(p: &mut Parser<'_, '_>, syntax: Syntax, op: &mut Operation) 
         Syntax::ReducePrecision => reduce_precision(p, op),
         Syntax::ComplexParts => complex_parts(p, op),
         Syntax::Fft => fft(p, op),
+        Syntax::AfterAll => after_all(p, op),
         Syntax::GenericOnly => Err(p.c.err(
             op.pos,
             format!(
@@ -309,6 +310,39 @@ fn ret(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
             "`: type, ...`",
         ));
     }
+    Ok(())
+}
+
+/// `stablehlo.after_all %a, %b : !stablehlo.token, !stablehlo.token` (as
+/// oxla writes it) or `: !stablehlo.token` (one type for all, and the
+/// form with no operands): the result is a token.
+fn after_all(p: &mut Parser<'_, '_>, op: &mut Operation) -> Result<()> {
+    op.operands = uses(p)?;
+    attr_dict(p, op)?;
+    p.c.expect(":", "before the tokens' types")?;
+    let types = type_list(p)?;
+    let Some(first) = types.first().cloned() else {
+        return Err(p.c.err(op.pos, "expected a type", "`: !stablehlo.token`"));
+    };
+    op.operand_types = if types.len() == op.operands.len() {
+        types
+    } else if types.len() == 1 {
+        vec![first.clone(); op.operands.len()]
+    } else {
+        return Err(p.c.err(
+            op.pos,
+            format!(
+                "{} operand(s) but {} type(s)",
+                op.operands.len(),
+                types.len()
+            ),
+            "one type, or one per operand",
+        ));
+    };
+    op.result_types = vec![TypeAt {
+        ty: Type::Value(Shape::token()),
+        ..first
+    }];
     Ok(())
 }
 

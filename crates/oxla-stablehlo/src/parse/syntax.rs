@@ -1438,6 +1438,9 @@ impl<'s, 'a> Parser<'s, 'a> {
                     "`!dialect.type` or `!alias`",
                 ));
             }
+            if name == "stablehlo.token" || name == "mhlo.token" {
+                return Ok(Type::Value(Shape::token()));
+            }
             if self.c.peek_raw() == Some(b'<') {
                 self.c.skip_balanced("a dialect type")?;
             } else if let Some(t) = self.type_aliases.get(&name) {
