@@ -145,6 +145,10 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     // A width-changing bitcast-convert: shifts of same-width bitcasts.
     let expanded = oxla_ir::passes::expand_misc(comp)?;
     let comp = expanded.as_ref().unwrap_or(comp);
+    // A dot or convolution of mixed or narrow types: converts around an
+    // op of one type (`widen.rs`).
+    let widened = crate::widen::widen(comp)?;
+    let comp = widened.as_ref().unwrap_or(comp);
     // What the JIT does not compile yet is refused before any code is built.
     crate::unsupported::check(comp)?;
     // `transpose(dot(a, b))` becomes `dot(b, a)` (`dot_rewrite.rs`).

@@ -99,6 +99,7 @@ pub(crate) mod program;
 pub(crate) mod sortlib;
 pub(crate) mod unsupported;
 pub(crate) mod verify;
+pub(crate) mod widen;
 
 pub use buffers::MemoryUse;
 pub use compile::{CompileProfile, compile, fusion_text};

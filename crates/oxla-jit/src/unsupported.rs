@@ -5,10 +5,10 @@
 //! misc family's other ops are expanded into primitives first,
 //! `oxla_ir::passes::expand_misc`), complex-number ops and `fft`; the
 //! complex types `c64`, `c128` anywhere in the computation (see
-//! [`supports_element_type`]), a `dot` whose result is narrower than its
-//! sum, a `dot`, `topk` or mixed-type `convolution` of a narrow float
-//! or sub-byte integer, and `reduce-precision` of a narrow float (the
-//! other ops compile for them: `codegen/narrow.rs`);
+//! [`supports_element_type`]), `topk` of a narrow float or sub-byte
+//! integer, and `reduce-precision` of a narrow float (the other ops
+//! compile for them: `codegen/narrow.rs`; their dots and convolutions
+//! after `widen.rs` rewrites them into ops of one wide type);
 //! and, inside a computation called per element (a reducer, a comparator
 //! or a mapped computation, whose code is inlined into the kernels),
 //! `while`, `conditional`, `sort`, `topk`, a `reduce` of several inputs,
@@ -78,28 +78,6 @@ fn unsupported_type(shape: &Shape) -> Option<ElementType> {
     Some(shape.element_type()).filter(|&t| !supports_element_type(t))
 }
 
-/// Why the JIT refuses a dot of mixed types, if it does: it computes a dot
-/// in its result type, its operands converted up by the operand copy
-/// (`fusion::StepKind::DotCopy`), so the result type must be the compute
-/// type (a dot whose result is rounded down from a wider sum is refused).
-fn mixed_dot(body: &Body, inst: &Instruction) -> Option<String> {
-    let ty = |i: usize| {
-        inst.operands
-            .get(i)
-            .and_then(|o| body.instructions.get(o.index()))
-            .map(|o| o.shape.element_type())
-    };
-    let (lhs, rhs) = (ty(0)?, ty(1)?);
-    let result = inst.shape.element_type();
-    let compute = oxla_ir::shape_inference::dot_compute_type(lhs, rhs, result);
-    (compute != result).then(|| {
-        format!(
-            "the JIT does not compile a dot that sums in {compute} and converts to its \
-             {result} result yet ({lhs} x {rhs} operands)"
-        )
-    })
-}
-
 /// Refuses `comp` if any body holds something the JIT cannot compile.
 pub(crate) fn check(comp: &Computation) -> Result<()> {
     let inline = inline_bodies(comp);
@@ -112,15 +90,8 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
                 );
                 return Err(refuse(body, inst, &reason));
             }
-            // The narrow types' refusal first: it names the whole class
-            // (a dot of a narrow type is refused whatever its result).
             if let Some(reason) = narrow_reason(body, inst) {
                 return Err(refuse(body, inst, reason));
-            }
-            if let OpKind::DotGeneral { .. } = inst.kind
-                && let Some(reason) = mixed_dot(body, inst)
-            {
-                return Err(refuse(body, inst, &reason));
             }
             if let Some(reason) = reason(body, inst, inline[bi]) {
                 return Err(refuse(body, inst, reason));
@@ -133,10 +104,10 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
 /// Why `inst`, an op the JIT compiles for the wider types, is not
 /// compiled for a narrow float or sub-byte integer operand or result, or
 /// `None`: the ops whose kernels are not built from the per-element rules
-/// of `codegen/narrow.rs` (a dot accumulates in `f32` in the interpreter
-/// and through the GEMM and dot paths in the JIT, as does a convolution
-/// of narrow floats or whose result type is wider than its operands'; `topk` runs a sort on
-/// raw keys; `reduce-precision` edits the bits of `f32`/`f64`).
+/// of `codegen/narrow.rs` (`topk` runs a sort on raw keys;
+/// `reduce-precision` edits the bits of `f32`/`f64`). The dots and
+/// convolutions of these types reach here rewritten into ops of one wide
+/// type (`widen.rs`).
 fn narrow_reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
     let narrow = std::iter::once(&inst.shape)
         .chain(
@@ -149,25 +120,7 @@ fn narrow_reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
     if !narrow {
         return None;
     }
-    // A convolution of sub-byte integers of one type throughout wraps as
-    // the interpreter's 64-bit sums do, op for op in the JIT's direct
-    // convolution; a narrow float one sums in f32 in the interpreter (as
-    // XLA:CPU, rounding once), and a wider result converts first, which
-    // the direct loops do not.
-    let one_type = inst
-        .operands
-        .iter()
-        .filter_map(|&o| body.instructions.get(o.index()))
-        .all(|o| o.shape.element_type() == inst.shape.element_type());
-    let narrow_float = inst.shape.element_type().is_narrow_float();
-    if matches!(inst.kind, OpKind::DotGeneral { .. })
-        || (matches!(inst.kind, OpKind::Convolution { .. }) && (!one_type || narrow_float))
-    {
-        Some(
-            "the JIT does not compile a dot or convolution of a narrow float or sub-byte \
-             integer yet",
-        )
-    } else if matches!(inst.kind, OpKind::TopK { .. }) {
+    if matches!(inst.kind, OpKind::TopK { .. }) {
         Some("the JIT does not compile topk of a narrow float or sub-byte integer yet")
     } else if matches!(inst.kind, OpKind::ReducePrecision { .. }) {
         Some("the JIT does not compile reduce-precision of a narrow float yet")

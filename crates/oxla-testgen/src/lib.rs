@@ -694,9 +694,13 @@ impl Gen<'_> {
                 };
                 // Half the integer dots (and every `pred` one) sum in a
                 // wider result type, the operands converted up
-                // (`s8 x s8 -> s32`, `pred x pred -> s32`).
+                // (`s8 x s8 -> s32`, `pred x pred -> s32`); half the
+                // narrow float dots give `f32` (`bf16 x bf16 -> f32`), the
+                // others round their `f32` sum to the narrow type.
                 let wide = if ty.is_pred() {
                     Some(ElementType::S32)
+                } else if ty.is_narrow_float() && self.rng.below(2) == 0 {
+                    Some(ElementType::F32)
                 } else if ty.is_integer() && ty.bit_width() < 32 && self.rng.below(2) == 0 {
                     Some(if ty.is_signed_integer() {
                         ElementType::S32

@@ -168,9 +168,10 @@ fn exact_programs_agree_bit_for_bit() {
 /// and sub-byte integers among the usual ones: a third with control flow,
 /// a third with the indexing and windowed ops, a third of the narrow types
 /// alone with transcendentals (which the JIT computes for them with the
-/// interpreter's own `f32` calls, so they agree bit for bit too). What the
-/// JIT refuses of those types (their dots and convolutions, `topk`,
-/// `reduce-precision`) is counted and skipped.
+/// interpreter's own `f32` calls, so they agree bit for bit too). Their
+/// integer dots and convolutions (sub-byte ones summed in 64 bits) are
+/// exact; what the JIT refuses of those types (`topk`, `reduce-precision`)
+/// is counted and skipped.
 #[test]
 fn narrow_type_programs_agree_bit_for_bit() {
     let real: Vec<ElementType> = ElementType::ALL
@@ -235,8 +236,8 @@ fn narrow_type_programs_agree_bit_for_bit() {
         }
     }
     eprintln!(
-        "differential: {checked} programs of the narrow types agree ({refused} refused: a dot, \
-         convolution, topk or reduce-precision of a narrow type); values by type: {types:?}; \
+        "differential: {checked} programs of the narrow types agree ({refused} refused: a topk \
+         or reduce-precision of a narrow type); values by type: {types:?}; \
          ops: {ops:?}"
     );
     assert!(

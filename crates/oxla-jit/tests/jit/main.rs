@@ -7,6 +7,7 @@ mod control;
 mod fusion;
 mod inplace;
 mod narrow;
+mod narrow_dot;
 mod nested;
 mod ops;
 mod random;
