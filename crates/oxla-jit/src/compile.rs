@@ -166,6 +166,9 @@ fn compile_token_free(comp: &Computation) -> Result<Executable> {
     let comp = widened.as_ref().unwrap_or(comp);
     // What the JIT does not compile yet is refused before any code is built.
     crate::unsupported::check(comp)?;
+    // `transpose(dot(a, b))` becomes `dot(b, a)` (`dot_rewrite.rs`).
+    let rewritten = crate::dot_rewrite::transposed_products(comp)?;
+    let comp = rewritten.as_ref().unwrap_or(comp);
     clock.lap("check");
     // Fusion: the entry region, after the regions of its loops and
     // branches (planned as it meets them).

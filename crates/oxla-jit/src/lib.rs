@@ -79,6 +79,7 @@ pub(crate) mod codegen;
 pub(crate) mod compile;
 pub(crate) mod complex;
 pub(crate) mod cpool;
+pub(crate) mod dot_rewrite;
 pub(crate) mod entity;
 pub(crate) mod error;
 pub(crate) mod executable;
