@@ -485,14 +485,24 @@ pub(super) static OPS: &[OpDef] = &[
         "oxla has no quantized types",
     ),
     row("stablehlo.after_all", AfterAll, Op(external::after_all)),
+    // The older spelling of an `after_all` of nothing.
+    row("stablehlo.create_token", AfterAll, Op(external::after_all)),
     not_yet(
-        "stablehlo.create_token",
-        "oxla has no tokens (side effects)",
+        "stablehlo.infeed",
+        "oxla has no infeed (data from the host while the module runs)",
     ),
-    not_yet("stablehlo.infeed", "oxla has no tokens (side effects)"),
-    not_yet("stablehlo.outfeed", "oxla has no tokens (side effects)"),
-    not_yet("stablehlo.send", "oxla has no tokens (side effects)"),
-    not_yet("stablehlo.recv", "oxla has no tokens (side effects)"),
+    not_yet(
+        "stablehlo.outfeed",
+        "oxla has no outfeed (data to the host while the module runs)",
+    ),
+    not_yet(
+        "stablehlo.send",
+        "send and recv are multi-device ops, out of scope for oxla",
+    ),
+    not_yet(
+        "stablehlo.recv",
+        "send and recv are multi-device ops, out of scope for oxla",
+    ),
     not_yet(
         "stablehlo.all_gather",
         "oxla runs on one device (no collectives)",

@@ -241,3 +241,32 @@ fn jax_rng_bit_generator_reads_and_gives_jax_bits() {
         assert_eq!(&g, w, "result {k}");
     }
 }
+
+/// `stablehlo.create_token` (the older spelling of an `after_all` of
+/// nothing) reads as HLO's `after-all()`; `infeed`/`outfeed` are refused
+/// naming the op and why.
+#[test]
+fn create_token_reads_as_after_all_and_infeed_is_refused() {
+    let text = "module @m {\n  func.func public @main(%arg0: tensor<2xf32>) -> (tensor<2xf32>) {\n    \
+                %0 = stablehlo.create_token : !stablehlo.token\n    \
+                %1 = stablehlo.after_all %0 : !stablehlo.token\n    \
+                return %arg0 : tensor<2xf32>\n  }\n}\n";
+    let comp = parse_stablehlo(text).unwrap();
+    let after_all: Vec<usize> = comp
+        .entry()
+        .instructions
+        .iter()
+        .filter(|i| matches!(i.kind, OpKind::AfterAll))
+        .map(|i| i.operands.len())
+        .collect();
+    assert_eq!(after_all, [0, 1]);
+    let infeed = text.replace(
+        "%1 = stablehlo.after_all %0 : !stablehlo.token",
+        "%1:2 = \"stablehlo.infeed\"(%0) : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)",
+    );
+    let err = parse_stablehlo(&infeed).unwrap_err().to_string();
+    assert!(
+        err.contains("stablehlo.infeed") && err.contains("no infeed"),
+        "{err}"
+    );
+}
