@@ -20,10 +20,20 @@ pub(super) fn custom_call(
     if !call.called_computations.is_empty() {
         return Err("a custom-call with called computations is not exported".into());
     }
+    let version = match call.api_version {
+        CustomCallApiVersion::Original => 1,
+        CustomCallApiVersion::StatusReturning => 2,
+        CustomCallApiVersion::StatusReturningUnified => 3,
+        CustomCallApiVersion::TypedFfi => 4,
+    };
+    // `api_version` where it was written (the reader keeps the order, so
+    // the module prints back as written), else at the end unless it is
+    // StableHLO's default (1).
+    let written = call.attributes.iter().any(|(k, _)| k == "api_version");
     let mut attrs = Vec::new();
     for (key, value) in &call.attributes {
         match key.as_str() {
-            "api_version" => {}
+            "api_version" => attrs.push(format!("api_version = {version} : i32")),
             "backend_config" if value.starts_with('"') => {
                 attrs.push(format!("backend_config = {value}"));
             }
@@ -36,22 +46,22 @@ pub(super) fn custom_call(
             }
         }
     }
-    let version = match call.api_version {
-        CustomCallApiVersion::Original => 1,
-        CustomCallApiVersion::StatusReturning => 2,
-        CustomCallApiVersion::StatusReturningUnified => 3,
-        CustomCallApiVersion::TypedFfi => 4,
-    };
-    attrs.push(format!("api_version = {version} : i32"));
+    if !written && version != 1 {
+        attrs.push(format!("api_version = {version} : i32"));
+    }
     let (names, types): (Vec<&str>, Vec<&str>) = operands
         .iter()
         .map(|(n, t)| (n.as_str(), t.as_str()))
         .unzip();
+    let attrs = if attrs.is_empty() {
+        String::new()
+    } else {
+        format!(" {{{}}}", attrs.join(", "))
+    };
     Ok(format!(
-        "stablehlo.custom_call @\"{}\"({}) {{{}}} : ({}) -> {ty}",
+        "stablehlo.custom_call @\"{}\"({}){attrs} : ({}) -> {ty}",
         call.target,
         names.join(", "),
-        attrs.join(", "),
         types.join(", ")
     ))
 }

@@ -472,10 +472,7 @@ pub(super) static OPS: &[OpDef] = &[
     not_yet("chlo.scan", NO_OP),
     not_yet("chlo.mulhi", NO_OP),
     not_yet("chlo._asin_acos_kernel", NO_OP),
-    not_yet(
-        "stablehlo.custom_call",
-        "a custom call runs code outside the module, which oxla cannot run",
-    ),
+    row("stablehlo.custom_call", Call, Op(external::custom_call)),
     not_yet("stablehlo.einsum", NO_OP),
     not_yet("stablehlo.unary_einsum", NO_OP),
     not_yet("stablehlo.torch_index_select", NO_OP),

@@ -270,3 +270,36 @@ fn create_token_reads_as_after_all_and_infeed_is_refused() {
         "{err}"
     );
 }
+
+/// A `custom-call` with the attributes StableHLO has for it (the target,
+/// escapes included, a string `backend_config`, `has_side_effect`,
+/// `api_version` where written) goes to `stablehlo.custom_call` and reads
+/// back into the same module; an attribute the reader does not keep is
+/// refused by name.
+#[test]
+fn custom_calls_go_to_stablehlo_and_back() {
+    let text = r#"HloModule cc
+
+ENTRY cc {
+  x = f32[4] parameter(0)
+  a = f32[4] custom-call(x), custom_call_target="foo\"bar", backend_config="cfg \"q\"", custom_call_has_side_effect=true, api_version=API_VERSION_TYPED_FFI
+  b = f32[4] custom-call(a), custom_call_target="plain"
+  ROOT c = f32[4] custom-call(b), custom_call_target="v2", api_version=API_VERSION_STATUS_RETURNING, backend_config="z"
+}
+"#;
+    let comp = oxla_ir::parse_hlo_module(text).unwrap();
+    let mlir = to_stablehlo(&comp).unwrap();
+    assert!(
+        mlir.contains(r#"stablehlo.custom_call @"plain"(%0) : "#),
+        "{mlir}"
+    );
+    let back = parse_stablehlo(&mlir).unwrap();
+    assert_eq!(canonical(&back), canonical(&comp));
+    let refused = mlir.replace(
+        "backend_config = \"z\"",
+        "operand_layouts = [], backend_config = \"z\"",
+    );
+    assert_ne!(refused, mlir);
+    let err = parse_stablehlo(&refused).unwrap_err().to_string();
+    assert!(err.contains("`operand_layouts`"), "{err}");
+}

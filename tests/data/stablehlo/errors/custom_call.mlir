@@ -1,7 +1,7 @@
-// error: 4:10: stablehlo.custom_call is not supported yet: a custom call runs code outside the module, which oxla cannot run
+// error: 4:67: stablehlo.custom_call: only a string `backend_config` is read (a dictionary has no HLO text form oxla keeps)
 module @m {
   func.func public @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
-    %0 = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{replicated}"} : (tensor<2xf32>) -> tensor<2xf32>
+    %0 = stablehlo.custom_call @Sharding(%arg0) {backend_config = {mode = 1 : i32}} : (tensor<2xf32>) -> tensor<2xf32>
     return %0 : tensor<2xf32>
   }
 }
