@@ -127,7 +127,7 @@ fn update_computation(rng: &mut Rng, ty: ElementType) -> Result<(Computation, &'
 /// The update computation of a scatter with two inputs of `types`: each
 /// result the sum (`or` for pred) of its current value and its update, or
 /// both results taken from the pair with the larger first value.
-fn pair_computation(rng: &mut Rng, types: [ElementType; 2]) -> Result<Computation> {
+pub(crate) fn pair_computation(rng: &mut Rng, types: [ElementType; 2]) -> Result<Computation> {
     let mut b = Builder::new("pair");
     let cur: Vec<Op> = (0..2)
         .map(|i| b.parameter(i, Shape::scalar(types[i as usize]), &format!("cur{i}")))

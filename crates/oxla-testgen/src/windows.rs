@@ -180,6 +180,23 @@ impl Gen<'_> {
                     return Ok(None);
                 };
                 let init = self.param(Shape::scalar(ty))?;
+                // Two inputs make a tuple, which only programs with control
+                // flow and tuples read: a second input of another element
+                // type, folded with it by a pair reducer (argmax's form).
+                let ty2 = self.rng.pick(&self.cfg.element_types);
+                let pairs = self.cfg.control_flow
+                    && (sums_allowed(self.cfg, ty) || ty.is_pred())
+                    && (sums_allowed(self.cfg, ty2) || ty2.is_pred());
+                if self.rng.chance(0.25) && pairs {
+                    let second = self.param(Shape::new(ty2, ashape.dims()))?;
+                    let init2 = self.param(Shape::scalar(ty2))?;
+                    let f = crate::indexing::pair_computation(self.rng, [ty, ty2])?;
+                    let op =
+                        self.b
+                            .reduce_window_variadic(&[a, second], &[init, init2], &f, &window)?;
+                    let shape = Shape::tuple(vec![Shape::new(ty, &dims), Shape::new(ty2, &dims)]);
+                    return Ok(Some((op, shape, "reduce-window")));
+                }
                 let op = self
                     .b
                     .reduce_window(a, init, &reducer(ty, kind)?, &window)?;

@@ -105,6 +105,63 @@ impl Builder {
         ))
     }
 
+    /// XLA's variadic `ReduceWindow`: folds `reducer` (N accumulators and
+    /// N elements to the tuple of N scalars) over the windows of the N
+    /// `operands` (one dims) at once, from the N `inits`; the result is the
+    /// tuple of one window output per operand (argmax pooling, as JAX's
+    /// `lax.reduce_window` of a pytree).
+    ///
+    /// ```
+    /// use oxla_ir::{Builder, ComparisonDirection::Gt, ElementType::{F32, S32}, Shape, Window};
+    /// let mut r = Builder::new("argmax");
+    /// let (v, i) = (r.parameter(0, Shape::scalar(F32), "v")?, r.parameter(1, Shape::scalar(S32), "i")?);
+    /// let (w, j) = (r.parameter(2, Shape::scalar(F32), "w")?, r.parameter(3, Shape::scalar(S32), "j")?);
+    /// let gt = r.compare(w, v, Gt, &[])?;
+    /// let (best, at) = (r.select(gt, w, v)?, r.select(gt, j, i)?);
+    /// let root = r.tuple(&[best, at])?;
+    /// let argmax = r.build(root)?;
+    /// let mut b = Builder::new("pool");
+    /// let x = b.parameter(0, Shape::new(F32, &[4, 4]), "x")?;
+    /// let k = b.parameter(1, Shape::new(S32, &[4, 4]), "k")?;
+    /// let ninf = b.constant_scalar(f32::NEG_INFINITY)?;
+    /// let none = b.constant_scalar(-1i32)?;
+    /// let window = Window::from_dimensions(&[2, 2], &[2, 2], &[], &[], &[])?;
+    /// let y = b.reduce_window_variadic(&[x, k], &[ninf, none], &argmax, &window)?;
+    /// assert_eq!(b.shape(y)?.to_string(), "(f32[2,2], s32[2,2])");
+    /// # Ok::<(), oxla_ir::Error>(())
+    /// ```
+    pub fn reduce_window_variadic(
+        &mut self,
+        operands: &[Op],
+        inits: &[Op],
+        reducer: &Computation,
+        window: &Window,
+    ) -> Result<Op> {
+        crate::verifier::verify(reducer)?;
+        let entry = reducer.entry();
+        let all: Vec<Op> = operands.iter().chain(inits).copied().collect();
+        let shapes = all
+            .iter()
+            .map(|&o| self.shape_of(o))
+            .collect::<Result<Vec<_>>>()?;
+        let shape = si::infer_reduce_window_shape(
+            &shapes,
+            window,
+            &entry.parameter_shapes(),
+            entry.result_shape(),
+        )?;
+        let to_apply = self.import(reducer)?;
+        Ok(self.push(
+            OpKind::ReduceWindow {
+                window: window.clone(),
+                to_apply,
+            },
+            all,
+            shape,
+            None,
+        ))
+    }
+
     /// XLA's `SelectAndScatterWithGeneralPadding`: the result starts as
     /// `init` everywhere; for each element of `source`, its window of
     /// `operand` picks one element with `select` (`(T[], T[]) -> pred[]`,
