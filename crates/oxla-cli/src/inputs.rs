@@ -31,7 +31,17 @@ pub fn read_inputs(comp: &Computation, paths: &[&str]) -> Result<Vec<Literal>, C
     }
     let mut out = Vec::with_capacity(paths.len());
     for (k, path) in paths.iter().enumerate() {
-        let lit = oxla::npy::read_npy(path).map_err(|e| CliError::Failure(e.to_string()))?;
+        let lit = match oxla::npy::read_npy(path) {
+            Ok(lit) => lit,
+            // NumPy writes `ml_dtypes`' types (bf16, the float8 kinds,
+            // int4, ...) as raw `<V2`/`<V1` values that only the parameter
+            // can name; the first error stands if that does not read either.
+            Err(e) if !shapes[k].is_tuple() => {
+                oxla::npy::read_npy_as(path, shapes[k].element_type())
+                    .map_err(|_| CliError::Failure(e.to_string()))?
+            }
+            Err(e) => return Err(CliError::Failure(e.to_string())),
+        };
         if lit.shape() != &shapes[k] {
             return Err(CliError::Failure(format!(
                 "{path}: parameter {k} (`{}`) has shape {}, but the file holds {}",

@@ -808,6 +808,69 @@ fn jax_program_stablehlo_runs_on_both_backends_and_matches_jax() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `--input` files of the types NumPy writes as raw `<V2`/`<V1` values
+/// (`np.save` of an `ml_dtypes` bf16 array, as JAX users have them) are
+/// read as the parameter's type; a file of another type is still refused
+/// naming both shapes.
+#[test]
+fn run_reads_raw_bf16_npy_inputs_as_the_parameter_type() {
+    let dir = temp_dir();
+    let module = dir.join("bf16.hlo");
+    std::fs::write(
+        &module,
+        "HloModule m\n\nENTRY m {\n  x = bf16[2] parameter(0)\n  ROOT y = bf16[2] add(x, x)\n}\n",
+    )
+    .unwrap();
+    let x = Literal::from_vec(
+        &[2],
+        vec![oxla::bf16::from_f32(1.5), oxla::bf16::from_f32(-2.0)],
+    )
+    .unwrap();
+    let input = dir.join("x.npy");
+    std::fs::write(&input, oxla::npy::to_npy_bytes(&x).unwrap()).unwrap();
+    assert!(
+        oxla::npy::read_npy(&input).is_err(),
+        "the file should be raw <V2"
+    );
+    for backend in ["interp", "jit"] {
+        let out = dir.join(format!("y.{backend}.npy"));
+        let o = oxla(&[
+            "run",
+            module.to_str().unwrap(),
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+            "--backend",
+            backend,
+        ]);
+        expect_status(&o, 0);
+        let y = oxla::npy::read_npy_as(&out, oxla::ElementType::Bf16).unwrap();
+        let want = Literal::from_vec(
+            &[2],
+            vec![oxla::bf16::from_f32(3.0), oxla::bf16::from_f32(-4.0)],
+        )
+        .unwrap();
+        assert_eq!(y, want, "{backend}");
+    }
+    let f32_input = dir.join("f.npy");
+    let f = Literal::from_vec(&[2], vec![1.0f32, 2.0]).unwrap();
+    std::fs::write(&f32_input, oxla::npy::to_npy_bytes(&f).unwrap()).unwrap();
+    let o = oxla(&[
+        "run",
+        module.to_str().unwrap(),
+        "--input",
+        f32_input.to_str().unwrap(),
+    ]);
+    expect_status(&o, 1);
+    assert!(
+        stderr(&o).contains("bf16[2]") && stderr(&o).contains("f32[2]"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// `oxla run`, `check`, `dump`, `convert` and `bench` take JAX's StableHLO
 /// (`tests/data/stablehlo/`) as they take HLO: by the `.mlir` extension or
 /// by content; the result matches JAX's output, and errors are located.
