@@ -3201,6 +3201,34 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
         Ok(Some(value))
     }
 
+    /// `operand_precision={default,high,...}` (of a dot or ragged-dot), if
+    /// given: how many precisions it lists and where the list starts. Each
+    /// must be `default`, `high` or `highest` (XLA:CPU computes every dot
+    /// at the full precision of its type, which each of these allows).
+    fn operand_precisions(&self) -> Result<Option<(usize, usize)>> {
+        self.read("operand_precision", |c| {
+            c.skip_ws()?;
+            let pos = c.pos;
+            let mut count = 0;
+            c.list("{", "}", "the operand precisions", |c| {
+                let (p, pos) = c.word("a precision")?;
+                if !matches!(
+                    p.to_ascii_lowercase().as_str(),
+                    "default" | "high" | "highest"
+                ) {
+                    return Err(c.err(
+                        pos,
+                        format!("expects precision but sees: {p}"),
+                        "default, high or highest",
+                    ));
+                }
+                count += 1;
+                Ok(())
+            })?;
+            Ok((count, pos))
+        })
+    }
+
     fn dims(&self, key: &'static str) -> Result<Option<Vec<i64>>> {
         self.read(key, |c| c.dims_list(key))
     }
@@ -3496,27 +3524,8 @@ impl<'c, 's, 'a> Attrs<'c, 's, 'a> {
             Opcode::Dot => {
                 // XLA:CPU computes every dot at the full precision of its
                 // type, which is what each of these asks for or allows.
-                if let Some((count, pos)) = self.read("operand_precision", |c| {
-                    c.skip_ws()?;
-                    let pos = c.pos;
-                    let mut count = 0;
-                    c.list("{", "}", "the operand precisions", |c| {
-                        let (p, pos) = c.word("a precision")?;
-                        if !matches!(
-                            p.to_ascii_lowercase().as_str(),
-                            "default" | "high" | "highest"
-                        ) {
-                            return Err(c.err(
-                                pos,
-                                format!("expects precision but sees: {p}"),
-                                "default, high or highest",
-                            ));
-                        }
-                        count += 1;
-                        Ok(())
-                    })?;
-                    Ok((count, pos))
-                })? && count != 0
+                if let Some((count, pos)) = self.operand_precisions()?
+                    && count != 0
                     && count != operand_count
                 {
                     return Err(self.cursor.err(

@@ -14,27 +14,8 @@ impl Attrs<'_, '_, '_> {
     /// `ragged-dot(lhs, rhs, group_sizes), lhs_contracting_dims={1},
     /// rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}`.
     pub(super) fn ragged_dot(&self) -> Result<OpKind> {
-        if let Some((count, pos)) = self.read("operand_precision", |c| {
-            c.skip_ws()?;
-            let pos = c.pos;
-            let mut count = 0;
-            c.list("{", "}", "the operand precisions", |c| {
-                let (p, pos) = c.word("a precision")?;
-                if !matches!(
-                    p.to_ascii_lowercase().as_str(),
-                    "default" | "high" | "highest"
-                ) {
-                    return Err(c.err(
-                        pos,
-                        format!("expects precision but sees: {p}"),
-                        "default, high or highest",
-                    ));
-                }
-                count += 1;
-                Ok(())
-            })?;
-            Ok((count, pos))
-        })? && count != 2
+        if let Some((count, pos)) = self.operand_precisions()?
+            && count != 2
         {
             return Err(self.cursor.err(
                 pos,
