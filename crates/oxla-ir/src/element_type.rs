@@ -280,6 +280,21 @@ impl ElementType {
         self == ElementType::Token
     }
 
+    /// The unsigned integer type of `bits` bits (`u1` to `u64`); `None` for
+    /// a width no unsigned type has.
+    ///
+    /// ```
+    /// use oxla_ir::ElementType;
+    /// assert_eq!(ElementType::unsigned_of_width(4), Some(ElementType::U4));
+    /// assert_eq!(ElementType::unsigned_of_width(ElementType::S16.bit_width()), Some(ElementType::U16));
+    /// assert_eq!(ElementType::unsigned_of_width(24), None);
+    /// ```
+    pub fn unsigned_of_width(bits: u32) -> Option<ElementType> {
+        ElementType::ALL
+            .into_iter()
+            .find(|t| t.is_unsigned_integer() && t.bit_width() == bits)
+    }
+
     /// The type of each part of a complex type (`f32` for `c64`, `f64` for
     /// `c128`); `None` for every other type.
     pub fn complex_component(self) -> Option<ElementType> {

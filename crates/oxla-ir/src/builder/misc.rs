@@ -165,17 +165,13 @@ impl Builder {
         shape: Shape,
     ) -> Result<Op> {
         let state_shape = self.shape_of(state)?.clone();
-        let unsigned = match shape.element_type().bit_width() {
-            8 => ElementType::U8,
-            16 => ElementType::U16,
-            32 => ElementType::U32,
-            64 => ElementType::U64,
-            _ => {
-                return Err(Error::InvalidOp {
-                    op: "rng-bit-generator".into(),
-                    problem: OpProblem::RngBitGeneratorBits { bits: shape },
-                });
-            }
+        // Bits of 8 to 64: the sub-byte types have no rng-bit-generator.
+        let bits = shape.element_type().bit_width();
+        let Some(unsigned) = ElementType::unsigned_of_width(bits).filter(|_| bits >= 8) else {
+            return Err(Error::InvalidOp {
+                op: "rng-bit-generator".into(),
+                problem: OpProblem::RngBitGeneratorBits { bits: shape },
+            });
         };
         let bits = shape.with_element_type(unsigned);
         let result = Shape::tuple(vec![state_shape.clone(), bits]);

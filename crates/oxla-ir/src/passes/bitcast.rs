@@ -11,20 +11,6 @@
 
 use crate::{Builder, Computation, ElementType, Op, OpKind, Result, Shape};
 
-/// The unsigned integer type of `bits` bits (1 to 64).
-fn unsigned(bits: u32) -> Option<ElementType> {
-    match bits {
-        1 => Some(ElementType::U1),
-        2 => Some(ElementType::U2),
-        4 => Some(ElementType::U4),
-        8 => Some(ElementType::U8),
-        16 => Some(ElementType::U16),
-        32 => Some(ElementType::U32),
-        64 => Some(ElementType::U64),
-        _ => None,
-    }
-}
-
 /// `x` reinterpreted as `to` (same width), or `x` itself when it is
 /// already of that type.
 fn reinterpret(b: &mut Builder, x: Op, to: ElementType) -> Result<Op> {
@@ -53,7 +39,10 @@ pub fn width_change(b: &mut Builder, x: Op, to: ElementType) -> Result<Option<Op
     let shape = b.shape(x)?;
     let from = shape.element_type();
     let (wa, wb) = (from.bit_width(), to.bit_width());
-    let (Some(ua), Some(ub)) = (unsigned(wa), unsigned(wb)) else {
+    let (Some(ua), Some(ub)) = (
+        ElementType::unsigned_of_width(wa),
+        ElementType::unsigned_of_width(wb),
+    ) else {
         return Ok(None);
     };
     if from.is_pred() || to.is_pred() || wa == wb {

@@ -505,7 +505,8 @@ pub fn rng_at(
             | ElementType::U32
             | ElementType::U64,
         ) => {
-            let u = unsigned_of(ty);
+            let u = ElementType::unsigned_of_width(ty.bit_width())
+                .ok_or_else(|| internal(format!("rng of {ty} has no unsigned counterpart")))?;
             let v = draw(b, n)?;
             let v = if b.shape(v)?.element_type() == u {
                 v
@@ -540,16 +541,6 @@ pub fn rng_at(
         }
     };
     Ok(out)
-}
-
-/// The unsigned type of the width of the integer type `ty`.
-fn unsigned_of(ty: ElementType) -> ElementType {
-    match ty.bit_width() {
-        8 => ElementType::U8,
-        16 => ElementType::U16,
-        64 => ElementType::U64,
-        _ => ElementType::U32,
-    }
 }
 
 /// `comp` with every `rng-bit-generator` and `rng` expanded into
