@@ -47,8 +47,22 @@ use crate::value::Value;
 /// The values of an integer array, widened to `i64` (saturating: only a
 /// `u64` above `i64::MAX` changes, and it stays out of range either way).
 pub(crate) fn index_values(indices: &Literal) -> OpResult<Vec<i64>> {
-    fn widen<T: Copy>(v: &[T], f: impl Fn(T) -> i64) -> OpResult<Vec<i64>> {
-        Ok(v.iter().map(|&x| f(x)).collect())
+    integer_values(indices, |x| i64::try_from(x).unwrap_or(i64::MAX))
+}
+
+/// The values of an integer array, every one exact (`u64` included).
+pub(crate) fn exact_integer_values(values: &Literal) -> OpResult<Vec<i128>> {
+    integer_values(values, i128::from)
+}
+
+/// The values of an integer array as `W`, a `u64` through `from_u64` (the
+/// one integer type `i64` does not hold).
+fn integer_values<W: From<i64>>(
+    indices: &Literal,
+    from_u64: impl Fn(u64) -> W,
+) -> OpResult<Vec<W>> {
+    fn widen<T: Copy, W: From<i64>>(v: &[T], f: impl Fn(T) -> i64) -> OpResult<Vec<W>> {
+        Ok(v.iter().map(|&x| W::from(f(x))).collect())
     }
     let not_integer = |ty: &str| Err(format!("indices must be integers, not {ty}"));
     match array(indices)? {
@@ -59,7 +73,7 @@ pub(crate) fn index_values(indices: &Literal) -> OpResult<Vec<i64>> {
         ArrayData::U8(v) => widen(v, i64::from),
         ArrayData::U16(v) => widen(v, i64::from),
         ArrayData::U32(v) => widen(v, i64::from),
-        ArrayData::U64(v) => widen(v, |x| i64::try_from(x).unwrap_or(i64::MAX)),
+        ArrayData::U64(v) => Ok(v.iter().map(|&x| from_u64(x)).collect()),
         ArrayData::S1(v) => widen(v, SubByteInt::get),
         ArrayData::S2(v) => widen(v, SubByteInt::get),
         ArrayData::S4(v) => widen(v, SubByteInt::get),

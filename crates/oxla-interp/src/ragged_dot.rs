@@ -32,7 +32,7 @@ use oxla_ir::{
 
 use crate::element::Element;
 use crate::index::for_each_index;
-use crate::indexing::index_values;
+use crate::indexing::exact_integer_values;
 use crate::ops::{OpResult, array, dot_general, same_type};
 
 /// The group ranges: for each index of `group_sizes`' leading dims
@@ -65,14 +65,7 @@ impl Groups {
         let ty = group_sizes.element_type();
         let dims = group_sizes.shape().dims();
         let count = dims.last().copied().unwrap_or(0).max(0) as usize;
-        // u64 sizes exactly (index_values saturates them at i64::MAX).
-        let sizes: Vec<i128> = match array(group_sizes)? {
-            ArrayData::U64(v) => v.iter().map(|&x| i128::from(x)).collect(),
-            _ => index_values(group_sizes)?
-                .into_iter()
-                .map(i128::from)
-                .collect(),
-        };
+        let sizes = exact_integer_values(group_sizes)?;
         // The running sum wraps to the sizes' type.
         let wrap = |v: i128| wrap_to(ty, v);
         let mut ranges = Vec::with_capacity(sizes.len());
