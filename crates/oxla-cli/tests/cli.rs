@@ -80,14 +80,21 @@ fn write_inputs(comp: &Computation, dir: &Path) -> (Vec<Literal>, Vec<String>) {
 /// `oxla run MODULE --input ... --output out.npy --backend interp`.
 fn run_to_npy(module: &Path, inputs: &[String], dir: &Path) -> Literal {
     let out = dir.join("out.npy");
+    run_on(module, inputs, &out, "interp");
+    oxla::npy::read_npy(&out).unwrap()
+}
+
+/// `oxla run module --input ... --output out --backend backend`, which
+/// must succeed.
+fn run_on(module: &Path, inputs: &[String], out: &Path, backend: &str) -> Output {
     let mut args = vec!["run", module.to_str().unwrap()];
     for p in inputs {
         args.extend(["--input", p.as_str()]);
     }
-    args.extend(["--output", out.to_str().unwrap(), "--backend", "interp"]);
+    args.extend(["--output", out.to_str().unwrap(), "--backend", backend]);
     let o = oxla(&args);
     expect_status(&o, 0);
-    oxla::npy::read_npy(&out).unwrap()
+    o
 }
 
 fn assert_close(a: &Literal, b: &Literal, tol: f32) {
@@ -706,13 +713,7 @@ fn jax_stablehlo_workloads_run_on_both_backends_and_match_jax() {
         let want = oxla::npy::read_npy(jax(&format!("{name}.out0.npy"))).unwrap();
         for backend in ["interp", "jit"] {
             let out = dir.join(format!("{name}.{backend}.npy"));
-            let mut args = vec!["run", mlir.to_str().unwrap()];
-            for p in &inputs {
-                args.extend(["--input", p.as_str()]);
-            }
-            args.extend(["--output", out.to_str().unwrap(), "--backend", backend]);
-            let o = oxla(&args);
-            expect_status(&o, 0);
+            run_on(&mlir, &inputs, &out, backend);
             let got = oxla::npy::read_npy(&out).unwrap();
             if want.element_type() == oxla::ElementType::F32 {
                 assert_close(&got, &want, 1e-5);
@@ -766,13 +767,7 @@ fn jax_program_stablehlo_runs_on_both_backends_and_matches_jax() {
             .collect();
         for backend in ["interp", "jit"] {
             let out = dir.join(format!("{name}.{backend}.npy"));
-            let mut args = vec!["run", mlir.to_str().unwrap()];
-            for p in &inputs {
-                args.extend(["--input", p.as_str()]);
-            }
-            args.extend(["--output", out.to_str().unwrap(), "--backend", backend]);
-            let o = oxla(&args);
-            expect_status(&o, 0);
+            let o = run_on(&mlir, &inputs, &out, backend);
             // The leaves in order, as `oxla run` names them (`OUT.1.0.npy`
             // for a nested tuple's leaf).
             let printed = format!("{}{}", stdout(&o), stderr(&o));
@@ -834,17 +829,12 @@ fn run_reads_raw_bf16_npy_inputs_as_the_parameter_type() {
     );
     for backend in ["interp", "jit"] {
         let out = dir.join(format!("y.{backend}.npy"));
-        let o = oxla(&[
-            "run",
-            module.to_str().unwrap(),
-            "--input",
-            input.to_str().unwrap(),
-            "--output",
-            out.to_str().unwrap(),
-            "--backend",
+        run_on(
+            &module,
+            &[input.to_string_lossy().into_owned()],
+            &out,
             backend,
-        ]);
-        expect_status(&o, 0);
+        );
         let y = oxla::npy::read_npy_as(&out, oxla::ElementType::Bf16).unwrap();
         let want = Literal::from_vec(
             &[2],
@@ -893,13 +883,7 @@ fn stablehlo_modules_work_in_every_command() {
     let dir = temp_dir();
     for backend in ["interp", "jit"] {
         let out = dir.join(format!("{backend}.npy"));
-        let mut args = vec!["run", mlir.to_str().unwrap()];
-        for p in &inputs {
-            args.extend(["--input", p.as_str()]);
-        }
-        args.extend(["--output", out.to_str().unwrap(), "--backend", backend]);
-        let o = oxla(&args);
-        expect_status(&o, 0);
+        run_on(&mlir, &inputs, &out, backend);
         assert_close(&oxla::npy::read_npy(&out).unwrap(), &want, 1e-5);
     }
     // By content: the same text in a file without the extension.
