@@ -192,7 +192,7 @@ fn compile_token_free(comp: &Computation) -> Result<Executable> {
             .map(|k| lower_step(&region.comp, &region.plan, k))
             .collect::<Result<Vec<_>>>()?;
         let t = Instant::now();
-        verify::verify_kernels(&region.plan, &steps)?;
+        verify::verify_kernels(&region.comp, &region.plan, &steps)?;
         verify_time += t.elapsed();
         lowered.push(steps);
     }

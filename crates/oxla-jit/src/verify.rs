@@ -274,9 +274,60 @@ pub(crate) fn verify_plan(comp: &Computation, plan: &Plan) -> Result<()> {
     report(Stage::VerifyPlan, check_plan(comp, plan))
 }
 
-/// Checks lowering's kernels, `lowered[k]` those of step `k` of `plan`.
-pub(crate) fn verify_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Result<()> {
-    report(Stage::VerifyKernels, check_kernels(plan, lowered))
+/// Checks lowering's kernels, `lowered[k]` those of step `k` of `plan`
+/// (the plan of `comp`).
+pub(crate) fn verify_kernels(
+    comp: &Computation,
+    plan: &Plan,
+    lowered: &[Vec<KernelDesc>],
+) -> Result<()> {
+    let mut problems = check_kernels(plan, lowered);
+    problems.extend(check_grouped_updates(comp, plan, lowered));
+    report(Stage::VerifyKernels, problems)
+}
+
+/// A loop group that updates a loop-state parameter in place while a
+/// later member reads the parameter's old value (`fusion/control.rs`)
+/// must run as one kernel, which loads every value of an element before
+/// it stores any: run as its members' kernels, the later member would
+/// read the new value.
+fn check_grouped_updates(
+    comp: &Computation,
+    plan: &Plan,
+    lowered: &[Vec<KernelDesc>],
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if plan.updates.is_empty() {
+        return problems;
+    }
+    let body = comp.entry();
+    let trees = tuples::value_trees(body);
+    for (k, step) in plan.steps.iter().enumerate() {
+        let StepKind::LoopGroup { members } = &step.kind else {
+            continue;
+        };
+        if lowered.get(k).is_some_and(|kernels| kernels.len() <= 1) {
+            continue;
+        }
+        for &(b, _) in &plan.updates {
+            let Some(BufferKind::Param(j)) = plan.buffers.get(b).map(|x| &x.kind) else {
+                continue;
+            };
+            let Some(old) = tuples::param_sym(body, j.index()) else {
+                continue;
+            };
+            let Some(w) = members.iter().position(|m| m.out == b) else {
+                continue;
+            };
+            if members[w + 1..]
+                .iter()
+                .any(|m| step_syms(body, &trees, plan, m).contains(&old))
+            {
+                problems.push(Problem::OldValueRead { buf: b, step: k });
+            }
+        }
+    }
+    problems
 }
 
 /// Checks how the regions of a program fit together (see
@@ -2627,7 +2678,8 @@ mod tests {
             32,
             element(),
         ))]];
-        let err = verify_kernels(&plan, &kernels).expect_err("a short write");
+        let err = report(Stage::VerifyKernels, check_kernels(&plan, &kernels))
+            .expect_err("a short write");
         assert!(
             matches!(&err, oxla_ir::Error::Internal { stage, .. }
                 if stage == "the JIT's IR verifier (after lowering)"),
