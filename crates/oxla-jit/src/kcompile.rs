@@ -38,7 +38,7 @@
 //! where it is compiled and how often changes.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Mutex, OnceLock};
 
@@ -114,9 +114,10 @@ impl Distinct {
     /// The index among `seen` of a function equal to `func`, or `None`
     /// after noting that `func` will be pushed to `seen` as a new one.
     pub(crate) fn find_or_add(&mut self, func: &Function, seen: &[Function]) -> Option<usize> {
-        let mut h = self.hasher.build_hasher();
-        func.stencil.hash(&mut h);
-        let bucket = self.by_hash.entry(h.finish()).or_default();
+        let bucket = self
+            .by_hash
+            .entry(self.hasher.hash_one(&func.stencil))
+            .or_default();
         if let Some(&d) = bucket.iter().find(|&&d| seen[d] == *func) {
             return Some(d);
         }
