@@ -135,7 +135,8 @@ pub fn compile(comp: &Computation) -> Result<Executable> {
     // Tokens carry no data: compiled as empty arrays (`tokens.rs`), the
     // executable keeping the signature with tokens.
     match crate::tokens::strip(comp)? {
-        Some(token_free) => compile_token_free(&token_free).map(|e| e.with_tokens(comp)),
+        Some(token_free) => compile_token_free(&token_free)
+            .map(|e| e.with_boundary(crate::boundary::Translation::Tokens, comp)),
         None => compile_token_free(comp),
     }
 }
@@ -194,7 +195,7 @@ fn compile_token_free(comp: &Computation) -> Result<Executable> {
     comp.check_values_known()?;
     // Complex values: compiled as pairs of real arrays (`complex.rs`).
     if let Some(real) = crate::complex::lower(comp)? {
-        return Ok(compile(&real)?.with_complex_boundary(comp));
+        return Ok(compile(&real)?.with_boundary(crate::boundary::Translation::Complex, comp));
     }
     // The batch-norm ops run as the primitives XLA (and the interpreter)
     // expand them into, the random-number ops as the integer primitives
