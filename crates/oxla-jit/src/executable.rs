@@ -65,7 +65,7 @@ pub struct Executable {
     tuple_params: bool,
     /// Freed on drop.
     module: Mutex<Option<JITModule>>,
-    clif: String,
+    clif: crate::kcompile::ClifText,
     fusion: String,
     /// The arena of the last run, kept for the next (see `buffers.rs`).
     arena: Mutex<Option<Vec<u64>>>,
@@ -207,7 +207,7 @@ impl Executable {
         plan: Plan,
         program: Program,
         module: JITModule,
-        clif: String,
+        clif: crate::kcompile::ClifText,
         fusion: String,
         in_place: Vec<bool>,
         profile: CompileProfile,
@@ -305,7 +305,7 @@ impl Executable {
 
     /// The Cranelift IR of every kernel, as handed to the code generator.
     pub fn clif_text(&self) -> &str {
-        &self.clif
+        self.clif.text()
     }
 
     /// The number of kernels compiled (a kernel inside a loop counts once,

@@ -107,7 +107,7 @@ pub(crate) mod verify;
 pub(crate) mod widen;
 
 pub use buffers::MemoryUse;
-pub use compile::{CompileProfile, compile, fusion_text};
+pub use compile::{CompileProfile, compile, fusion_text, warm_up};
 pub use executable::Executable;
 pub use launch::PARALLEL_THRESHOLD;
 pub use pool::THREADS_VAR;
