@@ -32,13 +32,13 @@ pub const MAX_POSITIONS: i64 = 256;
 
 /// A reducer value lifted to arrays: an array or a tuple of them.
 #[derive(Clone)]
-enum Lifted {
+pub(crate) enum Lifted {
     Array(Op),
     Tuple(Vec<Lifted>),
 }
 
 impl Lifted {
-    fn array(&self) -> Option<Op> {
+    pub(crate) fn array(&self) -> Option<Op> {
         match self {
             Lifted::Array(op) => Some(*op),
             Lifted::Tuple(_) => None,
@@ -49,7 +49,12 @@ impl Lifted {
 /// The reducer `body` applied to the arrays `params` (of dims `dims`),
 /// each scalar op made an op over `dims`; `None` when it holds an op that
 /// is not elementwise.
-fn lift(b: &mut Builder, body: &Body, params: &[Op], dims: &[i64]) -> Result<Option<Lifted>> {
+pub(crate) fn lift(
+    b: &mut Builder,
+    body: &Body,
+    params: &[Op],
+    dims: &[i64],
+) -> Result<Option<Lifted>> {
     let mut values: Vec<Lifted> = Vec::with_capacity(body.instructions.len());
     for inst in &body.instructions {
         let scalar_or_tuple = inst.shape.is_tuple() || inst.shape.dims().is_empty();
