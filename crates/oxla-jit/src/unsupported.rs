@@ -201,8 +201,7 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         // these.
         OpKind::Scatter { .. } if inst.operands.len() != 3 || inst.shape.is_tuple() => Some(
             "the JIT compiles a scatter of several inputs only with a combiner of elementwise \
-             ops returning a tuple, on real types, where the inputs whose results depend on \
-             one another take at most 64 bits per element together",
+             ops returning a tuple, on real types",
         ),
         // Expanded before this check (`oxla_ir::passes::reduce_window`)
         // but for these.

@@ -23,14 +23,20 @@
 //! results `k` and `j` are in one group when either reads the other's
 //! input (closed transitively). Independent inputs (`.at[].set` on several
 //! arrays, a pair summed componentwise) become one scatter each, of any
-//! width; a coupled group (the pair with the larger first value) is one
-//! scatter of at most 64 bits.
+//! width; a coupled group (the pair with the larger first value) of at
+//! most 64 bits is one packed scatter. A coupled group wider than that is
+//! a `while` loop over the scatter positions in the interpreter's order:
+//! per position, its start read from the indices and checked unclamped,
+//! the inputs' and updates' windows sliced out, the combiner applied to
+//! whole windows (the elements of one window are distinct) and kept where
+//! the window is in bounds, written back with `dynamic-update-slice`: the
+//! same values combined in the same order, one loop iteration per
+//! position (slow for many positions; exact).
 //!
 //! Expanded only when that is exact: a combiner of elementwise ops (as
 //! for the variadic `reduce-window`, [`super::reduce_window`]) whose root
-//! is a tuple, inputs of real types (not complex, not tuples), and every
-//! group of at most 64 bits. Otherwise the op is kept (a backend refuses
-//! it).
+//! is a tuple, and inputs of real types (not complex, not tuples).
+//! Otherwise the op is kept (a backend refuses it).
 
 use super::reduce_window::{Lifted, lift};
 use crate::ir::Body;
@@ -268,8 +274,9 @@ fn packed_combiner(
 
 /// `scatter` of the arrays `inputs` at `indices` with the arrays
 /// `updates`, the combiner `combiner` (a body of the computation) and
-/// `dims`, built from one-input scatters of packed values (see the module
-/// docs); the results in input order, or `None` when it is not expanded.
+/// `dims`, built from one-input scatters of packed values and, for groups
+/// wider than 64 bits, loops (see the module docs); the results in input
+/// order, or `None` when it is not expanded.
 #[allow(clippy::too_many_arguments)]
 pub fn scatter(
     b: &mut Builder,
@@ -298,18 +305,29 @@ pub fn scatter(
             .iter()
             .map(|&k| packed_width(types[k]))
             .try_fold(0u32, |s, w| w.map(|w| s + w));
-        match bits
-            .filter(|&bits| bits <= MAX_GROUP_BITS)
-            .and_then(packed_type)
-        {
-            Some(p) => packed_types.push(p),
-            None => return Ok(None),
-        }
+        let Some(bits) = bits else {
+            return Ok(None);
+        };
+        // `None`: wider than any unsigned type, run as a loop.
+        packed_types.push(
+            Some(bits)
+                .filter(|&b| b <= MAX_GROUP_BITS)
+                .and_then(packed_type),
+        );
     }
     let in_dims = b.shape(inputs[0])?.dims().to_vec();
     let upd_dims = b.shape(updates[0])?.dims().to_vec();
     let mut results: Vec<Option<Op>> = vec![None; n];
     for (g, &packed) in groups.iter().zip(&packed_types) {
+        let Some(packed) = packed else {
+            let Some(outs) = scatter_loop(b, inputs, indices, updates, combiner, dims, g)? else {
+                return Ok(None);
+            };
+            for (&k, r) in g.iter().zip(outs) {
+                results[k] = Some(r);
+            }
+            continue;
+        };
         let Some(f) = packed_combiner(combiner, &types, g, packed)? else {
             return Ok(None);
         };
@@ -334,9 +352,197 @@ pub fn scatter(
     Ok(results.into_iter().collect())
 }
 
+/// The results of `group` of a scatter (as [`scatter`]) computed by a
+/// `while` loop over the scatter positions in row-major order (the
+/// interpreter's): per position, the start read from the indices and
+/// checked unclamped against `[0, dim - window]`, the window of each input
+/// and of each update sliced out, the combiner's elementwise ops applied
+/// to whole windows (the positions of one window are distinct elements),
+/// kept only when the window is in bounds, and written back. `None` when
+/// the combiner is not elementwise.
+fn scatter_loop(
+    b: &mut Builder,
+    inputs: &[Op],
+    indices: Op,
+    updates: &[Op],
+    combiner: &Body,
+    dims: &ScatterDimensionNumbers,
+    group: &[usize],
+) -> Result<Option<Vec<Op>>> {
+    let n = inputs.len();
+    let in_dims = b.shape(inputs[0])?.dims().to_vec();
+    let upd_dims = b.shape(updates[0])?.dims().to_vec();
+    let irank = b.shape(indices)?.rank();
+    let mine: Vec<Op> = group.iter().map(|&k| inputs[k]).collect();
+    let rank = in_dims.len();
+    let window_update: Vec<usize> = dims
+        .update_window_dims
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    let scatter_update: Vec<usize> = (0..upd_dims.len())
+        .filter(|d| !window_update.contains(d))
+        .collect();
+    let window_input: Vec<usize> = (0..rank)
+        .filter(|&d| {
+            let d = d as i64;
+            !dims.inserted_window_dims.contains(&d) && !dims.input_batching_dims.contains(&d)
+        })
+        .collect();
+    let mut window = vec![1i64; rank];
+    for (&d, &u) in window_input.iter().zip(&window_update) {
+        window[d] = upd_dims[u];
+    }
+    let positions: i64 = scatter_update.iter().map(|&d| upd_dims[d]).product();
+    let nothing = positions <= 0
+        || upd_dims.contains(&0)
+        || in_dims.iter().zip(&window).any(|(&n, &w)| w > n || n <= 0);
+    if nothing {
+        // No window is applied: the inputs as they are.
+        return Ok(Some(mine));
+    }
+    let mut types = Vec::with_capacity(n);
+    for &x in inputs {
+        types.push(b.shape(x)?.element_type());
+    }
+    // The loop state: (position, the group's inputs, indices, updates).
+    let mut state_ops = vec![b.constant(Literal::scalar(0i64))?];
+    state_ops.extend(&mine);
+    state_ops.push(indices);
+    state_ops.extend(group.iter().map(|&k| updates[k]));
+    let state = b.tuple(&state_ops)?;
+    let state_shape = b.shape(state)?;
+    let g = group.len();
+
+    let mut c = Builder::new("scatter_positions_left");
+    let st = c.parameter(0, state_shape.clone(), "state")?;
+    let i = c.get_tuple_element(st, 0)?;
+    let end = c.constant(Literal::scalar(positions))?;
+    let more = c.lt(i, end, &[])?;
+    let condition = c.build(more)?;
+
+    let mut w = Builder::new("scatter_position");
+    let st = w.parameter(0, state_shape, "state")?;
+    let i = w.get_tuple_element(st, 0)?;
+    let mut xs = Vec::with_capacity(g);
+    for k in 0..g {
+        xs.push(w.get_tuple_element(st, 1 + k as i64)?);
+    }
+    let idx = w.get_tuple_element(st, 1 + g as i64)?;
+    let mut us = Vec::with_capacity(g);
+    for k in 0..g {
+        us.push(w.get_tuple_element(st, 2 + (g + k) as i64)?);
+    }
+    // The position's coordinates along the update's scatter dimensions
+    // (row-major), which are the indices' batch dimensions in order.
+    let mut coords = Vec::with_capacity(scatter_update.len());
+    let mut stride = positions;
+    for &d in &scatter_update {
+        stride /= upd_dims[d];
+        let s = w.constant(Literal::scalar(stride))?;
+        let size = w.constant(Literal::scalar(upd_dims[d]))?;
+        let q = w.div(i, s, &[])?;
+        coords.push(w.rem(q, size, &[])?);
+    }
+    let zero = w.constant(Literal::scalar(0i64))?;
+    let ivd = dims.index_vector_dim as usize;
+    let batch_dims: Vec<usize> = (0..irank.max(ivd + 1)).filter(|&d| d != ivd).collect();
+    let coord_of = |e: usize| -> Op {
+        batch_dims
+            .iter()
+            .position(|&d| d == e)
+            .and_then(|j| coords.get(j).copied())
+            .unwrap_or(zero)
+    };
+    let mut starts = vec![zero; rank];
+    let mut in_bounds = w.constant(Literal::scalar(true))?;
+    for (k, &d) in dims.scatter_dims_to_operand_dims.iter().enumerate() {
+        let d = d as usize;
+        let raw = if irank == 0 {
+            idx
+        } else {
+            let mut at = Vec::with_capacity(irank);
+            for e in 0..irank {
+                at.push(if e == ivd {
+                    w.constant(Literal::scalar(k as i64))?
+                } else {
+                    coord_of(e)
+                });
+            }
+            let one = w.dynamic_slice(idx, &at, &vec![1; irank])?;
+            w.reshape(one, &[])?
+        };
+        // Widened to s64 (a u64 past i64::MAX wraps negative: out of
+        // bounds either way).
+        let v = w.convert(raw, ElementType::S64)?;
+        let top = w.constant(Literal::scalar(in_dims[d] - window[d]))?;
+        let ge = w.ge(v, zero, &[])?;
+        let le = w.le(v, top, &[])?;
+        let ok = w.and(ge, le, &[])?;
+        in_bounds = w.and(in_bounds, ok, &[])?;
+        starts[d] = v;
+    }
+    for (&d, &e) in dims
+        .input_batching_dims
+        .iter()
+        .zip(&dims.scatter_indices_batching_dims)
+    {
+        starts[d as usize] = coord_of(e as usize);
+    }
+    // Each update's window at this position, in the input's layout.
+    let mut upd_starts = vec![zero; upd_dims.len()];
+    let mut upd_sizes = upd_dims.clone();
+    for (j, &d) in scatter_update.iter().enumerate() {
+        upd_starts[d] = coords[j];
+        upd_sizes[d] = 1;
+    }
+    let mut params = Vec::with_capacity(2 * n);
+    for half in 0..2 {
+        for (j, &ty) in types.iter().enumerate() {
+            let p = match group.iter().position(|&k| k == j) {
+                Some(q) if half == 0 => w.dynamic_slice(xs[q], &starts, &window)?,
+                Some(q) => {
+                    let u = w.dynamic_slice(us[q], &upd_starts, &upd_sizes)?;
+                    w.reshape(u, &window)?
+                }
+                None => {
+                    let z = w.constant(Literal::zeros(&Shape::scalar(ty))?)?;
+                    w.broadcast_in_dim(z, &window, &[])?
+                }
+            };
+            params.push(p);
+        }
+    }
+    let Some(Lifted::Tuple(results)) = lift(&mut w, combiner, &params, &window)? else {
+        return Ok(None);
+    };
+    let keep = w.broadcast_in_dim(in_bounds, &window, &[])?;
+    let mut next = Vec::with_capacity(state_ops.len());
+    let one = w.constant(Literal::scalar(1i64))?;
+    next.push(w.add(i, one, &[])?);
+    for (q, &k) in group.iter().enumerate() {
+        let Some(r) = results.get(k).and_then(Lifted::array) else {
+            return Ok(None);
+        };
+        let new = w.select(keep, r, params[k])?;
+        next.push(w.dynamic_update_slice(xs[q], new, &starts)?);
+    }
+    next.push(idx);
+    next.extend(&us);
+    let root = w.tuple(&next)?;
+    let body = w.build(root)?;
+
+    let done = b.while_loop(&condition, &body, state)?;
+    let mut out = Vec::with_capacity(g);
+    for k in 0..g {
+        out.push(b.get_tuple_element(done, 1 + k as i64)?);
+    }
+    Ok(Some(out))
+}
+
 /// `comp` with every `scatter` of several inputs built from one-input
-/// scatters of packed values ([`scatter`]) where that is exact; the
-/// others are kept.
+/// scatters of packed values and loops ([`scatter`]) where its combiner is
+/// elementwise; the others are kept.
 ///
 /// ```
 /// use oxla_ir::{OpKind, passes::scatter};
