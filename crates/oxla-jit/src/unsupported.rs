@@ -2,8 +2,8 @@
 //! built: a `reduce-window` or `scatter` of several inputs (or with a
 //! tuple-returning body) that `oxla_ir::passes::{reduce_window, scatter}`
 //! do not expand; windows of more than 2^24 positions (the
-//! kernels walk every position); an `rng` in a loop condition or in a
-//! computation called per element (elsewhere the misc family's ops are
+//! kernels walk every position); an `rng` in a computation called per
+//! element (elsewhere the misc family's ops are
 //! expanded into primitives first, `oxla_ir::passes::expand_misc`, `rng`'s
 //! stream position threaded through loops and branches), `fft` and the
 //! complex types `c64`, `c128` anywhere in the computation as a safety net
@@ -207,7 +207,9 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         // but for these.
         OpKind::ReduceWindow { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => Some(
             "the JIT compiles a reduce-window of several inputs only with a reducer of \
-             elementwise ops, a window of at most 256 positions and no window reversal",
+             elementwise ops, no window reversal, and a window of at most 256 positions \
+             unless the inputs whose results depend on one another take at most 64 bits \
+             per element together",
         ),
         OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
@@ -292,9 +294,8 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         // stream counter threaded through loops and branches
         // (`oxla_ir::passes::stream`) but for these places.
         OpKind::Rng { .. } => Some(
-            "the JIT does not compile an rng in a loop condition or in a computation called \
-             per element (a reducer or mapped computation), where its position in the random \
-             stream is not threaded",
+            "the JIT does not compile an rng in a computation called per element (a reducer \
+             or mapped computation), where its position in the random stream is not threaded",
         ),
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }

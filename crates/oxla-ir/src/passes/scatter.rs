@@ -45,11 +45,11 @@ use crate::{
 };
 
 /// The widest group packed (the widest unsigned type).
-const MAX_GROUP_BITS: u32 = 64;
+pub(crate) const MAX_GROUP_BITS: u32 = 64;
 
 /// The bits an input of `ty` takes in a packed value; `None` for the
 /// types that are not packed (complex, tuples, tokens).
-fn packed_width(ty: ElementType) -> Option<u32> {
+pub(crate) fn packed_width(ty: ElementType) -> Option<u32> {
     if ty.is_pred() {
         Some(1)
     } else if ty.is_complex() || ty == ElementType::Tuple || ty == ElementType::Token {
@@ -61,7 +61,7 @@ fn packed_width(ty: ElementType) -> Option<u32> {
 
 /// The unsigned type of the smallest width of 8, 16, 32 and 64 that
 /// holds `bits`.
-fn packed_type(bits: u32) -> Option<ElementType> {
+pub(crate) fn packed_type(bits: u32) -> Option<ElementType> {
     [8, 16, 32, 64]
         .into_iter()
         .find(|&w| w >= bits)
@@ -87,7 +87,12 @@ fn splat(b: &mut Builder, ty: ElementType, value: u64, dims: &[i64]) -> Result<O
 /// `values` (each of its element type, all of dims `dims`) packed into
 /// one array of the unsigned type `packed`, the first value in the lowest
 /// bits.
-fn pack(b: &mut Builder, values: &[Op], packed: ElementType, dims: &[i64]) -> Result<Op> {
+pub(crate) fn pack(
+    b: &mut Builder,
+    values: &[Op],
+    packed: ElementType,
+    dims: &[i64],
+) -> Result<Op> {
     let mut acc: Option<Op> = None;
     let mut offset = 0u32;
     for &x in values {
@@ -128,7 +133,7 @@ fn pack(b: &mut Builder, values: &[Op], packed: ElementType, dims: &[i64]) -> Re
 
 /// The values of `types` packed in `x` (of the unsigned type `packed`)
 /// by [`pack`].
-fn unpack(
+pub(crate) fn unpack(
     b: &mut Builder,
     x: Op,
     types: &[ElementType],
@@ -176,7 +181,7 @@ fn unpack(
 /// The groups of the results of `combiner`, a body of `2 n` scalar
 /// parameters returning a tuple of `n` (see the module docs), each in
 /// ascending order; `None` when its root is not such a tuple.
-fn groups(combiner: &Body, n: usize) -> Option<Vec<Vec<usize>>> {
+pub(crate) fn groups(combiner: &Body, n: usize) -> Option<Vec<Vec<usize>>> {
     if n == 0 || 2 * n > 64 {
         return None;
     }
