@@ -1,17 +1,19 @@
 //! What the JIT does not compile yet, refused before any native code is
 //! built: a `reduce-window` or `scatter` of several inputs (or with a
-//! tuple-returning body); windows of more than 2^24 positions (the
-//! kernels walk every position); an `rng` in a loop condition or in a
-//! computation called per element (elsewhere the misc family's ops are
+//! tuple-returning body) that `oxla_ir::passes::{reduce_window, scatter}`
+//! do not expand; windows of more than 2^24 positions (the
+//! kernels walk every position); an `rng` in a computation called per
+//! element (elsewhere the misc family's ops are
 //! expanded into primitives first, `oxla_ir::passes::expand_misc`, `rng`'s
 //! stream position threaded through loops and branches), `fft` and the
 //! complex types `c64`, `c128` anywhere in the computation as a safety net
 //! (`compile` first lowers complex values to pairs of real arrays,
 //! `oxla_ir::passes::complex`, which refuses what it does not cover, so
-//! none reach this check; see [`supports_element_type`]), `topk` of a
-//! narrow float or sub-byte integer, and `reduce-precision` of a narrow
-//! float (the other ops compile for them: `codegen/narrow.rs`; their dots
-//! and convolutions after `widen.rs` rewrites them into ops of one wide
+//! none reach this check; see [`supports_element_type`]) (`topk` of a
+//! narrow float or sub-byte integer and `reduce-precision` of a narrow
+//! float are expanded into primitives, `oxla_ir::passes::narrow`; the
+//! other ops compile for them: `codegen/narrow.rs`; their dots and
+//! convolutions after `widen.rs` rewrites them into ops of one wide
 //! type);
 //! and, inside a computation called per element (a reducer, a comparator
 //! or a mapped computation, whose code is inlined into the kernels),
@@ -113,9 +115,10 @@ pub(crate) fn check(comp: &Computation) -> Result<()> {
 /// compiled for a narrow float or sub-byte integer operand or result, or
 /// `None`: the ops whose kernels are not built from the per-element rules
 /// of `codegen/narrow.rs` (`topk` runs a sort on raw keys;
-/// `reduce-precision` edits the bits of `f32`/`f64`). The dots and
-/// convolutions of these types reach here rewritten into ops of one wide
-/// type (`widen.rs`).
+/// `reduce-precision` edits the bits of `f32`/`f64`). Both reach here
+/// expanded into primitives (`oxla_ir::passes::narrow`), so this is a
+/// safety net. The dots and convolutions of these types reach here
+/// rewritten into ops of one wide type (`widen.rs`).
 fn narrow_reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
     let narrow = std::iter::once(&inst.shape)
         .chain(
@@ -129,9 +132,9 @@ fn narrow_reason(body: &Body, inst: &Instruction) -> Option<&'static str> {
         return None;
     }
     if matches!(inst.kind, OpKind::TopK { .. }) {
-        Some("the JIT does not compile topk of a narrow float or sub-byte integer yet")
+        Some("a topk of a narrow float or sub-byte integer reached the JIT unexpanded")
     } else if matches!(inst.kind, OpKind::ReducePrecision { .. }) {
-        Some("the JIT does not compile reduce-precision of a narrow float yet")
+        Some("a reduce-precision of a narrow float reached the JIT unexpanded")
     } else {
         None
     }
@@ -194,14 +197,19 @@ fn window_positions(window: &Window) -> i64 {
 /// called per element.
 fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str> {
     match &inst.kind {
-        OpKind::Scatter { .. } if inst.operands.len() != 3 || inst.shape.is_tuple() => {
-            Some("the JIT compiles scatters of one input only")
-        }
+        // Expanded before this check (`oxla_ir::passes::scatter`) but for
+        // these.
+        OpKind::Scatter { .. } if inst.operands.len() != 3 || inst.shape.is_tuple() => Some(
+            "the JIT compiles a scatter of several inputs only with a combiner of elementwise \
+             ops returning a tuple, on real types",
+        ),
         // Expanded before this check (`oxla_ir::passes::reduce_window`)
         // but for these.
         OpKind::ReduceWindow { .. } if inst.operands.len() != 2 || inst.shape.is_tuple() => Some(
             "the JIT compiles a reduce-window of several inputs only with a reducer of \
-             elementwise ops, a window of at most 256 positions and no window reversal",
+             elementwise ops, no window reversal, and a window of at most 256 positions \
+             unless the inputs whose results depend on one another take at most 64 bits \
+             per element together",
         ),
         OpKind::Convolution { .. }
         | OpKind::ReduceWindow { .. }
@@ -286,9 +294,8 @@ fn reason(body: &Body, inst: &Instruction, inline: bool) -> Option<&'static str>
         // stream counter threaded through loops and branches
         // (`oxla_ir::passes::stream`) but for these places.
         OpKind::Rng { .. } => Some(
-            "the JIT does not compile an rng in a loop condition or in a computation called \
-             per element (a reducer or mapped computation), where its position in the random \
-             stream is not threaded",
+            "the JIT does not compile an rng in a computation called per element (a reducer \
+             or mapped computation), where its position in the random stream is not threaded",
         ),
         OpKind::Parameter { .. }
         | OpKind::Constant { .. }

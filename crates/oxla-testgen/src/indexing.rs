@@ -279,7 +279,7 @@ impl Gen<'_> {
         // Two inputs make a tuple, which only programs with control flow
         // and tuples read (the chance is drawn either way, so the stream
         // of programs with tuples on is unchanged).
-        let (op, shape) = if self.rng.chance(0.25) && self.cfg.control_flow {
+        let (op, shape, name) = if self.rng.chance(0.25) && self.cfg.control_flow {
             // Two inputs: a second one of another element type.
             let ty2 = self.rng.pick(&self.cfg.element_types);
             let second = self.param(Shape::new(ty2, s.dims()))?;
@@ -290,16 +290,16 @@ impl Gen<'_> {
                 .b
                 .scatter(&[a, second], indices, &[u0, u1], &f, &dims, false, false)?;
             let shape = Shape::tuple(vec![s.clone(), Shape::new(ty2, s.dims())]);
-            (op, shape)
+            (op, shape, "scatter (two inputs)")
         } else {
             let u = self.param(Shape::new(ety, &udims))?;
             let (f, _) = update_computation(self.rng, ety)?;
             let op = self
                 .b
                 .scatter(&[a], indices, &[u], &f, &dims, false, false)?;
-            (op, s.clone())
+            (op, s.clone(), "scatter")
         };
-        Ok(Some((op, shape, "scatter")))
+        Ok(Some((op, shape, name)))
     }
 
     fn dynamic_starts(&mut self, rank: usize) -> Result<Vec<Op>> {

@@ -288,7 +288,11 @@ fn indexing_programs_print_parse_and_evaluate() {
         let indexing = p.ops.iter().any(|op| {
             matches!(
                 *op,
-                "gather" | "scatter" | "dynamic-slice" | "dynamic-update-slice"
+                "gather"
+                    | "scatter"
+                    | "scatter (two inputs)"
+                    | "dynamic-slice"
+                    | "dynamic-update-slice"
             )
         });
         if indexing {

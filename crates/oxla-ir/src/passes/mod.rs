@@ -23,6 +23,11 @@
 //! - [`reduce_window`]: a `reduce-window` of several inputs as pads,
 //!   strided slices and the reducer's elementwise ops, in the
 //!   interpreter's order.
+//! - [`narrow`]: `topk` and `reduce-precision` of the narrow floats and
+//!   sub-byte integers as sorts, slices and integer steps on the bits, as
+//!   the interpreter computes them.
+//! - [`scatter`]: a `scatter` of several inputs as one-input scatters of
+//!   packed bit patterns, exactly.
 //! - [`ragged_dot`]: `ragged-dot` as masks and dense dots, as the
 //!   interpreter computes it.
 
@@ -32,9 +37,11 @@ pub mod complex;
 pub mod expand_broadcasts;
 mod inline;
 pub mod linalg;
+pub mod narrow;
 pub mod ragged_dot;
 pub mod random;
 pub mod reduce_window;
+pub mod scatter;
 pub mod stochastic;
 mod stream;
 
@@ -46,11 +53,12 @@ pub use expand_broadcasts::expand_broadcasts;
 /// The misc ops a backend with no kernels of their own runs as primitives
 /// (the batch-norm ops, `rng-bit-generator`, `rng`, a width-changing
 /// `bitcast-convert`, `cholesky`, `triangular-solve`, `ragged-dot`,
-/// `stochastic-convert`, a `reduce-window` of several inputs), expanded by
-/// [`batch_norm::expand_all`], [`random::expand_all`],
+/// `stochastic-convert`, a `reduce-window` or `scatter` of several
+/// inputs, `topk` and `reduce-precision` of a narrow type), expanded by [`batch_norm::expand_all`], [`random::expand_all`],
 /// [`bitcast::expand_all`], [`linalg::expand_all`],
-/// [`ragged_dot::expand_all`], [`stochastic::expand_all`] and
-/// [`reduce_window::expand_all`] in turn; `None`
+/// [`ragged_dot::expand_all`], [`stochastic::expand_all`],
+/// [`reduce_window::expand_all`], [`scatter::expand_all`] and
+/// [`narrow::expand_all`] in turn; `None`
 /// (nothing built, nothing copied) when `comp` holds none of them.
 ///
 /// ```
@@ -87,6 +95,14 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
             expanded
                 || width_change
                 || reduce_window::is_variadic(&inst.kind, inst.operands.len(), &inst.shape)
+                || scatter::is_variadic(&inst.kind, inst.operands.len(), &inst.shape)
+                || narrow::expands(
+                    &inst.kind,
+                    inst.operands
+                        .first()
+                        .and_then(|o| body.instructions.get(o.index()))
+                        .map(|o| &o.shape),
+                )
         })
     });
     if !any {
@@ -98,5 +114,7 @@ pub fn expand_misc(comp: &crate::Computation) -> crate::Result<Option<crate::Com
     let c = linalg::expand_all(&c)?;
     let c = ragged_dot::expand_all(&c)?;
     let c = stochastic::expand_all(&c)?;
-    reduce_window::expand_all(&c).map(Some)
+    let c = reduce_window::expand_all(&c)?;
+    let c = scatter::expand_all(&c)?;
+    narrow::expand_all(&c).map(Some)
 }

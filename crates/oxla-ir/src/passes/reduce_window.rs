@@ -22,23 +22,29 @@
 //! `select`, `clamp`, `convert`, same-width `bitcast-convert`, tuples), a
 //! window of at most [`MAX_POSITIONS`] offsets (each adds a copy of the
 //! reducer), and no `window_reversal` (the interpreter's reduce-window
-//! does not reverse). Otherwise the op is kept (a backend refuses it).
+//! does not reverse). A larger window is folded by one-input
+//! reduce-windows of packed bit patterns ([`reduce_window_packed`]) when
+//! the inputs whose results depend on one another take at most 64 bits
+//! per element together. Otherwise the op is kept (a backend refuses
+//! it).
 
 use crate::ir::Body;
-use crate::{Builder, Computation, Literal, Op, OpKind, PadDim, Result, Shape, Window};
+use crate::{
+    Builder, Computation, ElementType, Literal, Op, OpKind, PadDim, Result, Shape, Window,
+};
 
 /// The most window offsets a `reduce-window` is unrolled over.
 pub const MAX_POSITIONS: i64 = 256;
 
 /// A reducer value lifted to arrays: an array or a tuple of them.
 #[derive(Clone)]
-enum Lifted {
+pub(crate) enum Lifted {
     Array(Op),
     Tuple(Vec<Lifted>),
 }
 
 impl Lifted {
-    fn array(&self) -> Option<Op> {
+    pub(crate) fn array(&self) -> Option<Op> {
         match self {
             Lifted::Array(op) => Some(*op),
             Lifted::Tuple(_) => None,
@@ -49,7 +55,12 @@ impl Lifted {
 /// The reducer `body` applied to the arrays `params` (of dims `dims`),
 /// each scalar op made an op over `dims`; `None` when it holds an op that
 /// is not elementwise.
-fn lift(b: &mut Builder, body: &Body, params: &[Op], dims: &[i64]) -> Result<Option<Lifted>> {
+pub(crate) fn lift(
+    b: &mut Builder,
+    body: &Body,
+    params: &[Op],
+    dims: &[i64],
+) -> Result<Option<Lifted>> {
     let mut values: Vec<Lifted> = Vec::with_capacity(body.instructions.len());
     for inst in &body.instructions {
         let scalar_or_tuple = inst.shape.is_tuple() || inst.shape.dims().is_empty();
@@ -279,9 +290,98 @@ pub fn reduce_window(
     Ok(Some(accs))
 }
 
+/// `reduce-window` of the arrays `inputs` with the scalar `inits` (as
+/// [`reduce_window`]) for a window of any number of offsets: the results
+/// grouped by which inputs they read (as a variadic scatter's,
+/// `super::scatter`), each group's inputs and inits packed into one
+/// unsigned integer per element (at most 64 bits), folded by a one-input
+/// `reduce-window` whose reducer unpacks its two arguments, applies the
+/// reducer's elementwise ops and packs the group's results, and unpacked.
+/// The one-input op folds the same elements in the same order (padding
+/// and holes skipped, never folded), and packing is integer work on bit
+/// patterns, so the results are the interpreter's. `None` when the
+/// reducer is not elementwise, a type is not packed or a group is wider
+/// than 64 bits.
+pub fn reduce_window_packed(
+    b: &mut Builder,
+    inputs: &[Op],
+    inits: &[Op],
+    reducer: &Body,
+    window: &Window,
+    out_dims: &[i64],
+) -> Result<Option<Vec<Op>>> {
+    use super::scatter::{MAX_GROUP_BITS, groups, pack, packed_type, packed_width, unpack};
+    let n = inputs.len();
+    if n == 0 || inits.len() != n || window.dimensions.iter().any(|d| d.window_reversal) {
+        return Ok(None);
+    }
+    let Some(groups) = groups(reducer, n) else {
+        return Ok(None);
+    };
+    let mut types = Vec::with_capacity(n);
+    for &x in inputs {
+        types.push(b.shape(x)?.element_type());
+    }
+    let in_dims = b.shape(inputs[0])?.dims().to_vec();
+    let mut results: Vec<Option<Op>> = vec![None; n];
+    for g in &groups {
+        let bits = g
+            .iter()
+            .map(|&k| packed_width(types[k]))
+            .try_fold(0u32, |s, w| w.map(|w| s + w));
+        let Some(packed) = bits
+            .filter(|&bits| bits <= MAX_GROUP_BITS)
+            .and_then(packed_type)
+        else {
+            return Ok(None);
+        };
+        let group_types: Vec<ElementType> = g.iter().map(|&k| types[k]).collect();
+        // The group's reducer on packed scalars.
+        let mut r = Builder::new("packed_reducer");
+        let acc = r.parameter(0, Shape::scalar(packed), "acc")?;
+        let x = r.parameter(1, Shape::scalar(packed), "x")?;
+        let accs = unpack(&mut r, acc, &group_types, packed, &[])?;
+        let xs = unpack(&mut r, x, &group_types, packed, &[])?;
+        let mut params = Vec::with_capacity(2 * n);
+        for values in [&accs, &xs] {
+            for (j, &ty) in types.iter().enumerate() {
+                params.push(match g.iter().position(|&k| k == j) {
+                    Some(q) => values[q],
+                    None => r.constant(Literal::zeros(&Shape::scalar(ty))?)?,
+                });
+            }
+        }
+        let Some(Lifted::Tuple(items)) = lift(&mut r, reducer, &params, &[])? else {
+            return Ok(None);
+        };
+        let mut mine = Vec::with_capacity(g.len());
+        for &k in g {
+            match items.get(k).and_then(Lifted::array) {
+                Some(v) => mine.push(v),
+                None => return Ok(None),
+            }
+        }
+        let root = pack(&mut r, &mine, packed, &[])?;
+        let f = r.build(root)?;
+        let gx: Vec<Op> = g.iter().map(|&k| inputs[k]).collect();
+        let gi: Vec<Op> = g.iter().map(|&k| inits[k]).collect();
+        let px = pack(b, &gx, packed, &in_dims)?;
+        let pi = pack(b, &gi, packed, &[])?;
+        let out = b.reduce_window(px, pi, &f, window)?;
+        for (&k, v) in g
+            .iter()
+            .zip(unpack(b, out, &group_types, packed, out_dims)?)
+        {
+            results[k] = Some(v);
+        }
+    }
+    Ok(results.into_iter().collect())
+}
+
 /// `comp` with every `reduce-window` of several inputs, or whose reducer
 /// returns a tuple, built from primitives ([`reduce_window`]) where that
-/// is cheap and exact; the others are kept.
+/// is cheap and exact, else from packed one-input reduce-windows
+/// ([`reduce_window_packed`]) where that is exact; the others are kept.
 ///
 /// ```
 /// use oxla_ir::{OpKind, passes::reduce_window};
@@ -322,7 +422,11 @@ pub fn expand_all(comp: &Computation) -> Result<Computation> {
             params.push(b.parameter(k as i64, s.clone(), &format!("p{k}"))?);
         }
         let (inputs, inits) = params.split_at(n);
-        match reduce_window(&mut b, inputs, inits, reducer, window, &out_dims)? {
+        let outs = match reduce_window(&mut b, inputs, inits, reducer, window, &out_dims)? {
+            Some(outs) => Some(outs),
+            None => reduce_window_packed(&mut b, inputs, inits, reducer, window, &out_dims)?,
+        };
+        match outs {
             Some(outs) => {
                 let t = b.tuple(&outs)?;
                 b.build(t).map(Some)

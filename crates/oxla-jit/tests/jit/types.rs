@@ -1,8 +1,8 @@
 //! What the JIT does not compile of issue 13's types is refused, never
 //! compiled wrongly: the complex ops the complex lowering does not cover
-//! (`fft`, the products of `c128`), and `topk` and `reduce-precision` of
-//! the narrow floats and sub-byte integers give `Error::UnsupportedOp`
-//! from `compile`. The narrow floats and sub-byte integers themselves
+//! (`fft`, the products of `c128`) give `Error::UnsupportedOp` from
+//! `compile`; `topk` of the narrow floats and sub-byte integers compiles
+//! as an expansion (`oxla_ir::passes::narrow`). The narrow floats and sub-byte integers themselves
 //! compile (`narrow.rs` checks them against the interpreter), their dots
 //! and convolutions too (`narrow_dot.rs`).
 
@@ -105,12 +105,19 @@ fn mixed_type_dots_compile() {
 }
 
 #[test]
-fn narrow_topk_is_refused() {
-    for ty in ["bf16", "f8e4m3fn", "s4"] {
+fn narrow_topk_compiles_and_matches_the_interpreter() {
+    // Expanded into a stable sort and slices (`oxla_ir::passes::narrow`).
+    for (ty, values) in [
+        ("bf16", "{1, -2, 0.5, 3, -0, 0, 3, 7}"),
+        ("f8e4m3fn", "{1, -2, 0.5, 3, -0, 0, 3, 7}"),
+        ("s4", "{1, -2, 5, 3, -8, 0, 3, 7}"),
+    ] {
         let topk = format!(
             "HloModule m\nENTRY e {{\n  a = {ty}[8] parameter(0)\n  \
              ROOT t = ({ty}[2], s32[2]) topk(a), k=2, largest=true\n}}\n"
         );
-        assert_refused(&topk, "topk");
+        let comp = parse_hlo_module(&topk).expect("parses");
+        let x = oxla_ir::parser::parse_literal(&format!("{ty}[8] {values}")).expect("literal");
+        crate::common::check(&comp, &[x]);
     }
 }
