@@ -16,9 +16,10 @@
 //!   computes it exactly from real ops: for `f32` parts the product is
 //!   exact in `f64`, the sum is rounded to odd in `f64` (an error-free
 //!   two-sum, then one step of the last bit), and the `f64 -> f32`
-//!   conversion then rounds once, correctly ([`fma_f32`]). So every op
-//!   lowered here gives the interpreter's bits. `f64` parts have no wider
-//!   type: the ops that need a fused multiply-add are refused for `c128`.
+//!   conversion then rounds once, correctly (`fma_f32`). `f64` parts
+//!   have no wider type: their fused multiply-add is computed exactly in
+//!   64-bit integer arithmetic on the significands (`fma64.rs`). So every
+//!   op lowered here but `exponential` gives the interpreter's bits.
 //! - **Boundary.** In the entry, a complex parameter `c64[d]` becomes a
 //!   parameter `f32[d,2]` (the same bytes: each element's parts side by
 //!   side) sliced into its parts, and a complex result (or result leaf)
@@ -42,6 +43,8 @@ use crate::ir::{
     InstId, Instruction, UnaryOp,
 };
 use crate::{ArrayData, Computation, ElementType, Error, Literal, OpKind, Result, Shape};
+
+mod fma64;
 
 /// `true` when `shape` (a tuple's leaves included) holds a complex type.
 pub fn shape_has_complex(shape: &Shape) -> bool {
@@ -455,7 +458,8 @@ impl Lowering<'_> {
         Ok(self.convert(base, odd, F32))
     }
 
-    /// `fma(a, c, x)` for parts of type `ty`, or a refusal for `f64`.
+    /// `fma(a, c, x)` for parts of type `ty` (`f32` or `f64`), correctly
+    /// rounded.
     fn fma(
         &mut self,
         inst: &Instruction,
@@ -464,15 +468,17 @@ impl Lowering<'_> {
         c: InstId,
         x: InstId,
     ) -> Result<InstId> {
-        if ty != ElementType::F32 {
-            return Err(self.refusal(
-                inst,
-                "the JIT does not compile this op of c128 yet (it needs a fused multiply-add \
-                 of f64)",
-            ));
-        }
         let base = inst.name.clone();
-        self.fma_f32(&base, a, c, x)
+        if ty == ElementType::F32 {
+            self.fma_f32(&base, a, c, x)
+        } else if ty == ElementType::F64 {
+            self.fma_f64(&base, a, c, x)
+        } else {
+            Err(self.internal(
+                inst,
+                "a fused multiply-add of a part type other than f32, f64",
+            ))
+        }
     }
 
     fn refusal(&self, inst: &Instruction, reason: &str) -> Error {
@@ -495,20 +501,27 @@ impl Lowering<'_> {
     }
 
     /// `-x`-free sign test: `x`'s sign bit is set (`-0` and NaNs with the
-    /// bit included), for `f32` `x`.
+    /// bit included), for `f32` or `f64` `x`.
     fn sign_bit(&mut self, base: &str, x: InstId) -> InstId {
         let dims = self.shape(x).dims().to_vec();
+        if self.shape(x).element_type() == ElementType::F64 {
+            let bits = self.bitcast(base, x, ElementType::S64);
+            let zero = self.splat(base, Literal::scalar(0i64), &dims);
+            return self.cmp(base, ComparisonDirection::Lt, bits, zero);
+        }
         let bits = self.bitcast(base, x, ElementType::S32);
         let zero = self.splat(base, Literal::scalar(0i32), &dims);
         self.cmp(base, ComparisonDirection::Lt, bits, zero)
     }
 
-    /// `copysign(v, x)` for the non-negative constant `v`, `f32` `x`.
+    /// `copysign(v, x)` for the non-negative constant `v`, `f32` or `f64`
+    /// `x`.
     fn copysign_const(&mut self, base: &str, v: f64, x: InstId) -> Result<InstId> {
         let dims = self.shape(x).dims().to_vec();
+        let ty = self.shape(x).element_type();
         let neg = self.sign_bit(base, x);
-        let plus = self.float(base, ElementType::F32, v, &dims)?;
-        let minus = self.float(base, ElementType::F32, -v, &dims)?;
+        let plus = self.float(base, ty, v, &dims)?;
+        let minus = self.float(base, ty, -v, &dims)?;
         Ok(self.select(base, neg, minus, plus))
     }
 
@@ -557,10 +570,6 @@ impl Lowering<'_> {
         let (Val::Pair(ar, ai), Val::Pair(c, d)) = (z, w) else {
             return Err(self.internal(inst, "a complex divide of a real value"));
         };
-        if ty != ElementType::F32 {
-            // The fused multiply-adds below.
-            self.fma(inst, ty, ar, ar, ar)?;
-        }
         let base = inst.name.clone();
         let base = base.as_str();
         let dims = self.shape(ar).dims().to_vec();
