@@ -349,6 +349,12 @@ fn what_the_lowering_does_not_cover_is_refused() {
         "HloModule m\nENTRY e {\n  a = c64[8] parameter(0)\n  ROOT f = c64[8] fft(a), fft_type=FFT, fft_length={8}\n}\n",
         "fft",
     );
+    // The transcendentals whose formulas cancel (no ulp bound over the
+    // JIT's real functions).
+    assert_refused(
+        "HloModule m\nENTRY e {\n  a = c64[4] parameter(0)\n  ROOT t = c64[4] tanh(a)\n}\n",
+        "tanh",
+    );
     // A tuple parameter holding a complex value.
     assert_refused(
         "HloModule m\nENTRY e {\n  a = (c64[4], f32[4]) parameter(0)\n  ROOT g = c64[4] get-tuple-element(a), index=0\n}\n",
@@ -415,6 +421,67 @@ fn c64_exp_is_within_its_bound() {
     );
     crate::common::check_tol(&parse(&text), &[a], tol);
 }
+
+/// The bound of `log` of `c64` and `c128` (docs/jit-accuracy.md): each
+/// part within 4 ulps of the interpreter's (the imaginary part, `atan2`,
+/// is exact; the real part is one `log1p` (2 ulps) of an exactly computed
+/// sum, or `ln(max)` plus half a `log1p` whose cancellation is bounded).
+const LOG_ULPS: u64 = 4;
+
+#[test]
+fn complex_log_rsqrt_and_c128_exp_are_within_their_bounds() {
+    let n = 1 << 14;
+    let unary = |ty: &str, op: &str, k: i64| {
+        parse(&format!(
+            "HloModule m\nENTRY e {{\n  a = {ty}[{k}] parameter(0)\n  ROOT x = {ty}[{k}] {op}(a)\n}}\n"
+        ))
+    };
+    let log = crate::common::Tol::Ulps(LOG_ULPS);
+    let exp = crate::common::Tol::Ulps(EXP_ULPS);
+    // Ordinary values, values near the unit circle (the log1p branch)
+    // and random bit patterns.
+    let Some(ArrayData::C64(v)) = c64s(n, 50, false).array_data().cloned() else {
+        panic!("c64")
+    };
+    let unit: Vec<Complex64> = v
+        .iter()
+        .map(|z| {
+            let a = z.re;
+            Complex64::new(a.cos() * (1.0 + z.im * 1e-3), a.sin())
+        })
+        .collect();
+    let unit = Literal::from_array_data(&[n as i64], ArrayData::C64(unit)).expect("literal");
+    for args in [c64s(n, 51, false), unit, c64s(n, 52, true)] {
+        crate::common::check_tol(&unary("c64", "log", n as i64), &[args], log);
+    }
+    let (a, _) = c64_edge_pairs();
+    let k = a.element_count();
+    crate::common::check_tol(&unary("c64", "log", k as i64), &[a], log);
+    for kind in 0..4 {
+        let args = [c128_family(n, 600 + u64::from(kind), kind)];
+        crate::common::check_tol(&unary("c128", "log", n as i64), &args, log);
+    }
+    let args = [c128s(n, 610)];
+    crate::common::check_tol(&unary("c128", "log", n as i64), &args, log);
+    crate::common::check_tol(&unary("c128", "exponential", n as i64), &args, exp);
+    // rsqrt: the real cos and sin of an exact angle times an exact
+    // magnitude.
+    let rsqrt = crate::common::Tol::Ulps(RSQRT_ULPS);
+    for args in [c64s(n, 53, false), c64s(n, 54, true)] {
+        crate::common::check_tol(&unary("c64", "rsqrt", n as i64), &[args], rsqrt);
+    }
+    let (a, _) = c64_edge_pairs();
+    crate::common::check_tol(&unary("c64", "rsqrt", k as i64), &[a], rsqrt);
+    for kind in [0, 2, 3] {
+        let args = [c128_family(n, 620 + u64::from(kind), kind)];
+        crate::common::check_tol(&unary("c128", "rsqrt", n as i64), &args, rsqrt);
+    }
+}
+
+/// The bound of `rsqrt` of `c64` and `c128`: each part is an exactly
+/// computed magnitude times the JIT's `cos` or `sin` (1 ulp) of an exact
+/// angle, rounded once.
+const RSQRT_ULPS: u64 = 2;
 
 #[test]
 fn complex_sqrt_is_bit_exact() {
