@@ -34,8 +34,8 @@ use oxla_ir::{Body, Computation, ElementType, Error, Instruction, OpKind, Result
 /// type (`pred`, the integers of 1 to 64 bits, the narrow floats, `f32`,
 /// `f64`) and `token` (an empty array: `tokens.rs`). The complex types
 /// compile as pairs of real arrays for the ops `oxla_ir::passes::complex`
-/// covers (not `fft`, not the `c128` ops that need a fused multiply-add,
-/// ...), so they are `false` here.
+/// covers (not `fft`, not most complex transcendentals, ...), so they
+/// are `false` here.
 ///
 /// ```
 /// use oxla_ir::ElementType;

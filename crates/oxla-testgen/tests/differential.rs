@@ -263,7 +263,7 @@ fn narrow_type_programs_agree_bit_for_bit() {
 /// indexing and windowed ops. The JIT lowers complex values to pairs of
 /// real arrays (`oxla_ir::passes::complex`) with the interpreter's
 /// formulas, its fused multiply-adds exact, so they agree bit for bit.
-/// What the lowering does not cover yet (`c128` products, `dot`, `fft`,
+/// What the lowering does not cover yet (most transcendentals, `fft`,
 /// complex keys or values in sorts, maps, scatters and windows), and
 /// complex reduces inside reducers (variadic there, which the JIT
 /// refuses), are counted and skipped.

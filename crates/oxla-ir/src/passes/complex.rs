@@ -16,9 +16,10 @@
 //!   computes it exactly from real ops: for `f32` parts the product is
 //!   exact in `f64`, the sum is rounded to odd in `f64` (an error-free
 //!   two-sum, then one step of the last bit), and the `f64 -> f32`
-//!   conversion then rounds once, correctly ([`fma_f32`]). So every op
-//!   lowered here gives the interpreter's bits. `f64` parts have no wider
-//!   type: the ops that need a fused multiply-add are refused for `c128`.
+//!   conversion then rounds once, correctly (`fma_f32`). `f64` parts
+//!   have no wider type: their fused multiply-add is computed exactly in
+//!   64-bit integer arithmetic on the significands (`fma64.rs`). So every
+//!   op lowered here but `exponential` gives the interpreter's bits.
 //! - **Boundary.** In the entry, a complex parameter `c64[d]` becomes a
 //!   parameter `f32[d,2]` (the same bytes: each element's parts side by
 //!   side) sliced into its parts, and a complex result (or result leaf)
@@ -42,6 +43,8 @@ use crate::ir::{
     InstId, Instruction, UnaryOp,
 };
 use crate::{ArrayData, Computation, ElementType, Error, Literal, OpKind, Result, Shape};
+
+mod fma64;
 
 /// `true` when `shape` (a tuple's leaves included) holds a complex type.
 pub fn shape_has_complex(shape: &Shape) -> bool {
@@ -455,7 +458,8 @@ impl Lowering<'_> {
         Ok(self.convert(base, odd, F32))
     }
 
-    /// `fma(a, c, x)` for parts of type `ty`, or a refusal for `f64`.
+    /// `fma(a, c, x)` for parts of type `ty` (`f32` or `f64`), correctly
+    /// rounded.
     fn fma(
         &mut self,
         inst: &Instruction,
@@ -464,15 +468,17 @@ impl Lowering<'_> {
         c: InstId,
         x: InstId,
     ) -> Result<InstId> {
-        if ty != ElementType::F32 {
-            return Err(self.refusal(
-                inst,
-                "the JIT does not compile this op of c128 yet (it needs a fused multiply-add \
-                 of f64)",
-            ));
-        }
         let base = inst.name.clone();
-        self.fma_f32(&base, a, c, x)
+        if ty == ElementType::F32 {
+            self.fma_f32(&base, a, c, x)
+        } else if ty == ElementType::F64 {
+            self.fma_f64(&base, a, c, x)
+        } else {
+            Err(self.internal(
+                inst,
+                "a fused multiply-add of a part type other than f32, f64",
+            ))
+        }
     }
 
     fn refusal(&self, inst: &Instruction, reason: &str) -> Error {
@@ -495,20 +501,27 @@ impl Lowering<'_> {
     }
 
     /// `-x`-free sign test: `x`'s sign bit is set (`-0` and NaNs with the
-    /// bit included), for `f32` `x`.
+    /// bit included), for `f32` or `f64` `x`.
     fn sign_bit(&mut self, base: &str, x: InstId) -> InstId {
         let dims = self.shape(x).dims().to_vec();
+        if self.shape(x).element_type() == ElementType::F64 {
+            let bits = self.bitcast(base, x, ElementType::S64);
+            let zero = self.splat(base, Literal::scalar(0i64), &dims);
+            return self.cmp(base, ComparisonDirection::Lt, bits, zero);
+        }
         let bits = self.bitcast(base, x, ElementType::S32);
         let zero = self.splat(base, Literal::scalar(0i32), &dims);
         self.cmp(base, ComparisonDirection::Lt, bits, zero)
     }
 
-    /// `copysign(v, x)` for the non-negative constant `v`, `f32` `x`.
+    /// `copysign(v, x)` for the non-negative constant `v`, `f32` or `f64`
+    /// `x`.
     fn copysign_const(&mut self, base: &str, v: f64, x: InstId) -> Result<InstId> {
         let dims = self.shape(x).dims().to_vec();
+        let ty = self.shape(x).element_type();
         let neg = self.sign_bit(base, x);
-        let plus = self.float(base, ElementType::F32, v, &dims)?;
-        let minus = self.float(base, ElementType::F32, -v, &dims)?;
+        let plus = self.float(base, ty, v, &dims)?;
+        let minus = self.float(base, ty, -v, &dims)?;
         Ok(self.select(base, neg, minus, plus))
     }
 
@@ -557,10 +570,6 @@ impl Lowering<'_> {
         let (Val::Pair(ar, ai), Val::Pair(c, d)) = (z, w) else {
             return Err(self.internal(inst, "a complex divide of a real value"));
         };
-        if ty != ElementType::F32 {
-            // The fused multiply-adds below.
-            self.fma(inst, ty, ar, ar, ar)?;
-        }
         let base = inst.name.clone();
         let base = base.as_str();
         let dims = self.shape(ar).dims().to_vec();
@@ -942,6 +951,164 @@ impl Lowering<'_> {
         Ok(Val::Pair(re, im))
     }
 
+    /// The low part of Dekker's `v²` whose high part is `vv = v·v`, as
+    /// the interpreter's `square_dekker_low`: Veltkamp's split with
+    /// `c = 4097` (`f32`) or `134217729` (`f64`), then
+    /// `fma(vl, vl, (fma(vh, vh, -vv) + vh·vl) + vh·vl)`.
+    fn square_dekker_low(
+        &mut self,
+        inst: &Instruction,
+        ty: ElementType,
+        v: InstId,
+        vv: InstId,
+    ) -> Result<InstId> {
+        use BinaryOp::{Add, Mul, Sub};
+        let name = inst.name.clone();
+        let base = name.as_str();
+        let dims = self.shape(v).dims().to_vec();
+        let split = if ty == ElementType::F64 {
+            134_217_729.0
+        } else {
+            4097.0
+        };
+        let c = self.float(base, ty, split, &dims)?;
+        let cv = self.bin(base, Mul, c, v);
+        let d = self.bin(base, Sub, v, cv);
+        let vh = self.bin(base, Add, cv, d);
+        let vl = self.bin(base, Sub, v, vh);
+        let hl = self.bin(base, Mul, vh, vl);
+        let nvv = self.unary(base, UnaryOp::Neg, vv);
+        let t = self.fma(inst, ty, vh, vh, nvv)?;
+        let t = self.bin(base, Add, t, hl);
+        let t = self.bin(base, Add, t, hl);
+        self.fma(inst, ty, vl, vl, t)
+    }
+
+    /// `log(z)` as the interpreter (StableHLO's expander) computes it,
+    /// op for op: `x² + y² - 1` summed with Dekker's squares and the
+    /// errors of each sum; `0.5 · log1p` of it where it is below 0.5 in
+    /// magnitude, else `fma(0.5, log1p(r²), ln(max))`; the imaginary part
+    /// `atan2(y, x)`. Every step is the interpreter's but the real `ln`
+    /// and `log1p` (the JIT's, within 1 and 2 ulps of `std`'s).
+    fn log(&mut self, inst: &Instruction, ty: ElementType, z: Val) -> Result<Val> {
+        use BinaryOp::{Add, Div, Mul, Sub};
+        use ComparisonDirection::{Eq, Gt, Lt};
+        let Val::Pair(x, y) = z else {
+            return Err(self.internal(inst, "the complex log of a real value"));
+        };
+        let name = inst.name.clone();
+        let base = name.as_str();
+        let dims = self.shape(x).dims().to_vec();
+        let half = self.float(base, ty, 0.5, &dims)?;
+        let neg1 = self.float(base, ty, -1.0, &dims)?;
+        let one = self.float(base, ty, 1.0, &dims)?;
+        let yy = self.bin(base, Mul, y, y);
+        let xx = self.bin(base, Mul, x, x);
+        let y_larger = self.cmp(base, Gt, yy, xx);
+        let mxh = self.select(base, y_larger, yy, xx);
+        let mnh = self.select(base, y_larger, xx, yy);
+        let yyl = self.square_dekker_low(inst, ty, y, yy)?;
+        let xxl = self.square_dekker_low(inst, ty, x, xx)?;
+        let s2 = self.bin(base, Add, neg1, mxh);
+        let s1 = self.bin(base, Add, s2, mnh);
+        let s0 = self.bin(base, Add, s1, yyl);
+        let s = self.bin(base, Add, s0, xxl);
+        // low = (((mxh - (s2 - neg1)) + (mnh - (s1 - s2))) + (yyl - (s0 - s1))) + (xxl - (s - s0))
+        let a = self.bin(base, Sub, s2, neg1);
+        let a = self.bin(base, Sub, mxh, a);
+        let b = self.bin(base, Sub, s1, s2);
+        let b = self.bin(base, Sub, mnh, b);
+        let low = self.bin(base, Add, a, b);
+        let c = self.bin(base, Sub, s0, s1);
+        let c = self.bin(base, Sub, yyl, c);
+        let low = self.bin(base, Add, low, c);
+        let d = self.bin(base, Sub, s, s0);
+        let d = self.bin(base, Sub, xxl, d);
+        let low = self.bin(base, Add, low, d);
+        let sum = self.bin(base, Add, s, low);
+        let ax = self.unary(base, UnaryOp::Abs, x);
+        let ay = self.unary(base, UnaryOp::Abs, y);
+        let mx = self.max_nan(base, ax, ay, false)?;
+        let mn = self.max_nan(base, ax, ay, true)?;
+        let eq = self.cmp(base, Eq, mn, mx);
+        let q = self.bin(base, Div, mn, mx);
+        let r = self.select(base, eq, one, q);
+        let abs_sum = self.unary(base, UnaryOp::Abs, sum);
+        let near = self.cmp(base, Lt, abs_sum, half);
+        let l = self.unary(base, UnaryOp::Log1p, sum);
+        let near_re = self.bin(base, Mul, half, l);
+        let rr = self.bin(base, Mul, r, r);
+        let lr = self.unary(base, UnaryOp::Log1p, rr);
+        let lm = self.unary(base, UnaryOp::Log, mx);
+        let far_re = self.fma(inst, ty, half, lr, lm)?;
+        let re = self.select(base, near, near_re, far_re);
+        let im = self.bin(base, BinaryOp::Atan2, y, x);
+        Ok(Val::Pair(re, im))
+    }
+
+    /// `1 / sqrt(z)` as the interpreter (XLA's elemental emitter)
+    /// computes it, op for op: `r = (1/sqrt(max)) · (1/sqrt(sqrt(fma(q, q,
+    /// 1))))`, `q = min/max` (`1/sqrt(min)` where that is NaN), the angle
+    /// `t = atan2(y, x) · -0.5`, the parts `r · cos t`, `r · sin t`; `(∞,
+    /// NaN)` at 0, `(copysign(0, x), -copysign(0, y))` where a part is
+    /// infinite (`|y| = ∞` only with a NaN `x`). All but the real `cos` and
+    /// `sin` (the JIT's, within an ulp) are the interpreter's steps.
+    fn rsqrt(&mut self, inst: &Instruction, ty: ElementType, z: Val) -> Result<Val> {
+        use BinaryOp::{Div, Mul, Or};
+        use ComparisonDirection::Eq;
+        let Val::Pair(x, y) = z else {
+            return Err(self.internal(inst, "the complex rsqrt of a real value"));
+        };
+        let name = inst.name.clone();
+        let base = name.as_str();
+        let dims = self.shape(x).dims().to_vec();
+        let one = self.float(base, ty, 1.0, &dims)?;
+        let zero = self.float(base, ty, 0.0, &dims)?;
+        let inf = self.float(base, ty, f64::INFINITY, &dims)?;
+        let nan = self.float(base, ty, f64::NAN, &dims)?;
+        let m1 = self.float(base, ty, -1.0, &dims)?;
+        let mhalf = self.float(base, ty, -0.5, &dims)?;
+        let rs = |s: &mut Self, v: InstId| {
+            let q = s.unary(base, UnaryOp::Sqrt, v);
+            s.bin(base, Div, one, q)
+        };
+        let ax = self.unary(base, UnaryOp::Abs, x);
+        let ay = self.unary(base, UnaryOp::Abs, y);
+        let mx = self.max_nan(base, ax, ay, false)?;
+        let mn = self.max_nan(base, ax, ay, true)?;
+        let d = self.bin(base, Div, mn, mx);
+        let f = self.fma(inst, ty, d, d, one)?;
+        let s = self.unary(base, UnaryOp::Sqrt, f);
+        let a = rs(self, mx);
+        let b = rs(self, s);
+        let r0 = self.bin(base, Mul, a, b);
+        let r0_nan = self.is_nan(base, r0);
+        let rmn = rs(self, mn);
+        let r = self.select(base, r0_nan, rmn, r0);
+        let t = self.bin(base, BinaryOp::Atan2, y, x);
+        let t = self.bin(base, Mul, t, mhalf);
+        let y0 = self.cmp(base, Eq, y, zero);
+        let x0 = self.cmp(base, Eq, x, zero);
+        let zz = self.and(base, y0, x0);
+        let ay_inf = self.cmp(base, Eq, ay, inf);
+        let x_nan = self.is_nan(base, x);
+        let a1 = self.and(base, ay_inf, x_nan);
+        let ax_inf = self.cmp(base, Eq, ax, inf);
+        let inf_part = self.bin(base, Or, a1, ax_inf);
+        let ct = self.unary(base, UnaryOp::Cos, t);
+        let st = self.unary(base, UnaryOp::Sin, t);
+        let rc = self.bin(base, Mul, r, ct);
+        let rsn = self.bin(base, Mul, r, st);
+        let zx = self.copysign_const(base, 0.0, x)?;
+        let zy = self.copysign_const(base, 0.0, y)?;
+        let zy = self.bin(base, Mul, zy, m1);
+        let re = self.select(base, inf_part, zx, rc);
+        let re = self.select(base, zz, inf, re);
+        let im = self.select(base, inf_part, zy, rsn);
+        let im = self.select(base, zz, nan, im);
+        Ok(Val::Pair(re, im))
+    }
+
     /// `|z|` as the interpreter computes it: `max · sqrt(fma(r, r, 1))`,
     /// `r = min / max`; `|re| + |im|` when a part is NaN; `min` where the
     /// formula gives NaN.
@@ -1279,15 +1446,15 @@ impl Lowering<'_> {
                 ))
             }
             OpKind::Unary(UnaryOp::Sqrt) => self.sqrt(inst, ops[0]),
+            OpKind::Unary(UnaryOp::Log) if ety.is_complex() => self.log(inst, pty, ops[0]),
+            OpKind::Unary(UnaryOp::Rsqrt) if ety.is_complex() => self.rsqrt(inst, pty, ops[0]),
             OpKind::Unary(UnaryOp::Exp) => {
                 // The interpreter's (StableHLO's) formula from the real
                 // exp, cos and sin: not bit-exact (the JIT's real
                 // functions are within an ulp of libm's), within the
                 // bound of docs/jit-accuracy.md.
-                let (Val::Pair(x, y), ElementType::F32) = (ops[0], pty) else {
-                    return Err(
-                        self.refusal(inst, "the JIT does not compile exponential of c128 yet")
-                    );
+                let Val::Pair(x, y) = ops[0] else {
+                    return Err(self.internal(inst, "the complex exponential of a real value"));
                 };
                 let dims = inst.shape.dims().to_vec();
                 let e = self.unary(&name, UnaryOp::Exp, x);

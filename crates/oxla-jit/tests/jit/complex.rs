@@ -159,6 +159,97 @@ fn c128_arithmetic_without_fused_multiply_adds_is_bit_exact() {
     check(&parse(&text), &[c128s(n, 10), c128s(n, 11)]);
 }
 
+/// `n` `c128` values of the family `kind`: 0, random bit patterns (every
+/// exponent, subnormals, infinities, NaN); 1, products that nearly cancel
+/// in `a·b`'s parts (`im` a few ulps from `re`, so `re·re' - im·im'` loses
+/// most bits); 2 and 3, ordinary values scaled so that products land near
+/// the subnormals (2^-1022 to 2^-1080) or near overflow.
+fn c128_family(n: usize, seed: u64, kind: u32) -> Literal {
+    let mut r = mix(seed);
+    let v: Vec<Complex128> = (0..n)
+        .map(|_| {
+            let (x, y) = (r(), r());
+            match kind {
+                0 => Complex128::new(f64::from_bits(x), f64::from_bits(y)),
+                1 => {
+                    let re = (x >> 11) as f64 / (1u64 << 53) as f64 * 8.0 - 4.0;
+                    let k = (y % 7) as i64 - 3;
+                    Complex128::new(re, f64::from_bits((re.to_bits() as i64 + k) as u64))
+                }
+                _ => {
+                    let scale = if kind == 2 {
+                        2f64.powi(-505 - (y % 40) as i32)
+                    } else {
+                        2f64.powi(500 + (y % 24) as i32)
+                    };
+                    let re = ((x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale;
+                    let im = ((y >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale;
+                    Complex128::new(re, im)
+                }
+            }
+        })
+        .collect();
+    Literal::from_array_data(&[n as i64], ArrayData::C128(v)).expect("literal")
+}
+
+#[test]
+fn c128_products_quotients_and_magnitudes_are_bit_exact() {
+    // The exact f64 fused multiply-add (integer arithmetic on the
+    // significands) at every rounding: multiply, divide (Smith's
+    // algorithm), abs and sign, on large arrays of every family.
+    let n = 1 << 14;
+    let text = format!(
+        "HloModule m\nENTRY e {{\n  a = c128[{n}] parameter(0)\n  b = c128[{n}] parameter(1)\n  \
+         p = c128[{n}] multiply(a, b)\n  q = c128[{n}] divide(a, b)\n  m = f64[{n}] abs(a)\n  \
+         s = c128[{n}] sign(b)\n  \
+         ROOT out = (c128[{n}], c128[{n}], f64[{n}], c128[{n}]) tuple(p, q, m, s)\n}}\n"
+    );
+    let comp = parse(&text);
+    for kind in 0..4 {
+        let a = c128_family(n, 100 + u64::from(kind), kind);
+        let b = c128_family(n, 200 + u64::from(kind), kind);
+        check(&comp, &[a.clone(), b.clone()]);
+        // `a·conj(a)`-like pairs: each product's parts cancel exactly or
+        // nearly.
+        check(&comp, &[a.clone(), a]);
+    }
+    check(&comp, &[c128s(n, 300), c128s(n, 301)]);
+    // Every pair of special values.
+    let e = float_edges();
+    let zs: Vec<Complex128> = e
+        .iter()
+        .flat_map(|&re| e.iter().map(move |&im| Complex128::new(re, im)))
+        .collect();
+    let m = zs.len();
+    let a: Vec<Complex128> = (0..m * m).map(|k| zs[k / m]).collect();
+    let b: Vec<Complex128> = (0..m * m).map(|k| zs[k % m]).collect();
+    let k = (m * m) as i64;
+    let text = text.replace(&format!("[{n}]"), &format!("[{k}]"));
+    check(
+        &parse(&text),
+        &[
+            Literal::from_array_data(&[k], ArrayData::C128(a)).expect("a"),
+            Literal::from_array_data(&[k], ArrayData::C128(b)).expect("b"),
+        ],
+    );
+}
+
+#[test]
+fn c128_dots_are_bit_exact() {
+    let text = "HloModule m\nENTRY e {\n  a = c128[3,4,5] parameter(0)\n  b = c128[5,4,6] parameter(1)\n  \
+        ROOT d = c128[3,6] dot(a, b), lhs_contracting_dims={2,1}, rhs_contracting_dims={0,1}\n}\n";
+    let comp = parse(text);
+    for kind in [0, 1, 2] {
+        let a = c128_family(60, 400 + u64::from(kind), kind)
+            .reshape(&[3, 4, 5])
+            .expect("reshape");
+        let b = c128_family(120, 500 + u64::from(kind), kind)
+            .reshape(&[5, 4, 6])
+            .expect("reshape");
+        check(&comp, &[a, b]);
+    }
+}
+
 #[test]
 fn complex_data_movement_is_bit_exact() {
     let text = "HloModule m\nENTRY e {\n  a = c64[6,8] parameter(0)\n  i = s32[] parameter(1)\n  \
@@ -254,14 +345,15 @@ fn assert_refused(text: &str, what: &str) {
 
 #[test]
 fn what_the_lowering_does_not_cover_is_refused() {
-    // c128 products need a fused multiply-add of f64.
-    assert_refused(
-        "HloModule m\nENTRY e {\n  a = c128[4] parameter(0)\n  ROOT p = c128[4] multiply(a, a)\n}\n",
-        "c128",
-    );
     assert_refused(
         "HloModule m\nENTRY e {\n  a = c64[8] parameter(0)\n  ROOT f = c64[8] fft(a), fft_type=FFT, fft_length={8}\n}\n",
         "fft",
+    );
+    // The transcendentals whose formulas cancel (no ulp bound over the
+    // JIT's real functions).
+    assert_refused(
+        "HloModule m\nENTRY e {\n  a = c64[4] parameter(0)\n  ROOT t = c64[4] tanh(a)\n}\n",
+        "tanh",
     );
     // A tuple parameter holding a complex value.
     assert_refused(
@@ -329,6 +421,67 @@ fn c64_exp_is_within_its_bound() {
     );
     crate::common::check_tol(&parse(&text), &[a], tol);
 }
+
+/// The bound of `log` of `c64` and `c128` (docs/jit-accuracy.md): each
+/// part within 4 ulps of the interpreter's (the imaginary part, `atan2`,
+/// is exact; the real part is one `log1p` (2 ulps) of an exactly computed
+/// sum, or `ln(max)` plus half a `log1p` whose cancellation is bounded).
+const LOG_ULPS: u64 = 4;
+
+#[test]
+fn complex_log_rsqrt_and_c128_exp_are_within_their_bounds() {
+    let n = 1 << 14;
+    let unary = |ty: &str, op: &str, k: i64| {
+        parse(&format!(
+            "HloModule m\nENTRY e {{\n  a = {ty}[{k}] parameter(0)\n  ROOT x = {ty}[{k}] {op}(a)\n}}\n"
+        ))
+    };
+    let log = crate::common::Tol::Ulps(LOG_ULPS);
+    let exp = crate::common::Tol::Ulps(EXP_ULPS);
+    // Ordinary values, values near the unit circle (the log1p branch)
+    // and random bit patterns.
+    let Some(ArrayData::C64(v)) = c64s(n, 50, false).array_data().cloned() else {
+        panic!("c64")
+    };
+    let unit: Vec<Complex64> = v
+        .iter()
+        .map(|z| {
+            let a = z.re;
+            Complex64::new(a.cos() * (1.0 + z.im * 1e-3), a.sin())
+        })
+        .collect();
+    let unit = Literal::from_array_data(&[n as i64], ArrayData::C64(unit)).expect("literal");
+    for args in [c64s(n, 51, false), unit, c64s(n, 52, true)] {
+        crate::common::check_tol(&unary("c64", "log", n as i64), &[args], log);
+    }
+    let (a, _) = c64_edge_pairs();
+    let k = a.element_count();
+    crate::common::check_tol(&unary("c64", "log", k as i64), &[a], log);
+    for kind in 0..4 {
+        let args = [c128_family(n, 600 + u64::from(kind), kind)];
+        crate::common::check_tol(&unary("c128", "log", n as i64), &args, log);
+    }
+    let args = [c128s(n, 610)];
+    crate::common::check_tol(&unary("c128", "log", n as i64), &args, log);
+    crate::common::check_tol(&unary("c128", "exponential", n as i64), &args, exp);
+    // rsqrt: the real cos and sin of an exact angle times an exact
+    // magnitude.
+    let rsqrt = crate::common::Tol::Ulps(RSQRT_ULPS);
+    for args in [c64s(n, 53, false), c64s(n, 54, true)] {
+        crate::common::check_tol(&unary("c64", "rsqrt", n as i64), &[args], rsqrt);
+    }
+    let (a, _) = c64_edge_pairs();
+    crate::common::check_tol(&unary("c64", "rsqrt", k as i64), &[a], rsqrt);
+    for kind in [0, 2, 3] {
+        let args = [c128_family(n, 620 + u64::from(kind), kind)];
+        crate::common::check_tol(&unary("c128", "rsqrt", n as i64), &args, rsqrt);
+    }
+}
+
+/// The bound of `rsqrt` of `c64` and `c128`: each part is an exactly
+/// computed magnitude times the JIT's `cos` or `sin` (1 ulp) of an exact
+/// angle, rounded once.
+const RSQRT_ULPS: u64 = 2;
 
 #[test]
 fn complex_sqrt_is_bit_exact() {
