@@ -74,6 +74,7 @@
 //! measured numbers.
 #![warn(missing_docs)]
 
+pub(crate) mod blocked;
 pub(crate) mod buffers;
 pub(crate) mod codegen;
 pub(crate) mod compile;
