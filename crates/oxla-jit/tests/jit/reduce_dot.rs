@@ -299,8 +299,16 @@ fn thirty_two_bit_integer_dots_on_the_blocked_kernel() {
         (6, 9, 40, 16, 0, 0),
         (3, 130, 16, 47, 1, 1),
     ] {
-        let l = if lc == 1 { [batch, m, k] } else { [batch, k, m] };
-        let r = if rc == 0 { [batch, k, n] } else { [batch, n, k] };
+        let l = if lc == 1 {
+            [batch, m, k]
+        } else {
+            [batch, k, m]
+        };
+        let r = if rc == 0 {
+            [batch, k, n]
+        } else {
+            [batch, n, k]
+        };
         for (lt, out) in [(S32, S32), (U32, U32), (S8, S32)] {
             let (ls, rs) = (sh(lt, &l), sh(lt, &r));
             let (mut b, p) = builder("dot_i32", &[ls.clone(), rs.clone()]);
