@@ -76,6 +76,7 @@
 //! measured numbers.
 #![warn(missing_docs)]
 
+pub(crate) mod blocked;
 pub(crate) mod boundary;
 pub(crate) mod buffers;
 pub(crate) mod codegen;

@@ -1,8 +1,9 @@
 //! Dot kernels: `C = A x B` on canonical `[batch, m, k] x [batch, k, n]`
 //! operands, the kernel's range counting output rows across batches.
 //! Floats make one call into the float GEMM (`crate::gemm`) for the
-//! thread's rows; integers run an exact, cache- and register-blocked loop
-//! emitted here ([`emit_int_dot`]).
+//! thread's rows, 32-bit integers one call into the AVX2 blocked kernel
+//! (`crate::blocked`) where the CPU has AVX2; the other integers run an
+//! exact, cache- and register-blocked loop emitted here ([`emit_int_dot`]).
 
 use cranelift_codegen::ir::{
     AbiParam, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value, condcodes::IntCC, types,
@@ -24,7 +25,7 @@ use super::{clif_type, flags, size_of, vector_type};
 pub(super) fn emit_dot(
     b: &mut FunctionBuilder,
     module: &mut JITModule,
-    gemm: FuncId,
+    gemm: Option<FuncId>,
     spec: &DotKernel,
 ) {
     let entry = b.create_block();
@@ -42,7 +43,7 @@ pub(super) fn emit_dot(
     let [sa0, sa1, sa2] = spec.lhs.strides;
     let [sb0, sb1, sb2] = spec.rhs.strides;
     let ic = |b: &mut FunctionBuilder, v: i64| b.ins().iconst(types::I64, v);
-    if spec.ty.is_float() {
+    if let Some(gemm) = gemm {
         // One call for the thread's rows `start..end` (across batches):
         // the entry cuts them into batch segments (`gemm.rs`).
         let fref = module.declare_func_in_func(gemm, b.func);
@@ -332,15 +333,16 @@ fn emit_int_dot(
 
 /// The imported GEMM entry points of one module.
 pub(super) struct GemmEntries {
-    f32: FuncId,
-    f64: FuncId,
+    /// In the order of [`GemmEntries::SYMBOLS`].
+    ids: Vec<FuncId>,
 }
 
 impl GemmEntries {
     /// The entry points' names and addresses, in declaration order.
-    const SYMBOLS: [(&'static str, *const u8); 2] = [
+    const SYMBOLS: [(&'static str, *const u8); 3] = [
         ("oxla_jit_gemm_f32", gemm::oxla_jit_gemm_f32 as *const u8),
         ("oxla_jit_gemm_f64", gemm::oxla_jit_gemm_f64 as *const u8),
+        ("oxla_jit_idot_32", gemm::oxla_jit_idot_32 as *const u8),
     ];
 
     /// Registers the entry points on the builder (before the module is
@@ -353,7 +355,7 @@ impl GemmEntries {
 
     /// Declares the entry points in `module` (as imports).
     pub(super) fn declare(module: &mut JITModule) -> Result<GemmEntries> {
-        let mut ids = Vec::with_capacity(2);
+        let mut ids = Vec::with_capacity(GemmEntries::SYMBOLS.len());
         for (name, _) in GemmEntries::SYMBOLS {
             let mut sig = module.make_signature();
             for _ in 0..gemm::ENTRY_ARGS {
@@ -364,18 +366,53 @@ impl GemmEntries {
                 .map_err(|e| setup_error(format!("declaring {name}: {e}")))?;
             ids.push(id);
         }
-        Ok(GemmEntries {
-            f32: ids[0],
-            f64: ids[1],
-        })
+        Ok(GemmEntries { ids })
     }
 
-    /// The entry point for dots of `ty` (integer dots call none).
-    pub(super) fn for_type(&self, ty: ElementType) -> FuncId {
-        if ty == ElementType::F64 {
-            self.f64
-        } else {
-            self.f32
-        }
+    /// The entry point for dots of `ty`: the float GEMM for `f32`/`f64`,
+    /// the AVX2 blocked kernel (`blocked.rs`) for 32-bit integers on CPUs
+    /// that have AVX2; the other integer and `pred` dots call none (the
+    /// loop emitted here runs them).
+    pub(super) fn for_type(&self, ty: ElementType) -> Option<FuncId> {
+        use ElementType as E;
+        let index = match ty {
+            E::F32 => 0,
+            E::F64 => 1,
+            E::S32 | E::U32 if crate::blocked::available() => 2,
+            // Sub-byte integers and narrow floats were widened
+            // (`widen.rs`) and complex dots lowered to real ones
+            // (`complex.rs`) before any kernel exists.
+            E::S32
+            | E::U32
+            | E::Pred
+            | E::S8
+            | E::S16
+            | E::S64
+            | E::U8
+            | E::U16
+            | E::U64
+            | E::S1
+            | E::S2
+            | E::S4
+            | E::U1
+            | E::U2
+            | E::U4
+            | E::F4E2M1FN
+            | E::F8E3M4
+            | E::F8E4M3
+            | E::F8E4M3FN
+            | E::F8E4M3FNUZ
+            | E::F8E4M3B11FNUZ
+            | E::F8E5M2
+            | E::F8E5M2FNUZ
+            | E::F8E8M0FNU
+            | E::Bf16
+            | E::F16
+            | E::C64
+            | E::C128
+            | E::Tuple
+            | E::Token => return None,
+        };
+        self.ids.get(index).copied()
     }
 }

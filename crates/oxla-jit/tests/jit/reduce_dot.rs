@@ -285,3 +285,39 @@ fn mixed_type_dots_convert_their_operands_up() {
         check_tol(&comp, &[values(&ls, 3), values(&rs, 4)], Tol::Exact);
     }
 }
+
+#[test]
+fn thirty_two_bit_integer_dots_on_the_blocked_kernel() {
+    // `s32`/`u32` dots (and `s8 x s8 -> s32`) run the AVX2 kernel of
+    // `blocked.rs` (4 x 16 tiles, blocks of 256 k steps) where the CPU has
+    // AVX2: partial tiles and strips, a second short k block, transposed
+    // operands, batches split across threads; edge values wrap.
+    use ElementType::{S8, S32, U32};
+    for (batch, m, k, n, lc, rc) in [
+        (1, 5, 257, 17, 1, 0),
+        (1, 67, 300, 33, 0, 1),
+        (6, 9, 40, 16, 0, 0),
+        (3, 130, 16, 47, 1, 1),
+    ] {
+        let l = if lc == 1 {
+            [batch, m, k]
+        } else {
+            [batch, k, m]
+        };
+        let r = if rc == 0 {
+            [batch, k, n]
+        } else {
+            [batch, n, k]
+        };
+        for (lt, out) in [(S32, S32), (U32, U32), (S8, S32)] {
+            let (ls, rs) = (sh(lt, &l), sh(lt, &r));
+            let (mut b, p) = builder("dot_i32", &[ls.clone(), rs.clone()]);
+            let y = b
+                .dot_general_with_type(p[0], p[1], &dn(&[0], &[0], &[lc + 1], &[rc + 1]), out)
+                .expect("dot");
+            let comp = b.build(y).expect("build");
+            check_tol(&comp, &[edges(&ls, 1, 1), edges(&rs, 2, 3)], Tol::Exact);
+            check_tol(&comp, &[values(&ls, 3), values(&rs, 4)], Tol::Exact);
+        }
+    }
+}
