@@ -23,3 +23,4 @@ mod threads;
 mod tokens;
 mod types;
 mod windows;
+mod xformer;
