@@ -9,7 +9,7 @@
 //! value of a deeper level does not dominate the next iteration). What to
 //! emit where was decided before, in the [`Schedule`].
 
-use cranelift_codegen::ir::{BlockArg, InstBuilder, Value, condcodes::IntCC, types};
+use cranelift_codegen::ir::{BlockArg, InstBuilder, MemFlagsData, Value, condcodes::IntCC, types};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use oxla_ir::{ElementType, Result};
@@ -20,7 +20,14 @@ use crate::kernel::{KeptValue, LoopKernel, Reducer, Work};
 use crate::math::MathLib;
 
 use super::schedule::{NextRowTouch, PassSchedule, Schedule, VectorPlan};
-use super::{Mode, bug, flags, size_of};
+use super::{Mode, bug, flags, size_of, vector_type};
+
+/// The most invariant vectors a vector loop holds in registers (splatted
+/// before the loop); past that its constants are constant-pool loads. The
+/// x86-64 backend has 16 xmm registers, and the loop needs some for its
+/// own values: JAX's `erfc` has 30 polynomial constants, whose splats were
+/// spilled and reloaded every iteration.
+const MAX_HELD_SPLATS: usize = 10;
 
 /// The emitter of one loop kernel.
 pub(super) struct KernelEmitter<'a, 'f> {
@@ -69,6 +76,9 @@ pub(super) struct KernelEmitter<'a, 'f> {
     /// The constant-pool base inside a vector loop (a loop-carried copy,
     /// see `cpool` and [`KernelEmitter::vector_loop_and_tail`]).
     pub(super) const_pool_base: Option<Value>,
+    /// Whether the current vector loop reads its constants from the pool
+    /// (it needs more invariant vectors than [`MAX_HELD_SPLATS`]).
+    pub(super) pool_constants: bool,
     /// The innermost loop's index while an element is emitted.
     pub(super) inner_index: Option<Value>,
     /// The values of the data indices (`Node::Index` nodes) the index
@@ -133,6 +143,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             kept_rows: Vec::new(),
             touch_rows: Vec::new(),
             const_pool_base: None,
+            pool_constants: false,
             inner_index: None,
             data_values: Vec::new(),
             missing_data: false,
@@ -526,6 +537,7 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             self.kept_rows.push(p);
         }
         // Splats of invariant operands.
+        self.pool_constants = false;
         if let Some(p) = &plan {
             let w = p.width;
             let mut need: Vec<NodeId> = Vec::new();
@@ -538,8 +550,19 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
             }
             need.extend(self.work().roots().0);
             need.extend(self.keeps().iter().map(|k| k.node));
+            need.retain(|&n| self.schedule.level[n] < depth);
+            need.sort_unstable();
+            need.dedup();
+            // More invariant vectors than the registers can hold: the
+            // constants among them become constant-pool loads at their
+            // uses (`pooled_constant`), folded into memory operands,
+            // instead of splats held (and spilled) across the loop.
+            self.pool_constants = need.len() > MAX_HELD_SPLATS;
             for n in need {
-                if self.schedule.level[n] < depth && self.splatted[n].is_none() {
+                if self.pool_constants && self.poolable(n) {
+                    continue;
+                }
+                if self.splatted[n].is_none() {
                     let s = self.scalar[n].ok_or_else(|| bug("invariant operand missing"))?;
                     let v = self.splat_scalar(self.nodes[n].ty(), w, s);
                     self.splatted[n] = Some(v);
@@ -693,11 +716,44 @@ impl<'a, 'f> KernelEmitter<'a, 'f> {
                 if let Some(v) = self.splatted[n] {
                     return Ok(v);
                 }
+                if let Some(v) = self.pooled_constant(w, n) {
+                    return Ok(v);
+                }
                 let s = self.scalar[n].ok_or_else(|| bug(format!("node {n} not computed")))?;
                 let v = self.splat_scalar(self.nodes[n].ty(), w, s);
                 Ok(v)
             }
         }
+    }
+
+    /// Whether `n` is a constant the vector loop may read from the
+    /// constant pool: any but a `pred` (a lane mask of the loop's width).
+    fn poolable(&self, n: NodeId) -> bool {
+        matches!(self.nodes[n], Node::Const { ty, .. } if !ty.is_pred())
+    }
+
+    /// Constant `n` as `w`-byte lanes loaded from the constant pool at its
+    /// use, inside a vector loop that carries the pool's base (see `cpool`
+    /// and [`KernelEmitter::vector_loop_and_tail`]); `None` elsewhere, for
+    /// other nodes, or when the pool is full.
+    fn pooled_constant(&mut self, w: u32, n: NodeId) -> Option<Value> {
+        if !self.pool_constants {
+            return None;
+        }
+        let base = self.const_pool_base?;
+        let Node::Const { ty, bits } = self.nodes[n] else {
+            return None;
+        };
+        if ty.is_pred() {
+            return None;
+        }
+        let off = crate::cpool::offset_of(crate::cpool::splat_bits(bits, w * 8))?;
+        let flags = MemFlagsData::new()
+            .with_notrap()
+            .with_aligned()
+            .with_readonly()
+            .with_can_move();
+        Some(self.b.ins().load(vector_type(ty, w), flags, base, off))
     }
 
     /// The value of per-element node `n` (operands from `vals`, or hoisted

@@ -51,6 +51,7 @@ use crate::entity::{BufferId, IdVec, ParamId};
 mod control;
 pub(crate) mod conv;
 pub(crate) mod loop_groups;
+mod one_reader;
 mod ops;
 mod row_groups;
 mod sort;
@@ -558,6 +559,7 @@ impl Plan {
         }
         // Cost-based cuts, in definition order.
         let mut cost = vec![0u64; n];
+        let mut by_cost = vec![false; n];
         for i in 0..n {
             let inst = &body.instructions[i];
             if !live[i]
@@ -575,8 +577,11 @@ impl Plan {
             cost[i] = c;
             if !mat[i] && (c > MAX_COST || (uses[i] >= 2 && c > SHARED_COST)) {
                 mat[i] = true;
+                by_cost[i] = true;
             }
         }
+        // Those cuts count a tree; one kernel computes a graph.
+        one_reader::fuse_one_reader_values(body, &live, &mut mat, &by_cost);
         // Costly values read through a repeating broadcast.
         for (u, inst) in body.instructions.iter().enumerate() {
             if !live[u] {
@@ -593,6 +598,7 @@ impl Plan {
                 }
             }
         }
+        one_reader::fuse_cheap_values(body, &live, &mut mat, &by_cost);
 
         // Updates that write into their operand's buffer (`ops.rs`): never
         // an operand read through a tuple, an element of one, a barrier, a
@@ -933,6 +939,26 @@ impl Plan {
                     return DotInput { buf, strides: st };
                 }
             }
+        }
+        // Already in canonical order and type: a loop step over the
+        // operand's own shape writes the same bytes as a copy, and as a
+        // loop it can join a row group (softmax feeding a dot keeps its
+        // `exp` in the row instead of computing it again in the copy).
+        if !self.materialised.contains_key(&operand)
+            && shape.element_type() == ty
+            && groups.concat().into_iter().eq(0..shape.rank())
+        {
+            let buf = self.push(BufferKind::Temp, shape, &format!("{}.canonical", inst.name));
+            let fused = self.fused_under(body, &inst.operands);
+            self.steps.push(Step {
+                kind: StepKind::Loop { root: operand },
+                out: buf,
+                fused,
+            });
+            return DotInput {
+                buf,
+                strides: [sizes[1] * sizes[2], sizes[2], 1],
+            };
         }
         let canon = Shape::new(ty, &sizes);
         let name = format!("{}.canonical", inst.name);

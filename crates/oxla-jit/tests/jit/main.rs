@@ -25,3 +25,4 @@ mod tokens;
 mod types;
 mod updates;
 mod windows;
+mod xformer;
