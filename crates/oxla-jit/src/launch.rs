@@ -79,6 +79,17 @@ impl LaunchShape {
 }
 
 impl LaunchShape {
+    /// The launch shape of a tiled convolution kernel: lines of the
+    /// output, each `inner x taps x features x n` multiply-adds; each
+    /// thread gets one contiguous run of lines (it packs the filter once).
+    pub(crate) fn of_conv(kernel: &crate::convlib::ConvKernel) -> LaunchShape {
+        LaunchShape {
+            extent: kernel.split_extent(),
+            work_per_iteration: kernel.work_per_line().max(1),
+            chunking: Chunking::OnePerThread,
+        }
+    }
+
     /// The launch shape of a sort kernel: rows claimed by whichever thread
     /// is free, each `length * log2(length)` of work (a top-k's scan,
     /// `length`).

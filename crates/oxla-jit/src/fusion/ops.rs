@@ -83,6 +83,17 @@ pub(crate) enum OpStep {
     /// Last step when the product is not the output's layout: the output
     /// read from `product` (`[G, M, N]`).
     ConvUnpack { inst: InstId, product: BufferId },
+    /// `convolution` tiled (`conv.rs`, `convlib.rs`), first step when the
+    /// input has no buffer of the result's type: the input (its fused
+    /// producers evaluated, converted), row-major (a temporary).
+    ConvInput { inst: InstId },
+    /// The tiled convolution itself: the output from `input` and the
+    /// filter `[K, N]` (from [`OpStep::ConvFilter`]).
+    ConvTiled {
+        inst: InstId,
+        input: BufferId,
+        filter: BufferId,
+    },
 }
 
 impl OpStep {
@@ -98,7 +109,9 @@ impl OpStep {
             | OpStep::ConvPatches { inst }
             | OpStep::ConvFilter { inst }
             | OpStep::ConvGemm { inst, .. }
-            | OpStep::ConvUnpack { inst, .. } => *inst,
+            | OpStep::ConvUnpack { inst, .. }
+            | OpStep::ConvInput { inst }
+            | OpStep::ConvTiled { inst, .. } => *inst,
         }
     }
 
@@ -111,11 +124,13 @@ impl OpStep {
             | OpStep::SelectScatter { .. }
             | OpStep::ReduceWindow { .. }
             | OpStep::Convolution { .. }
-            | OpStep::ConvUnpack { .. } => true,
+            | OpStep::ConvUnpack { .. }
+            | OpStep::ConvTiled { .. } => true,
             OpStep::ConvGemm { direct, .. } => *direct,
             OpStep::SelectPositions { .. }
             | OpStep::ConvPatches { .. }
-            | OpStep::ConvFilter { .. } => false,
+            | OpStep::ConvFilter { .. }
+            | OpStep::ConvInput { .. } => false,
         }
     }
 
@@ -140,7 +155,9 @@ impl OpStep {
             | OpStep::ConvPatches { .. }
             | OpStep::ConvFilter { .. }
             | OpStep::ConvGemm { .. }
-            | OpStep::ConvUnpack { .. } => None,
+            | OpStep::ConvUnpack { .. }
+            | OpStep::ConvInput { .. }
+            | OpStep::ConvTiled { .. } => None,
         }
     }
 
@@ -156,7 +173,9 @@ impl OpStep {
             | OpStep::ConvPatches { .. }
             | OpStep::ConvFilter { .. }
             | OpStep::ConvGemm { .. }
-            | OpStep::ConvUnpack { .. } => false,
+            | OpStep::ConvUnpack { .. }
+            | OpStep::ConvInput { .. }
+            | OpStep::ConvTiled { .. } => false,
         }
     }
 
@@ -168,13 +187,15 @@ impl OpStep {
                 patches, filter, ..
             } => vec![*patches, *filter],
             OpStep::ConvUnpack { product, .. } => vec![*product],
+            OpStep::ConvTiled { input, filter, .. } => vec![*input, *filter],
             OpStep::UpdateSlice { .. }
             | OpStep::Scatter { .. }
             | OpStep::SelectPositions { .. }
             | OpStep::ReduceWindow { .. }
             | OpStep::Convolution { .. }
             | OpStep::ConvPatches { .. }
-            | OpStep::ConvFilter { .. } => vec![],
+            | OpStep::ConvFilter { .. }
+            | OpStep::ConvInput { .. } => vec![],
         }
     }
 
@@ -218,6 +239,15 @@ impl OpStep {
             OpStep::ConvUnpack { inst, product } => {
                 format!("convolution root={} product={product}", name(inst))
             }
+            OpStep::ConvInput { inst } => format!("convolution input of {}", name(inst)),
+            OpStep::ConvTiled {
+                inst,
+                input,
+                filter,
+            } => format!(
+                "convolution root={} (tiled) input={input} filter={filter}",
+                name(inst)
+            ),
         }
     }
 }
