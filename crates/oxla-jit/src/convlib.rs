@@ -1,6 +1,8 @@
 //! The tiled direct convolution: an `f32` convolution whose input has its
 //! features innermost and whose output has them last (NHWC in, NHWC out,
-//! one group), computed without a patches matrix.
+//! one group), computed without a patches matrix. Fusion sends it the
+//! convolutions with base dilation only (`fusion/conv.rs::tiled` says
+//! why); the routine handles any such convolution.
 //!
 //! Why: the GEMM path (`fusion/conv.rs`) first copies every window of the
 //! input into a patches matrix `[M, K]` (`K = taps x features`; for the
@@ -455,8 +457,12 @@ fn run(d: &Desc, lines: std::ops::Range<usize>, input: &[f32], filter: &[f32], o
                             ptrs[t * r + ri] = match i {
                                 Some(i) => {
                                     any = true;
-                                    let at = b + i as usize * istride;
-                                    input[at..at + c].as_ptr()
+                                    // SAFETY: `b` and `i` are indices
+                                    // inside their dimensions (checked
+                                    // above and in the line's taps), so
+                                    // `at + c <= input_span <= input.len()`
+                                    // (`Desc::decode`).
+                                    unsafe { input.as_ptr().add(b + i as usize * istride) }
                                 }
                                 None => zeros.as_ptr(),
                             };
@@ -540,8 +546,7 @@ mod avx {
     //! features, all accumulators in registers.
 
     use std::arch::x86_64::{
-        __m256, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_setzero_ps,
-        _mm256_storeu_ps,
+        _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_setzero_ps, _mm256_storeu_ps,
     };
 
     use super::{MAX_R, TILE_N};
@@ -560,9 +565,13 @@ mod avx {
         npad: usize,
         out: &mut [[f32; TILE_N]; MAX_R],
     ) {
+        // No closures here (`std::array::from_fn`): a closure does not
+        // inherit `target_feature`, so the intrinsics in it would be calls.
         let mut acc = [[_mm256_setzero_ps(); NV]; R];
+        let mut p = [std::ptr::null::<f32>(); R];
+        let mut fv = [_mm256_setzero_ps(); NV];
         for &t in live {
-            let p: [*const f32; R] = std::array::from_fn(|r| ptrs[t * R + r]);
+            p.copy_from_slice(&ptrs[t * R..t * R + R]);
             // SAFETY (this block and the loop's): the caller's contract:
             // each `p[r]` has `c` elements, and `f` has the filter rows of
             // tap `t`, `8 NV` elements each at stride `npad`.
@@ -570,7 +579,9 @@ mod avx {
             for ci in 0..c {
                 unsafe {
                     let fr = ft.add(ci * npad);
-                    let fv: [__m256; NV] = std::array::from_fn(|v| _mm256_loadu_ps(fr.add(v * 8)));
+                    for (v, x) in fv.iter_mut().enumerate() {
+                        *x = _mm256_loadu_ps(fr.add(v * 8));
+                    }
                     for r in 0..R {
                         let a = _mm256_broadcast_ss(&*p[r].add(ci));
                         for v in 0..NV {

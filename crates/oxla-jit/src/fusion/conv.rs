@@ -31,10 +31,10 @@
 //! the input itself as its patches: the GEMM reads that buffer and the
 //! patches step is left out ([`input_as_patches`]).
 //!
-//! An `f32` convolution with one group, its input's features innermost and
-//! its output's features last (NHWC in and out: the forward passes and
-//! input gradients JAX emits) runs *tiled* instead, where the machine has
-//! AVX2 and FMA ([`tiled`]): no patches, the output computed from the
+//! An `f32` convolution with base dilation (JAX's input gradients of
+//! strided convolutions), one group, its input's features innermost and
+//! its output's features last (NHWC in and out) runs *tiled* instead,
+//! where the machine has AVX2 and FMA ([`tiled`]): no patches, the output computed from the
 //! input where it lies, a tile of rows and output features at a time
 //! (`convlib.rs`). Its steps: the input in the result's type when it has
 //! no such buffer ([`OpStep::ConvInput`], its fused producers evaluated
@@ -175,6 +175,14 @@ const MAX_TILED_TAPS: i64 = 1024;
 
 /// Whether convolution `inst` (GEMM sizes `geo`) runs tiled (see the
 /// module docs); `own_input` is whether its input has a buffer.
+///
+/// Only convolutions with base dilation do, by measurement (2 cores, a
+/// loaded machine, `docs/performance.md`): there the tiles skip the holes
+/// the GEMM multiplies (the input gradient `grad_input`: 2x faster on one
+/// thread, 1.4x on two). Without it the tiles lost: the peers' CNN's `K =
+/// 144` convolution ran about 15% faster tiled on one thread but 1.6x
+/// slower on two, and `resnet3x3` (`K = 576`, the packed filter past L1)
+/// 1.1-1.5x slower.
 pub(crate) fn tiled(body: &Body, inst: InstId, geo: &ConvGemm, own_input: bool) -> bool {
     let i = body.inst(inst);
     let OpKind::Convolution { window, dims, .. } = &i.kind else {
@@ -187,6 +195,7 @@ pub(crate) fn tiled(body: &Body, inst: InstId, geo: &ConvGemm, own_input: bool) 
         && geo.writes_output
         && dims.input_feature_dimension + 1 == lhs.rank() as i64
         && taps <= MAX_TILED_TAPS
+        && window.dimensions.iter().any(|w| w.base_dilation > 1)
         && !(own_input && input_as_patches(body, inst, geo))
         && crate::convlib::available()
 }

@@ -328,8 +328,8 @@ fn tiles() -> bool {
     simd && std::env::var("OXLA_CONV_GEMM_ONLY").map_or(true, |v| v != "1")
 }
 
-/// NHWC convolutions that take the tiled kernel where the machine has it
-/// (else the GEMM): row counts that are not whole tiles, output features
+/// NHWC convolutions on the reordering paths, those with base dilation
+/// tiled where the machine can (else the GEMM): row counts that are not whole tiles, output features
 /// that are not whole vectors or tiles, padding (negative too), strides,
 /// both dilations (input gradients: `lhs_dilate`), reversal, a batch or
 /// spatial dimension innermost among the output's, large enough to be
@@ -413,27 +413,29 @@ fn tiled_convolutions_agree_at_odd_sizes() {
             .collect();
         let args = [values(&shapes[0], 30), values(&shapes[1], 31)];
         let text = check_conv(&comp, &args, true);
-        assert_eq!(text.contains("(tiled)"), tiles(), "{text}");
+        // Only base-dilated convolutions are tiled (`fusion/conv.rs`).
+        let dilated = attrs.contains("lhs_dilate");
+        assert_eq!(text.contains("(tiled)"), tiles() && dilated, "{text}");
     }
 }
 
-/// The CNN's block: a bias add and `relu` fused into the input copy of the
-/// next (tiled) convolution, each element computed once.
+/// A bias add and `relu` fused into the input copy of a tiled (base
+/// dilated) convolution, each element computed once.
 #[test]
 fn a_fused_producer_feeds_the_tiled_convolution_through_its_input_copy() {
     let comp = module(
         "HloModule cnn\n\
          ENTRY cnn {\n\
-           x = f32[4,28,28,16] parameter(0)\n\
+           x = f32[4,14,14,16] parameter(0)\n\
            b = f32[16] parameter(1)\n\
            k = f32[3,3,16,32] parameter(2)\n\
-           bb = f32[4,28,28,16] broadcast(b), dimensions={3}\n\
-           s = f32[4,28,28,16] add(x, bb)\n\
+           bb = f32[4,14,14,16] broadcast(b), dimensions={3}\n\
+           s = f32[4,14,14,16] add(x, bb)\n\
            z = f32[] constant(0)\n\
-           zb = f32[4,28,28,16] broadcast(z), dimensions={}\n\
-           r = f32[4,28,28,16] maximum(s, zb)\n\
-           ROOT c = f32[4,28,28,32] convolution(r, k), window={size=3x3 pad=1_1x1_1}, \
-             dim_labels=b01f_01io->b01f\n\
+           zb = f32[4,14,14,16] broadcast(z), dimensions={}\n\
+           r = f32[4,14,14,16] maximum(s, zb)\n\
+           ROOT c = f32[4,28,28,32] convolution(r, k), \
+             window={size=3x3 pad=2_1x2_1 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f\n\
          }\n",
     );
     let text = oxla_jit::fusion_text(&comp).expect("fusion text");
@@ -443,7 +445,7 @@ fn a_fused_producer_feeds_the_tiled_convolution_through_its_input_copy() {
     // Quarter values: every sum is exact in any order, so the result is
     // the interpreter's bit for bit on either path.
     let args: Vec<Literal> = [
-        (vec![4, 28, 28, 16], 40usize),
+        (vec![4, 14, 14, 16], 40usize),
         (vec![16], 41),
         (vec![3, 3, 16, 32], 42),
     ]
