@@ -591,10 +591,10 @@ mod avx {
                 }
             }
         }
-        for r in 0..R {
-            for v in 0..NV {
-                // SAFETY: `out[r]` has `TILE_N >= 8 NV` elements.
-                unsafe { _mm256_storeu_ps(out[r].as_mut_ptr().add(v * 8), acc[r][v]) };
+        for (row, acc) in out.iter_mut().zip(&acc) {
+            for (v, x) in acc.iter().enumerate() {
+                // SAFETY: `row` has `TILE_N >= 8 NV` elements.
+                unsafe { _mm256_storeu_ps(row.as_mut_ptr().add(v * 8), *x) };
             }
         }
     }
