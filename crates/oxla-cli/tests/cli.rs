@@ -507,6 +507,7 @@ fn bench_reports_times_and_bandwidth() {
     expect_status(&o, 0);
     let text = stdout(&o);
     for want in [
+        "setup:",
         "compile:",
         "median",
         "min",

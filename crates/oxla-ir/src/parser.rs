@@ -2964,11 +2964,22 @@ fn narrow_float<T: crate::RealFloat>(
 
 /// A value of a float8 kind or `f4e2m1fn`: [`narrow_float`] whose `inf` and
 /// `nan` are the kind's (a kind without infinity reads `inf` as its NaN).
+/// A NaN payload (`nan(0x1)`) is refused for the kinds without infinity:
+/// their NaN is one bit pattern (or none), with no payload to set (XLA's
+/// parser: "does not support payloads").
 fn minifloat<T: crate::RealFloat + crate::MiniFloat>(
     token: &str,
     ty: &str,
 ) -> std::result::Result<T, (String, String)> {
-    let bits = <T as crate::MiniFloat>::FORMAT.mantissa.max(1);
+    let format = <T as crate::MiniFloat>::FORMAT;
+    let body = token.trim_start_matches(['-', '+']);
+    if !format.has_nan_payloads() && body.starts_with("nan(") {
+        return Err((
+            format!("`{token}` is not a valid {ty} value: {ty} has no NaN payloads"),
+            "`nan`, without a payload".into(),
+        ));
+    }
+    let bits = format.mantissa.max(1);
     narrow_float(token, ty, bits, |negative, payload| {
         let x = if payload == 0 {
             f64::INFINITY

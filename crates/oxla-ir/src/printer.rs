@@ -82,12 +82,32 @@ pub(crate) fn print_computation(comp: &Computation) -> String {
     out
 }
 
+/// Prints `body` in definition order, but for its root, which comes last
+/// (as XLA prints it) unless a later instruction reads it: a body whose
+/// root is not its last instruction (a StableHLO function returning a
+/// parameter, with tokens made after it) would otherwise open with
+/// `ROOT`. The parser keeps the source order of independent instructions,
+/// so the printed text reads back into a body that prints the same.
 fn print_body(out: &mut String, comp: &Computation, body: &Body, is_entry: bool) {
     let prefix = if is_entry { "ENTRY " } else { "" };
     let _ = writeln!(out, "{prefix}{} {{", body.name);
+    let root = body.root.index();
+    let root_read_later = body
+        .instructions
+        .iter()
+        .skip(root + 1)
+        .any(|inst| inst.operands.contains(&body.root));
+    let line = |out: &mut String, i: usize, inst: &Instruction| {
+        let marker = if i == root { "ROOT " } else { "" };
+        let _ = writeln!(out, "  {marker}{}", instruction_text(comp, body, inst));
+    };
     for (i, inst) in body.instructions.iter().enumerate() {
-        let root = if i == body.root.index() { "ROOT " } else { "" };
-        let _ = writeln!(out, "  {root}{}", instruction_text(comp, body, inst));
+        if i != root || root_read_later {
+            line(out, i, inst);
+        }
+    }
+    if !root_read_later && let Some(inst) = body.instructions.get(root) {
+        line(out, root, inst);
     }
     out.push_str("}\n");
 }

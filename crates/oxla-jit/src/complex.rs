@@ -8,21 +8,12 @@
 //! complex element is its real part, then its imaginary part), so the
 //! executable only reinterprets: each complex argument's values are
 //! copied into a real literal of the widened shape, and each result leaf
-//! back. Invariant: [`Boundary::original`] is the computation as the user
-//! gave it; its parameter and result shapes are the executable's.
+//! back ([`argument`] and [`result`], the `Complex` translation of the
+//! executable's boundary, `boundary.rs`).
 
-use std::borrow::Cow;
-
-use oxla_ir::{ArrayData, Computation, Error, Literal, Result, Shape};
+use oxla_ir::{ArrayData, Computation, Literal, Result, Shape};
 
 use crate::error::{Stage, internal};
-
-/// What a complex computation's executable needs at its boundary.
-#[derive(Debug)]
-pub(crate) struct Boundary {
-    /// The computation as given (complex parameters and result).
-    pub(crate) original: Computation,
-}
 
 /// `comp` lowered to real arithmetic, or `None` when it has no complex
 /// value (see `oxla_ir::passes::complex`).
@@ -36,11 +27,11 @@ fn widened(dims: &[i64]) -> Vec<i64> {
 }
 
 /// Argument `arg` as the lowered computation takes it: a complex array as
-/// its parts side by side, anything else as it is (borrowed).
-pub(crate) fn real_argument(arg: &Literal) -> Result<Cow<'_, Literal>> {
+/// its parts side by side, `None` for anything else (taken as it is).
+pub(crate) fn argument(arg: &Literal) -> Result<Option<Literal>> {
     let ty = arg.element_type();
     let Some(part) = ty.complex_component() else {
-        return Ok(Cow::Borrowed(arg));
+        return Ok(None);
     };
     let data = arg
         .array_data()
@@ -48,12 +39,12 @@ pub(crate) fn real_argument(arg: &Literal) -> Result<Cow<'_, Literal>> {
     let bytes = data.to_le_bytes();
     let values = ArrayData::from_bytes(part, &bytes, false)
         .ok_or_else(|| internal(Stage::Run, "complex argument bytes"))?;
-    Literal::from_array_data(&widened(arg.shape().dims()), values).map(Cow::Owned)
+    Literal::from_array_data(&widened(arg.shape().dims()), values).map(Some)
 }
 
 /// The lowered computation's result `out` as the original result of
 /// `shape`: each complex leaf reinterpreted from its parts side by side.
-pub(crate) fn complex_result(out: Literal, shape: &Shape) -> Result<Literal> {
+pub(crate) fn result(out: Literal, shape: &Shape) -> Result<Literal> {
     if shape.is_tuple() {
         let items = out
             .into_tuple_elements()
@@ -64,7 +55,7 @@ pub(crate) fn complex_result(out: Literal, shape: &Shape) -> Result<Literal> {
         let leaves = items
             .into_iter()
             .zip(shape.tuple_shapes())
-            .map(|(l, s)| complex_result(l, s))
+            .map(|(l, s)| result(l, s))
             .collect::<Result<Vec<_>>>()?;
         return Ok(Literal::tuple(leaves));
     }
@@ -78,23 +69,4 @@ pub(crate) fn complex_result(out: Literal, shape: &Shape) -> Result<Literal> {
     let values = ArrayData::from_bytes(shape.element_type(), &bytes, false)
         .ok_or_else(|| internal(Stage::Run, "complex result bytes"))?;
     Literal::from_array_data(shape.dims(), values)
-}
-
-impl Boundary {
-    /// Checks `args` against the original parameters.
-    pub(crate) fn check(&self, args: &[&Literal]) -> Result<()> {
-        let ok = args.len() == self.original.parameter_shapes().len()
-            && args
-                .iter()
-                .zip(self.original.parameter_shapes())
-                .all(|(a, s)| a.shape() == &s);
-        if ok {
-            return Ok(());
-        }
-        self.original.check_arguments(args)?;
-        Err(Error::Internal {
-            stage: "run".into(),
-            message: "arguments rejected".into(),
-        })
-    }
 }

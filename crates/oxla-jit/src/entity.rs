@@ -137,6 +137,11 @@ impl<K: EntityId, V> IdVec<K, V> {
         self.items.len()
     }
 
+    /// Drops the entries from `len` on (handles past it become stale).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.items.truncate(len);
+    }
+
     /// The entry of `k`, if it exists.
     pub(crate) fn get(&self, k: K) -> Option<&V> {
         self.items.get(k.index())

@@ -8,6 +8,7 @@ use oxla_ir::{
     ArrayData, Computation, ElementType, Error, Literal, Result, Shape, StorageSink, dispatch_array,
 };
 
+use crate::boundary::{Boundary, Translation};
 use crate::buffers::MemoryUse;
 use crate::codegen::KernelFn;
 use crate::compile::CompileProfile;
@@ -64,7 +65,7 @@ pub struct Executable {
     tuple_params: bool,
     /// Freed on drop.
     module: Mutex<Option<JITModule>>,
-    clif: String,
+    clif: crate::kcompile::ClifText,
     fusion: String,
     /// The arena of the last run, kept for the next (see `buffers.rs`).
     arena: Mutex<Option<Vec<u64>>>,
@@ -80,13 +81,11 @@ pub struct Executable {
     profile: crate::profile::Profile,
     /// Where the compilation's time went.
     compile_profile: CompileProfile,
-    /// The signature with tokens, when the computation had some (it was
-    /// compiled with empty arrays in their places: `tokens.rs`).
-    tokens: Option<Box<crate::tokens::TokenSignature>>,
-    /// For a computation with complex values: the computation as given,
-    /// whose complex arguments and result this executable reinterprets
-    /// (`complex.rs`); `comp` is then its lowering to real arithmetic.
-    complex: Option<Box<crate::complex::Boundary>>,
+    /// When the computation was compiled as another (tokens as empty
+    /// arrays, complex values as real pairs): the computation as given and
+    /// the translations of arguments and results between the two
+    /// (`boundary.rs`); `comp` is then the one compiled.
+    boundary: Option<Box<Boundary>>,
 }
 
 /// Storage kept for the next run's outputs: at most one buffer per output
@@ -208,7 +207,7 @@ impl Executable {
         plan: Plan,
         program: Program,
         module: JITModule,
-        clif: String,
+        clif: crate::kcompile::ClifText,
         fusion: String,
         in_place: Vec<bool>,
         profile: CompileProfile,
@@ -239,32 +238,23 @@ impl Executable {
             in_place,
             profile: crate::profile::Profile::default(),
             compile_profile: profile,
-            tokens: None,
-            complex: None,
+            boundary: None,
         }
     }
 
-    /// This executable, compiled from the real lowering of `original`
-    /// (`oxla_ir::passes::complex`), as the executable of `original`.
-    pub(crate) fn with_complex_boundary(mut self, original: &Computation) -> Executable {
-        self.complex = Some(Box::new(crate::complex::Boundary {
-            original: original.clone(),
-        }));
+    /// This executable, compiled from `original` rewritten by
+    /// `translation` (tokens as empty arrays, complex values as real
+    /// pairs), as the executable of `original`: its arguments and results
+    /// are translated at the boundary (`boundary.rs`). A run with a
+    /// boundary never writes over an argument.
+    pub(crate) fn with_boundary(
+        mut self,
+        translation: Translation,
+        original: &Computation,
+    ) -> Executable {
+        self.in_place.fill(false);
+        self.boundary = Some(Boundary::wrap(self.boundary.take(), translation, original));
         self
-    }
-
-    /// [`Executable::run`] of a computation with complex values: the
-    /// arguments reinterpreted as the lowering takes them, the result
-    /// back.
-    fn run_complex(&self, b: &crate::complex::Boundary, args: &[&Literal]) -> Result<Literal> {
-        b.check(args)?;
-        let real = args
-            .iter()
-            .map(|a| crate::complex::real_argument(a))
-            .collect::<Result<Vec<_>>>()?;
-        let real: Vec<&Literal> = real.iter().map(|a| a.as_ref()).collect();
-        let out = self.run_real(&real)?;
-        crate::complex::complex_result(out, b.original.result_shape())
     }
 
     /// Where the compilation's time went, stage by stage.
@@ -302,23 +292,10 @@ impl Executable {
 
     /// The computation this was compiled from.
     pub fn computation(&self) -> &Computation {
-        if let Some(t) = &self.tokens {
-            return &t.original;
-        }
-        match &self.complex {
-            Some(b) => &b.original,
+        match &self.boundary {
+            Some(b) => b.original(),
             None => &self.comp,
         }
-    }
-
-    /// This executable, compiled from `original` with its tokens made
-    /// empty arrays, taking and giving tokens where `original` does.
-    pub(crate) fn with_tokens(mut self, original: &Computation) -> Executable {
-        self.in_place.fill(false);
-        self.tokens = Some(Box::new(crate::tokens::TokenSignature {
-            original: original.clone(),
-        }));
-        self
     }
 
     /// The fusion decisions as HLO-like text (see [`crate::fusion_text`]).
@@ -328,7 +305,7 @@ impl Executable {
 
     /// The Cranelift IR of every kernel, as handed to the code generator.
     pub fn clif_text(&self) -> &str {
-        &self.clif
+        self.clif.text()
     }
 
     /// The number of kernels compiled (a kernel inside a loop counts once,
@@ -397,25 +374,17 @@ impl Executable {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn run(&self, args: &[&Literal]) -> Result<Literal> {
-        if let Some(t) = &self.tokens {
-            let plain = t.arguments(args)?;
-            let plain: Vec<&Literal> = plain.iter().collect();
-            return self.run_token_free(&plain).map(|r| t.result(r));
-        }
-        self.run_token_free(args)
+        let Some(b) = &self.boundary else {
+            return self.run_compiled(args);
+        };
+        let inner = b.arguments(args)?;
+        let inner: Vec<&Literal> = inner.iter().map(|a| a.as_ref()).collect();
+        b.result(self.run_compiled(&inner)?)
     }
 
-    /// [`Executable::run`] of the computation as compiled (tokens, if it
-    /// had any, as empty arrays).
-    fn run_token_free(&self, args: &[&Literal]) -> Result<Literal> {
-        match &self.complex {
-            Some(b) => self.run_complex(b, args),
-            None => self.run_real(args),
-        }
-    }
-
-    /// [`Executable::run`] of the compiled (real) computation.
-    fn run_real(&self, args: &[&Literal]) -> Result<Literal> {
+    /// [`Executable::run`] of the computation as compiled (inside the
+    /// boundary, if there is one).
+    fn run_compiled(&self, args: &[&Literal]) -> Result<Literal> {
         self.check_args(args)?;
         let mut outputs: IdVec<BufferId, Option<ArrayData>> =
             IdVec::with_capacity(self.plan.buffers.len());
@@ -549,27 +518,18 @@ impl Executable {
     /// # Ok::<(), oxla_ir::Error>(())
     /// ```
     pub fn run_into(&self, args: &[&Literal], out: &mut Literal) -> Result<()> {
-        if let Some(t) = &self.tokens {
-            if out.shape() != t.original.result_shape() {
+        if let Some(b) = &self.boundary {
+            // Through the boundary: the translated result replaces `out`.
+            b.check(args)?;
+            let original = b.original();
+            if out.shape() != original.result_shape() {
                 return Err(Error::OutputShape {
-                    computation: self.comp.name().to_string(),
-                    expected: t.original.result_shape().to_string(),
+                    computation: original.name().to_string(),
+                    expected: original.result_shape().to_string(),
                     actual: out.shape().to_string(),
                 });
             }
             *out = self.run(args)?;
-            return Ok(());
-        }
-        if let Some(b) = &self.complex {
-            let result = self.run_complex(b, args)?;
-            if out.shape() != b.original.result_shape() {
-                return Err(Error::OutputShape {
-                    computation: b.original.name().to_string(),
-                    expected: b.original.result_shape().to_string(),
-                    actual: out.shape().to_string(),
-                });
-            }
-            *out = result;
             return Ok(());
         }
         self.check_args(args)?;
@@ -709,42 +669,32 @@ impl Executable {
         inout: &mut Literal,
         others: &[&Literal],
     ) -> Result<()> {
-        if let Some(t) = &self.tokens {
-            let mut args: Vec<&Literal> = others.to_vec();
-            if number > args.len() {
+        if let Some(b) = &self.boundary {
+            // Through the boundary: computed out of place, then moved in.
+            let original = b.original();
+            let n = original.parameter_shapes().len();
+            if number >= n || others.len() + 1 != n {
                 return Err(Error::ArgumentCount {
-                    computation: self.comp.name().to_string(),
-                    expected: self.param_shapes.len(),
+                    computation: original.name().to_string(),
+                    expected: n,
                     actual: others.len() + 1,
-                    signature: format!("(run_in_place over parameter {number})"),
+                    signature: format!(
+                        "(run_in_place over parameter {number} with {} other argument(s))",
+                        others.len()
+                    ),
                 });
             }
+            let mut args: Vec<&Literal> = others.to_vec();
             args.insert(number, &*inout);
-            t.original.check_arguments(&args)?;
-            if t.original.result_shape() != args[number].shape() {
+            b.check(&args)?;
+            if original.result_shape() != inout.shape() {
                 return Err(Error::OutputShape {
-                    computation: self.comp.name().to_string(),
-                    expected: t.original.result_shape().to_string(),
+                    computation: original.name().to_string(),
+                    expected: original.result_shape().to_string(),
                     actual: inout.shape().to_string(),
                 });
             }
             let result = self.run(&args)?;
-            *inout = result;
-            return Ok(());
-        }
-        if let Some(b) = &self.complex {
-            let result = {
-                let mut args: Vec<&Literal> = others.to_vec();
-                args.insert(number.min(others.len()), &*inout);
-                self.run_complex(b, &args)?
-            };
-            if result.shape() != inout.shape() {
-                return Err(Error::OutputShape {
-                    computation: b.original.name().to_string(),
-                    expected: result.shape().to_string(),
-                    actual: inout.shape().to_string(),
-                });
-            }
             *inout = result;
             return Ok(());
         }
@@ -812,7 +762,7 @@ impl Executable {
     /// Whether [`Executable::run_in_place`] over parameter `number` writes
     /// the result straight into the argument's storage (no allocation).
     pub fn runs_in_place(&self, number: usize) -> bool {
-        self.complex.is_none() && self.in_place.get(number).copied().unwrap_or(false)
+        self.boundary.is_none() && self.in_place.get(number).copied().unwrap_or(false)
     }
 
     /// Runs every kernel. `outputs[b]` holds output buffer `b`; `into`

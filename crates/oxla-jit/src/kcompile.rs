@@ -27,13 +27,20 @@
 //!    (`define_function_bytes`), which is what `define_function` does after
 //!    compiling.
 //!
+//! 4. **The CLIF text on demand.** Printing every kernel's CLIF costs
+//!    about as much as building it, and only `Executable::clif_text` reads
+//!    it: kernels are told apart by their function's stencil (its hash,
+//!    then equality, [`Distinct`]), and the text is printed from a copy of
+//!    the functions the first time it is asked for ([`ClifText`]).
+//!
 //! Invariant: the machine code of kernel `k` is exactly what
 //! `define_function` would have made of its (renumbered) function; only
 //! where it is compiled and how often changes.
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use cranelift_codegen::Context;
 use cranelift_codegen::control::ControlPlane;
@@ -87,6 +94,70 @@ pub(crate) fn canonical_table(func: &mut Function) -> Option<Vec<u32>> {
         }
     }
     Some(map)
+}
+
+/// The distinct functions of a module, found by structure: two equal
+/// functions (stencils: blocks, instructions, values, constants,
+/// signature; and parameters: the external names their calls resolve
+/// to) compile to the same machine code and print the same CLIF text, so
+/// sharing code between them is what sharing it between equal texts did.
+/// Hashing the stencil is a walk over its arenas; printing it was several
+/// times that.
+#[derive(Default)]
+pub(crate) struct Distinct {
+    /// Stencil hash to the distinct functions with that hash.
+    by_hash: HashMap<u64, Vec<usize>>,
+    hasher: std::collections::hash_map::RandomState,
+}
+
+impl Distinct {
+    /// The index among `seen` of a function equal to `func`, or `None`
+    /// after noting that `func` will be pushed to `seen` as a new one.
+    pub(crate) fn find_or_add(&mut self, func: &Function, seen: &[Function]) -> Option<usize> {
+        let bucket = self
+            .by_hash
+            .entry(self.hasher.hash_one(&func.stencil))
+            .or_default();
+        if let Some(&d) = bucket.iter().find(|&&d| seen[d] == *func) {
+            return Some(d);
+        }
+        bucket.push(seen.len());
+        None
+    }
+}
+
+/// The CLIF text of a module's kernels, printed on first use: per kernel
+/// a header line, followed by its function's text for the first kernel of
+/// each distinct function.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClifText {
+    /// Per kernel: its header, and its function when it is the first
+    /// with that code (a copy taken before code generation changes it).
+    kernels: Vec<(String, Option<Function>)>,
+    text: OnceLock<String>,
+}
+
+impl ClifText {
+    /// Adds a kernel: `func` when its code is new, `None` when it shares
+    /// an earlier kernel's (the header says whose).
+    pub(crate) fn push(&mut self, header: String, func: Option<Function>) {
+        self.kernels.push((header, func));
+    }
+
+    /// The text, printed the first time it is asked for.
+    pub(crate) fn text(&self) -> &str {
+        self.text.get_or_init(|| {
+            let parts: Vec<String> = self
+                .kernels
+                .iter()
+                .map(|(header, func)| match func {
+                    Some(f) => format!("{header}\n{}", f.display()),
+                    None => format!("{header}\n"),
+                })
+                .collect();
+            parts.join("\n")
+        })
+    }
 }
 
 /// One compiled function: its bytes, their alignment, and relocations.
@@ -273,6 +344,39 @@ mod tests {
         let mut c = kernel(&[8, 8], false);
         canonical_table(&mut c);
         assert_ne!(a.display().to_string(), c.display().to_string());
+    }
+
+    #[test]
+    fn equal_functions_are_found_and_others_are_new() {
+        let mut seen = Vec::new();
+        let mut distinct = Distinct::default();
+        for (offsets, expected) in [
+            (&[8, 16][..], None),
+            (&[8, 8][..], None),
+            (&[8, 16][..], Some(0)),
+            (&[8, 8][..], Some(1)),
+            (&[16, 8][..], None),
+        ] {
+            let f = kernel(offsets, false);
+            let found = distinct.find_or_add(&f, &seen);
+            assert_eq!(found, expected, "{offsets:?}");
+            if found.is_none() {
+                seen.push(f);
+            }
+        }
+    }
+
+    #[test]
+    fn the_clif_text_is_printed_on_demand_with_a_header_per_kernel() {
+        let f = kernel(&[8], false);
+        let printed = f.display().to_string();
+        let mut clif = ClifText::default();
+        clif.push("; kernel0: function0".to_string(), Some(f));
+        clif.push("; kernel1: the code of function0".to_string(), None);
+        assert_eq!(
+            clif.text(),
+            format!("; kernel0: function0\n{printed}\n; kernel1: the code of function0\n")
+        );
     }
 
     #[test]

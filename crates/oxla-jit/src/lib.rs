@@ -57,7 +57,9 @@
 //!    written them, huge pages when large, or recycled from a result handed
 //!    back) or writes into the caller's, and launches kernels in order,
 //!    splitting large ones across the persistent `pool`; `inplace` decides
-//!    which arguments a result may overwrite.
+//!    which arguments a result may overwrite; `boundary` translates
+//!    arguments and results where the computation was compiled as another
+//!    (tokens as empty arrays, complex values as real pairs).
 //!
 //! The IR is arenas addressed by typed `u32` handles (`entity`): buffers,
 //! parameters, nodes, folds, loop variables. Errors (`error`) are limits a
@@ -74,6 +76,7 @@
 //! measured numbers.
 #![warn(missing_docs)]
 
+pub(crate) mod boundary;
 pub(crate) mod buffers;
 pub(crate) mod codegen;
 pub(crate) mod compile;
@@ -105,7 +108,7 @@ pub(crate) mod verify;
 pub(crate) mod widen;
 
 pub use buffers::MemoryUse;
-pub use compile::{CompileProfile, compile, fusion_text};
+pub use compile::{CompileProfile, compile, fusion_text, warm_up};
 pub use executable::Executable;
 pub use launch::PARALLEL_THRESHOLD;
 pub use pool::THREADS_VAR;

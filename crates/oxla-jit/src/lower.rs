@@ -33,6 +33,8 @@ mod loop_group;
 mod ops;
 mod sort;
 
+pub(crate) use loop_group::groups_as_one;
+
 /// An internal error of lowering.
 fn bug(message: impl Into<String>) -> Error {
     internal(Stage::Lowering, message)

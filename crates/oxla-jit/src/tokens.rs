@@ -4,9 +4,10 @@
 //! `after-all` becomes an empty constant, `add-dependency(x, t)` is `x`,
 //! and token parameters, loop state and results are `pred[0]` leaves.
 //! [`strip`] does the rewrite before anything else sees the computation;
-//! the executable keeps the original signature ([`TokenSignature`]) and
-//! turns token arguments into empty arrays and the empty arrays at the
-//! result's token places back into tokens.
+//! the executable's boundary (`boundary.rs`) keeps the original signature
+//! and turns token arguments into empty arrays ([`argument`]) and the
+//! empty arrays at the result's token places back into tokens
+//! ([`result`]).
 //!
 //! Invariant: after [`strip`] no instruction of the computation has a
 //! token in its shape, so the rest of the JIT never meets one.
@@ -90,26 +91,21 @@ pub(crate) fn strip(comp: &Computation) -> Result<Option<Computation>> {
     Computation::from_bodies(comp.name(), bodies).map(Some)
 }
 
-/// The signature of a computation with tokens, kept by its executable:
-/// the original computation (its parameter and result shapes hold the
-/// tokens).
-pub(crate) struct TokenSignature {
-    pub(crate) original: Computation,
+/// Argument `arg` as the token-free computation takes it: `None` when it
+/// holds no token (it is taken as it is), else a copy with every token an
+/// empty `pred[0]` array.
+pub(crate) fn argument(arg: &Literal) -> Result<Option<Literal>> {
+    if has_token(arg.shape()) {
+        strip_literal(arg).map(Some)
+    } else {
+        Ok(None)
+    }
 }
 
-impl TokenSignature {
-    /// `args` (checked against the original signature) with every token an
-    /// empty `pred[0]` array.
-    pub(crate) fn arguments(&self, args: &[&Literal]) -> Result<Vec<Literal>> {
-        self.original.check_arguments(args)?;
-        args.iter().map(|a| strip_literal(a)).collect()
-    }
-
-    /// `result` of the token-free computation with the original result's
-    /// token places made tokens again.
-    pub(crate) fn result(&self, result: Literal) -> Literal {
-        restore(result, self.original.result_shape())
-    }
+/// `out`, a result of the token-free computation, with a token wherever
+/// `shape` (the original result's) has one.
+pub(crate) fn result(out: Literal, shape: &Shape) -> Literal {
+    restore(out, shape)
 }
 
 /// `l` with its tokens replaced by empty `pred[0]` arrays.

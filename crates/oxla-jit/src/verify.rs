@@ -286,9 +286,60 @@ pub(crate) fn verify_plan(comp: &Computation, plan: &Plan) -> Result<()> {
     report(Stage::VerifyPlan, check_plan(comp, plan))
 }
 
-/// Checks lowering's kernels, `lowered[k]` those of step `k` of `plan`.
-pub(crate) fn verify_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Result<()> {
-    report(Stage::VerifyKernels, check_kernels(plan, lowered))
+/// Checks lowering's kernels, `lowered[k]` those of step `k` of `plan`
+/// (the plan of `comp`).
+pub(crate) fn verify_kernels(
+    comp: &Computation,
+    plan: &Plan,
+    lowered: &[Vec<KernelDesc>],
+) -> Result<()> {
+    let mut problems = check_kernels(plan, lowered);
+    problems.extend(check_grouped_updates(comp, plan, lowered));
+    report(Stage::VerifyKernels, problems)
+}
+
+/// A loop group that updates a loop-state parameter in place while a
+/// later member reads the parameter's old value (`fusion/control.rs`)
+/// must run as one kernel, which loads every value of an element before
+/// it stores any: run as its members' kernels, the later member would
+/// read the new value.
+fn check_grouped_updates(
+    comp: &Computation,
+    plan: &Plan,
+    lowered: &[Vec<KernelDesc>],
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if plan.updates.is_empty() {
+        return problems;
+    }
+    let body = comp.entry();
+    let trees = tuples::value_trees(body);
+    for (k, step) in plan.steps.iter().enumerate() {
+        let StepKind::LoopGroup { members } = &step.kind else {
+            continue;
+        };
+        if lowered.get(k).is_some_and(|kernels| kernels.len() <= 1) {
+            continue;
+        }
+        for &(b, _) in &plan.updates {
+            let Some(BufferKind::Param(j)) = plan.buffers.get(b).map(|x| &x.kind) else {
+                continue;
+            };
+            let Some(old) = tuples::param_sym(body, j.index()) else {
+                continue;
+            };
+            let Some(w) = members.iter().position(|m| m.out == b) else {
+                continue;
+            };
+            if members[w + 1..]
+                .iter()
+                .any(|m| step_syms(body, &trees, plan, m).contains(&old))
+            {
+                problems.push(Problem::OldValueRead { buf: b, step: k });
+            }
+        }
+    }
+    problems
 }
 
 /// Checks how the regions of a program fit together (see
@@ -799,6 +850,14 @@ pub(crate) fn check_plan(comp: &Computation, plan: &Plan) -> Vec<Problem> {
     // Reads after writes; of a buffer updated in place, between the step
     // that wrote the value read and the next update.
     let producers = producers(plan);
+    // A read names the instruction it reads; an element of a tuple
+    // (`get-tuple-element` of a `tuple`) is the array it names, in that
+    // array's buffer, so its producer is that array's.
+    let trees = tuples::value_trees(comp.entry());
+    let value_of = |i: InstId| match trees.get(i.index()) {
+        Some(Tree::Leaf(Sym::Inst(x))) => *x,
+        Some(Tree::Leaf(Sym::Part(..)) | Tree::Tuple(_)) | None => i,
+    };
     let written_before = |b: BufferId, k: usize| match plan.buffers.get(b).map(|x| &x.kind) {
         Some(BufferKind::Param(_) | BufferKind::Constant(_)) => true,
         Some(BufferKind::Output(_) | BufferKind::Temp) => {
@@ -821,7 +880,7 @@ pub(crate) fn check_plan(comp: &Computation, plan: &Plan) -> Vec<Problem> {
                     // between it and this read (this step may read its own
                     // operand: the kernel verifier checks where).
                     let own_operand = in_place == Some((b, i));
-                    let ok = match producers.get(&i) {
+                    let ok = match producers.get(&value_of(i)) {
                         Some(&(w, wb)) => {
                             wb == b
                                 && (w < k || (w == k && earlier_pass))
@@ -1123,7 +1182,67 @@ impl WriteSet {
 /// Joins the writes of the stretches of a split loop (same terms but for
 /// one variable's extent, constants apart along it) into one, if they
 /// tile one interval of that variable.
+///
+/// A stretch one element long may have lost its variable's term (an
+/// extent-1 loop adds nothing to the offset): a variable another stretch
+/// writes along is given back to the stretches that lack it, with its
+/// coefficient and extent 1, which names the same elements. When no
+/// stretch keeps it (every stretch one element long along it: a
+/// concatenate of `[.., 1]` parts along their last dimension), the
+/// stretches are joined along a stand-in variable whose coefficient is the
+/// greatest common divisor of their constants' differences. Either way the
+/// join is the union of the stretches' elements exactly: each stretch is
+/// `c + a*x + rest` with `x` in `[0, e)`, which is `c0 + a*(d + x) + rest`
+/// for `c = c0 + a*d`, so stretches whose `[d, d + e)` tile an interval
+/// make up that interval; the caller still checks the join is injective
+/// and inside its buffer.
 fn join_stretches(sets: Vec<WriteSet>) -> Option<WriteSet> {
+    let mut sets = sets;
+    // Every variable some stretch writes along, with its coefficient.
+    let mut vars: Vec<(LoopVar, i64)> = Vec::new();
+    for s in &sets {
+        for &(v, a, _) in &s.terms {
+            match vars.iter().find(|t| t.0 == v) {
+                Some(&(_, b)) if a != b => return None,
+                Some(_) => {}
+                None => vars.push((v, a)),
+            }
+        }
+    }
+    for s in &mut sets {
+        for &(v, a) in &vars {
+            if !s.terms.iter().any(|t| t.0 == v) {
+                s.terms.push((v, a, 1));
+            }
+        }
+        s.terms.sort_by_key(|t| (t.1, t.0));
+    }
+    if let Some(joined) = join_along_one(&sets) {
+        return Some(joined);
+    }
+    // Every stretch the same along every variable: join along a stand-in.
+    let first = sets.first()?;
+    let gcd = sets.iter().fold(0i128, |g, s| {
+        let mut a = g;
+        let mut b = (s.constant as i128 - first.constant as i128).abs();
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    });
+    let a = i64::try_from(gcd).ok().filter(|&a| a > 0)?;
+    let stand_in = LoopVar::new(u32::MAX as usize);
+    for s in &mut sets {
+        s.terms.push((stand_in, a, 1));
+        s.terms.sort_by_key(|t| (t.1, t.0));
+    }
+    join_along_one(&sets)
+}
+
+/// [`join_stretches`] of stretches with the same variables and
+/// coefficients: along the one variable whose extent differs, or, when
+/// all extents agree, along the first variable the stretches tile.
+fn join_along_one(sets: &[WriteSet]) -> Option<WriteSet> {
     let first = sets.first()?;
     let n = first.terms.len();
     if sets.iter().any(|s| {
@@ -1135,20 +1254,24 @@ fn join_stretches(sets: Vec<WriteSet>) -> Option<WriteSet> {
     }) {
         return None;
     }
-    // The variable whose extent differs (the innermost by default).
-    let q = (0..n)
-        .find(|&i| sets.iter().any(|s| s.terms[i].2 != first.terms[i].2))
-        .or(n.checked_sub(1))?;
-    if (0..n).any(|i| i != q && sets.iter().any(|s| s.terms[i].2 != first.terms[i].2)) {
-        return None;
-    }
+    let differs = |i: usize| sets.iter().any(|s| s.terms[i].2 != first.terms[i].2);
+    let candidates: Vec<usize> = match (0..n).filter(|&i| differs(i)).collect::<Vec<_>>() {
+        d if d.len() > 1 => return None,
+        d if d.len() == 1 => d,
+        _ => (0..n).collect(),
+    };
+    candidates.into_iter().find_map(|q| tile_along(sets, q))
+}
+
+/// The stretches joined along term `q`, if their intervals of it tile one
+/// interval (starts counted from the first stretch's constant).
+fn tile_along(sets: &[WriteSet], q: usize) -> Option<WriteSet> {
+    let first = sets.first()?;
     let a = first.terms[q].1 as i128;
-    // Each stretch covers [start, start + extent) of q, start counted from
-    // the first stretch's constant.
     let mut spans: Vec<(i128, i128)> = Vec::with_capacity(sets.len());
-    for s in &sets {
+    for s in sets {
         let d = s.constant as i128 - first.constant as i128;
-        if d % a != 0 {
+        if a == 0 || d % a != 0 {
             return None;
         }
         spans.push((d / a, d / a + s.terms[q].2 as i128));
@@ -1978,6 +2101,62 @@ mod tests {
     const I0: LoopVar = LoopVar::new(0);
     const I1: LoopVar = LoopVar::new(1);
 
+    /// `c + Σ a·x` with `x` in `[0, e)` for each `(var, a, e)`.
+    fn ws(constant: i64, terms: &[(usize, i64, i64)]) -> WriteSet {
+        WriteSet {
+            constant,
+            terms: terms
+                .iter()
+                .map(|&(v, a, e)| (LoopVar::new(v), a, e))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn stretches_join_only_when_they_tile() {
+        let joined = |sets: Vec<WriteSet>| {
+            join_stretches(sets).map(|w| (w.constant, w.count(), w.injective(), w.range()))
+        };
+        // Two columns of a `[n,2]` buffer, their split loop's term gone
+        // (extent 1): every element once.
+        let n = 5;
+        assert_eq!(
+            joined(vec![ws(0, &[(0, 2, n)]), ws(1, &[(0, 2, n)])]),
+            Some((0, 2 * n as i128, true, (0, 2 * n as i128 - 1)))
+        );
+        // Four columns of `[a,b,4]`, in any order.
+        let (a, b) = (3, 7);
+        let parts: Vec<WriteSet> = [2, 0, 3, 1]
+            .iter()
+            .map(|&c| ws(c, &[(1, 4, b), (0, 4 * b, a)]))
+            .collect();
+        let (_, count, injective, range) = joined(parts).expect("tiles");
+        assert!(injective);
+        assert_eq!(
+            (count, range),
+            ((4 * a * b) as i128, (0, (4 * a * b - 1) as i128))
+        );
+        // A `[n,1]` and a `[n,2]` part: the first lost its term, the
+        // second keeps it; joined along it.
+        assert_eq!(
+            joined(vec![ws(0, &[(0, 3, n)]), ws(1, &[(1, 1, 2), (0, 3, n)])]),
+            Some((0, 3 * n as i128, true, (0, 3 * n as i128 - 1)))
+        );
+        // Not a tiling: a column written twice, a column missing, columns
+        // of different strides.
+        let twice = joined(vec![ws(0, &[(0, 2, n)]), ws(0, &[(0, 2, n)])]);
+        assert!(
+            twice.is_none_or(|(_, c, inj, _)| !inj || c != 2 * n as i128),
+            "{twice:?}"
+        );
+        let gap = joined(vec![ws(0, &[(0, 3, n)]), ws(2, &[(0, 3, n)])]);
+        assert!(
+            gap.is_none_or(|(_, c, inj, (lo, hi))| !inj || hi - lo + 1 != c),
+            "{gap:?}"
+        );
+        assert_eq!(joined(vec![ws(0, &[(0, 2, n)]), ws(1, &[(0, 3, n)])]), None);
+    }
+
     /// The plan and kernels of `comp`.
     fn lowered(comp: &Computation) -> (Plan, Vec<Vec<KernelDesc>>) {
         let plan = Plan::new(comp).expect("plan");
@@ -2572,7 +2751,8 @@ mod tests {
             32,
             element(),
         ))]];
-        let err = verify_kernels(&plan, &kernels).expect_err("a short write");
+        let err = report(Stage::VerifyKernels, check_kernels(&plan, &kernels))
+            .expect_err("a short write");
         assert!(
             matches!(&err, oxla_ir::Error::Internal { stage, .. }
                 if stage == "the JIT's IR verifier (after lowering)"),

@@ -67,7 +67,7 @@ pub use oxla_ir::{
     MiniFloat, RealFloat, SubByteInt, Uint1, Uint2, Uint4, bf16, f16,
 };
 pub use oxla_jit::{
-    CompileProfile, Executable, MemoryUse, PROFILE_VAR, THREADS_VAR, compile, num_threads,
+    CompileProfile, Executable, MemoryUse, PROFILE_VAR, THREADS_VAR, compile, num_threads, warm_up,
 };
 
 /// The IR's internals: its instruction arena, the parser and printer

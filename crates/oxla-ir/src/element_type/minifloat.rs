@@ -57,6 +57,13 @@ fn pow2(e: i32) -> f64 {
 }
 
 impl Format {
+    /// Whether a NaN of this encoding has a payload to set (`nan(0x1)` in
+    /// HLO text): only the IEEE-like kinds, whose NaNs are all the
+    /// patterns of the all-ones exponent but infinity.
+    pub(crate) fn has_nan_payloads(&self) -> bool {
+        self.specials == Specials::Ieee
+    }
+
     fn signed(&self) -> bool {
         self.specials != Specials::ExponentOnly
     }

@@ -1349,15 +1349,6 @@ impl Lowering<'_> {
                 };
                 Ok(Val::One(self.binary(&name, join, re, im)))
             }
-            // An update as large as the operand: its start indices clamp
-            // to 0, and the result is the update.
-            OpKind::DynamicUpdateSlice
-                if ety.is_complex()
-                    && inst.operands.len() >= 2
-                    && self.body.inst(inst.operands[1]).shape.dims() == inst.shape.dims() =>
-            {
-                Ok(ops[1])
-            }
             OpKind::Select
             | OpKind::Broadcast { .. }
             | OpKind::Reshape

@@ -222,10 +222,11 @@ pub(crate) struct Jit {
     /// The distinct functions: declared ids, and functions until compiled.
     ids: Vec<FuncId>,
     funcs: Vec<cranelift_codegen::ir::Function>,
-    /// The distinct function of each renumbered CLIF text.
-    by_text: std::collections::HashMap<String, usize>,
-    /// The CLIF text of each kernel, captured before it is compiled.
-    pub(crate) clif: Vec<String>,
+    /// The distinct functions by structure (`kcompile.rs`).
+    distinct: crate::kcompile::Distinct,
+    /// The CLIF text of each kernel, captured before it is compiled and
+    /// printed on demand.
+    pub(crate) clif: crate::kcompile::ClifText,
 }
 
 /// The host ISA with our flags, set up once per process: optimising for
@@ -286,8 +287,8 @@ impl Jit {
             kernels: Vec::new(),
             ids: Vec::new(),
             funcs: Vec::new(),
-            by_text: std::collections::HashMap::new(),
-            clif: Vec::new(),
+            distinct: Default::default(),
+            clif: Default::default(),
         })
     }
 
@@ -310,7 +311,6 @@ impl Jit {
         let mut func =
             std::mem::replace(&mut self.ctx.func, cranelift_codegen::ir::Function::new());
         let table = crate::kcompile::canonical_table(&mut func);
-        let text = func.display().to_string();
         let tables = match &table {
             Some(map) => {
                 let names: Vec<String> = map.iter().map(|b| format!("buf{b}")).collect();
@@ -318,10 +318,12 @@ impl Jit {
             }
             None => String::new(),
         };
-        let d = match self.by_text.get(&text) {
-            Some(&d) => {
-                self.clif
-                    .push(format!("; kernel{k}{tables}: the code of function{d}\n"));
+        let d = match self.distinct.find_or_add(&func, &self.funcs) {
+            Some(d) => {
+                self.clif.push(
+                    format!("; kernel{k}{tables}: the code of function{d}"),
+                    None,
+                );
                 d
             }
             None => {
@@ -331,9 +333,10 @@ impl Jit {
                     .module
                     .declare_function(&name, Linkage::Local, &func.signature)
                     .map_err(|e| bug(format!("declaring {name}: {e}")))?;
-                self.clif
-                    .push(format!("; kernel{k}{tables}: function{d}\n{text}"));
-                self.by_text.insert(text, d);
+                self.clif.push(
+                    format!("; kernel{k}{tables}: function{d}"),
+                    Some(func.clone()),
+                );
                 self.ids.push(id);
                 self.funcs.push(func);
                 d

@@ -52,9 +52,23 @@
 //! its kernel sees its output buffer equal to its operand's
 //! (`plan.materialised`) and need only write the update's window.
 //!
+//! ## In a loop group
+//!
+//! A later step that reads the old value does not forbid the update when
+//! it is a member of the loop group that computes the new value
+//! ([`grouped_update_ok`]; dropout's threefry body, whose last member
+//! recomputes a fused `x0 + x1`): the group is one kernel, which loads
+//! every value of an element before it stores any, and the group's
+//! formation checked that each member reads the old value only at that
+//! element. Groups are formed after buffers are assigned, so `Plan::build`
+//! plans such a body twice: once as above, then with those leaves in
+//! place, keeping the second plan only if every such leaf's group formed
+//! again with all the later readers in it and lowers as one kernel.
+//!
 //! The verifier (`verify.rs`) checks the result again on the kernels: the
 //! writer of an updated parameter loads it only at the offset it stores
-//! to, and no later step reads the old value.
+//! to, no later step reads the old value, and a loop group whose later
+//! member reads it was lowered as one kernel.
 
 use std::collections::{HashMap, HashSet};
 
@@ -378,6 +392,55 @@ pub(super) fn in_place_ok(
             || !is_step(body, mat, j)
             || !read_syms(body, trees, mat, &body.instructions[j].operands).contains(&p)
     })
+}
+
+/// Whether result leaf `li` of a loop body may be written over state leaf
+/// `li` by the loop group that computes it, although a later step reads
+/// the old value (see the module docs, "In a loop group"): its value is a
+/// member of a loop group of `plan`, is no other leaf, and every step
+/// after its writer that reads the old value is a member of that group;
+/// the group lowers as one kernel. In a plan where the leaf is written in
+/// place, the group's formation checked that every member reads the old
+/// value only at the element it computes.
+pub(super) fn grouped_update_ok(
+    comp: &Computation,
+    trees: &[Tree],
+    live: &[bool],
+    mat: &[bool],
+    leaves: &[Sym],
+    plan: &Plan,
+    li: usize,
+) -> bool {
+    let body = comp.entry();
+    let Some(p) = state_sym(body, li) else {
+        return false;
+    };
+    let Some(&Sym::Inst(w)) = leaves.get(li) else {
+        return false;
+    };
+    if leaves.contains(&p) || leaves.iter().filter(|&&t| t == Sym::Inst(w)).count() != 1 {
+        return false;
+    }
+    let root = |m: &Step| match m.kind {
+        StepKind::Loop { root } => Some(root),
+        _ => None,
+    };
+    let Some(members) = plan.steps.iter().find_map(|st| match &st.kind {
+        StepKind::LoopGroup { members } if members.iter().any(|m| root(m) == Some(w)) => {
+            Some(members)
+        }
+        _ => None,
+    }) else {
+        return false;
+    };
+    let in_group: HashSet<InstId> = members.iter().filter_map(root).collect();
+    let later_readers_grouped = (w.index() + 1..body.instructions.len()).all(|j| {
+        !live[j]
+            || !is_step(body, mat, j)
+            || in_group.contains(&InstId(j as u32))
+            || !read_syms(body, trees, mat, &body.instructions[j].operands).contains(&p)
+    });
+    later_readers_grouped && crate::lower::groups_as_one(comp, plan, members)
 }
 
 /// Buffer assignment of one plan: the plan being filled, and where the

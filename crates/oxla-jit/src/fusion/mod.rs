@@ -448,6 +448,35 @@ impl Plan {
     /// The plan of `comp`'s entry body run as `role`. The regions of its
     /// loops and branches are planned first and pushed onto `regions`.
     pub(crate) fn build(comp: &Computation, role: Role, regions: &mut Regions) -> Result<Plan> {
+        let mark = regions.len();
+        let (plan, grouped) = Plan::build_with(comp, role, regions, &[])?;
+        if grouped.is_empty() {
+            return Ok(plan);
+        }
+        // Loop-state leaves whose writer's loop group holds every later
+        // reader of the old value are written in place: plan again with
+        // them in place, and keep that plan only if the groups hold
+        // (`control::grouped_update_ok`).
+        regions.truncate(mark);
+        let (forced, holds) = Plan::build_with(comp, role, regions, &grouped)?;
+        if grouped.iter().all(|li| holds.contains(li)) {
+            return Ok(forced);
+        }
+        regions.truncate(mark);
+        Ok(Plan::build_with(comp, role, regions, &[])?.0)
+    }
+
+    /// [`Plan::build`] with the loop-body result leaves `forced` written
+    /// in place; also returns the leaves a loop group could write in place
+    /// (all of them, forced or not, whose group holds: see
+    /// [`control::grouped_update_ok`]), or, when nothing is forced, those
+    /// of them not in place yet.
+    fn build_with(
+        comp: &Computation,
+        role: Role,
+        regions: &mut Regions,
+        forced: &[usize],
+    ) -> Result<(Plan, Vec<usize>)> {
         let body = comp.entry();
         let n = body.instructions.len();
         let trees = tuples::value_trees(body);
@@ -618,7 +647,8 @@ impl Plan {
                     _ => Leaf::Duplicate(buf),
                 }
             } else if role == Role::LoopBody
-                && control::in_place_ok(body, &trees, &live, &mat, &leaves, li, s)
+                && (forced.contains(&li)
+                    || control::in_place_ok(body, &trees, &live, &mat, &leaves, li, s))
             {
                 let buf = b.param_buffer(li);
                 b.assign(s, buf);
@@ -820,7 +850,18 @@ impl Plan {
         let mut plan = b.plan;
         row_groups::form_row_groups(comp, &mut plan)?;
         loop_groups::form_loop_groups(comp, &mut plan)?;
-        Ok(plan)
+        ops::sink_update_copies(body, &mut plan);
+        let grouped = if role == Role::LoopBody {
+            (0..leaves.len())
+                .filter(|&li| {
+                    (forced.contains(&li) || !plan.updates.iter().any(|u| u.1 == leaves[li]))
+                        && control::grouped_update_ok(comp, &trees, &live, &mat, &leaves, &plan, li)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok((plan, grouped))
     }
 
     pub(crate) fn push(&mut self, kind: BufferKind, shape: &Shape, name: &str) -> BufferId {

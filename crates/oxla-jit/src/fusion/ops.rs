@@ -33,6 +33,14 @@
 //! (`dus(dus(x, a, i), b, j)`) updates one buffer twice. The loop-carried
 //! buffers of control flow can use the same property: an update step whose
 //! operand's buffer is its own runs with no copy.
+//!
+//! ## Where a copying update runs
+//!
+//! An update that must copy its operand (an argument: a KV cache that is
+//! not donated) runs just before the first step that may read its result
+//! ([`sink_update_copies`]), not in definition order, so its reader finds
+//! the freshly written lines in cache rather than after another copy has
+//! streamed through.
 
 use std::collections::HashMap;
 
@@ -348,6 +356,79 @@ pub(crate) fn in_place_updates(
         }
     }
     alias
+}
+
+/// Moves each `dynamic-update-slice` step that copies its operand (an
+/// argument, a constant: not in place) down to just before the first
+/// later step that may read its buffer, so the copy runs next to its
+/// reader and the reader finds the freshly written cache lines (the KV
+/// cache of a decode step: the two 18 MiB copies used to run first, then
+/// both attention products, each re-reading its copy from memory).
+///
+/// A step is passed over only when it provably neither reads the copy's
+/// buffer nor writes a buffer the copy reads: a loop, reduce, dot or
+/// operand copy whose instructions (root and fused) take no operand from
+/// that buffer, and that writes a buffer of its own (no loop-state update,
+/// no update in place). Anything else (control flow, sorts, groups
+/// containing such a step) stops the move. The order of every other step
+/// is kept; the plan verifier checks reads after writes again.
+pub(super) fn sink_update_copies(body: &Body, plan: &mut Plan) {
+    let mut k = 0;
+    while k < plan.steps.len() {
+        if let StepKind::Op(OpStep::UpdateSlice {
+            in_place: false, ..
+        }) = plan.steps[k].kind
+        {
+            let b = plan.steps[k].out;
+            let j = (k + 1..plan.steps.len())
+                .find(|&j| !independent(body, plan, &plan.steps[j], b))
+                .unwrap_or(plan.steps.len());
+            if j > k + 1 {
+                let step = plan.steps.remove(k);
+                plan.steps.insert(j - 1, step);
+                continue;
+            }
+        }
+        k += 1;
+    }
+}
+
+/// Whether `step` surely neither reads buffer `b` nor writes anything but
+/// its own output (see [`sink_update_copies`]).
+fn independent(body: &Body, plan: &Plan, step: &Step, b: BufferId) -> bool {
+    if !matches!(
+        plan.buffers.get(step.out).map(|x| &x.kind),
+        Some(BufferKind::Output(_) | BufferKind::Temp)
+    ) {
+        return false;
+    }
+    let reads_b = |i: InstId| {
+        body.inst(i)
+            .operands
+            .iter()
+            .any(|o| plan.materialised.get(o) == Some(&b))
+    };
+    let clear = |roots: &[InstId]| {
+        !roots
+            .iter()
+            .chain(&step.fused)
+            .any(|&i| reads_b(i) || plan.materialised.get(&i) == Some(&b))
+    };
+    match &step.kind {
+        StepKind::Loop { root } => clear(&[*root]),
+        StepKind::Reduce { inst } => clear(&[*inst]),
+        StepKind::DotCopy { source, .. } => clear(&[*source]),
+        StepKind::Dot { inst, lhs, rhs, .. } => lhs.buf != b && rhs.buf != b && clear(&[*inst]),
+        StepKind::RowGroup { passes, .. } | StepKind::LoopGroup { members: passes } => {
+            passes.iter().all(|p| independent(body, plan, p, b))
+        }
+        StepKind::Op(_)
+        | StepKind::MultiReduce { .. }
+        | StepKind::While(_)
+        | StepKind::Conditional(_)
+        | StepKind::Sort(_)
+        | StepKind::SortKey { .. } => false,
+    }
 }
 
 impl Plan {

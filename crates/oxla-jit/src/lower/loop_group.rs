@@ -24,6 +24,7 @@ use std::collections::{HashMap, HashSet};
 use oxla_ir::{Computation, InstId, Result};
 
 use crate::entity::{BufferId, NodeId};
+use crate::fusion::tuples::{self, Sym};
 use crate::fusion::{BufferKind, Plan, Step, StepKind};
 use crate::graph::{Ctx, Graph, Source};
 use crate::ix::{Extents, Ix};
@@ -56,6 +57,13 @@ pub(super) fn loop_group_kernels(
     }
 }
 
+/// Whether the loop group of `members` lowers as one kernel (fusion
+/// relies on it to update a loop-state leaf in place that a later member
+/// reads: run as separate kernels, that member would read the new value).
+pub(crate) fn groups_as_one(comp: &Computation, plan: &Plan, members: &[Step]) -> bool {
+    matches!(grouped_kernel(comp, plan, members), Ok(Some(_)))
+}
+
 /// The members' roots.
 fn roots(members: &[Step]) -> Result<Vec<InstId>> {
     members
@@ -77,13 +85,22 @@ fn grouped_kernel(comp: &Computation, plan: &Plan, members: &[Step]) -> Result<O
     };
     let roots = roots(members)?;
     let inlined: HashSet<InstId> = roots.iter().copied().collect();
-    // Another name of a member's buffer (an element of an inlined call's
-    // tuple, a barrier) is the member's node: fusion checked it is read
-    // at the element. A parameter buffer's other name is its old value.
+    // Another name of a member (an element of an inlined call's tuple, a
+    // barrier) is the member's node: fusion checked it is read at the
+    // element. So is another name of a member's buffer, except a
+    // parameter buffer a member updates in place: that name is the old
+    // value, unless it names the member itself.
+    let trees = tuples::value_trees(comp.entry());
     let built: RefCell<HashMap<BufferId, NodeId>> = RefCell::new(HashMap::new());
+    let built_roots: RefCell<HashMap<InstId, NodeId>> = RefCell::new(HashMap::new());
     let source = |i: InstId| {
         if inlined.contains(&i) {
             return None;
+        }
+        if let Some(Sym::Inst(r)) = trees.get(i.index()).and_then(|t| t.leaf())
+            && let Some(&n) = built_roots.borrow().get(&r)
+        {
+            return Some(Source::Node(n));
         }
         let b = *plan.materialised.get(&i)?;
         match built.borrow().get(&b) {
@@ -104,8 +121,10 @@ fn grouped_kernel(comp: &Computation, plan: &Plan, members: &[Step]) -> Result<O
         let mut g = Graph::new(extents);
         let mut nodes = Vec::with_capacity(roots.len());
         built.borrow_mut().clear();
+        built_roots.borrow_mut().clear();
         for (m, &r) in members.iter().zip(&roots) {
             let n = g.build(&ctx, r, index.clone())?;
+            built_roots.borrow_mut().insert(r, n);
             if !matches!(plan.buffers[m.out].kind, BufferKind::Param(_)) {
                 built.borrow_mut().insert(m.out, n);
             }

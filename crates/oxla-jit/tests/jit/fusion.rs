@@ -301,6 +301,55 @@ fn guards_along_the_inner_loop_split_it_and_vectorise() {
     }
 }
 
+/// A concatenate along a last dimension whose parts are one element wide
+/// is split into stretches one element long, each writing a strided
+/// column (every 2nd or 4th element). Such a stretch's offset has no term
+/// for the split loop (its extent is 1); the verifier joins the stretches
+/// along a stand-in for it, and once refused these kernels (`f32[n,1]`
+/// pairs, four `u8[100,300,1]` parts) as writing their buffer wrongly.
+/// Mixed widths (`[n,1]` with `[n,2]`) join along the split loop itself.
+#[test]
+fn concatenates_of_one_wide_parts_split_verify_and_agree() {
+    use ElementType::{F32, U8};
+    let cases: Vec<(&str, Vec<Shape>, i64)> = vec![
+        (
+            "pairs",
+            vec![sh(F32, &[20_000, 1]), sh(F32, &[20_000, 1])],
+            1,
+        ),
+        ("rgba", vec![sh(U8, &[100, 300, 1]); 4], 2),
+        (
+            "mixed",
+            vec![sh(F32, &[20_000, 1]), sh(F32, &[20_000, 2])],
+            1,
+        ),
+    ];
+    for (name, shapes, dim) in cases {
+        let (mut bl, mut p) = builder(name, &shapes);
+        if name == "rgba" {
+            // The first part computed (a convert of a reshape): the
+            // parameters alone would be one unsplit copy kernel.
+            let f = bl.convert(p[0], F32).expect("convert");
+            let f = bl.reshape(f, &[100, 300]).expect("reshape");
+            let u = bl.convert(f, U8).expect("convert");
+            p[0] = bl.reshape(u, &[100, 300, 1]).expect("reshape");
+        }
+        let y = bl.concatenate(&p, dim).expect("concat");
+        let comp = bl.build(y).expect("build");
+        let text = oxla_jit::fusion_text(&comp).expect("fusion");
+        assert!(
+            text.contains("split along the innermost loop where"),
+            "{name}:\n{text}"
+        );
+        let args: Vec<_> = shapes
+            .iter()
+            .enumerate()
+            .map(|(k, s)| values(s, 40 + k as u64))
+            .collect();
+        check(&comp, &args);
+    }
+}
+
 #[test]
 fn split_kernels_still_run_in_place() {
     // y = concat(a, b) + z, written over z: every stretch reads z only at

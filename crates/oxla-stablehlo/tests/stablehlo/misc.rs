@@ -260,6 +260,18 @@ fn create_token_reads_as_after_all_and_infeed_is_refused() {
         .map(|i| i.operands.len())
         .collect();
     assert_eq!(after_all, [0, 1]);
+    // The root (the parameter) is not the last instruction: it prints
+    // last, as XLA prints a root, and the text reads back into the same.
+    let printed = comp.to_string();
+    let body: Vec<&str> = printed.lines().filter(|l| l.starts_with("  ")).collect();
+    assert!(
+        body.last()
+            .is_some_and(|l| l.trim_start().starts_with("ROOT"))
+            && body.iter().filter(|l| l.contains("ROOT")).count() == 1,
+        "{printed}"
+    );
+    let again = oxla_ir::parse_hlo_module(&printed).unwrap();
+    assert_eq!(again.to_string(), printed);
     let infeed = text.replace(
         "%1 = stablehlo.after_all %0 : !stablehlo.token",
         "%1:2 = \"stablehlo.infeed\"(%0) : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)",
