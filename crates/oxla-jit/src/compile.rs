@@ -21,7 +21,7 @@ use crate::codegen::{Jit, KernelReport, VectorPlan};
 use crate::entity::{IdVec, RegionId};
 use crate::executable::{Executable, Kernel};
 use crate::fusion::{Leaf, OutputTree, Plan, Region, Regions, Role, StepKind};
-use crate::inplace::{StepIo, dot_io, in_place_params, loop_io, merge_io, sort_io};
+use crate::inplace::{StepIo, conv_io, dot_io, in_place_params, loop_io, merge_io, sort_io};
 use crate::kernel::{KernelDesc, LoopKernel, Work};
 use crate::launch::{Launch, LaunchShape};
 use crate::lower::lower_step;
@@ -421,6 +421,18 @@ fn compile_step(
                 compiled.push((f, LaunchShape::of_sort(spec)));
                 ios.push(sort_io(spec));
                 texts.push(text);
+            }
+            KernelDesc::Conv(spec) => {
+                let f = jit.conv_kernel(spec)?;
+                compiled.push((f, LaunchShape::of_conv(spec)));
+                ios.push(conv_io(spec));
+                texts.push(format!(
+                    "tiled convolution f32 (direct, no patches): taps={} features={} n={} lines={}",
+                    spec.taps,
+                    spec.features,
+                    spec.n,
+                    spec.split_extent()
+                ));
             }
             KernelDesc::Dot(spec) => {
                 let f = jit.dot_kernel(spec)?;

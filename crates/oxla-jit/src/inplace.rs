@@ -44,6 +44,16 @@ pub(crate) fn dot_io(spec: &DotKernel) -> StepIo {
     }
 }
 
+/// The I/O of a tiled convolution kernel: it never runs in place (each
+/// output row reads a window of input rows).
+pub(crate) fn conv_io(spec: &crate::convlib::ConvKernel) -> StepIo {
+    StepIo {
+        writes: vec![spec.out],
+        reads: vec![spec.input, spec.filter],
+        alias_ok: vec![],
+    }
+}
+
 /// The I/O of a sort kernel: it never runs in place (a row is read
 /// whole before any of it is written, but through a permutation).
 pub(crate) fn sort_io(spec: &SortKernel) -> StepIo {

@@ -12,7 +12,9 @@
 //!   [`Work::ColumnReduce`]);
 //! - a [`DotKernel`]: a `dot_general` on canonical `[batch, m, k] x
 //!   [batch, k, n]` operands;
-//! - a [`SortKernel`]: a `sort` or `topk`, row by row (`kernel/sort.rs`).
+//! - a [`SortKernel`]: a `sort` or `topk`, row by row (`kernel/sort.rs`);
+//! - a [`ConvKernel`](crate::convlib::ConvKernel): a tiled direct `f32`
+//!   convolution, line by line (`convlib.rs`).
 //!
 //! Invariants (checked by `verify::check_kernels`): every loop variable a
 //! description uses has an extent; every node's operands come before it;
@@ -302,4 +304,6 @@ pub(crate) enum KernelDesc {
     Loop(LoopKernel),
     Dot(DotKernel),
     Sort(SortKernel),
+    /// A tiled direct convolution (`convlib.rs`).
+    Conv(crate::convlib::ConvKernel),
 }

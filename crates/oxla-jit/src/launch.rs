@@ -79,6 +79,18 @@ impl LaunchShape {
 }
 
 impl LaunchShape {
+    /// The launch shape of a tiled convolution kernel: lines of the
+    /// output, each `inner x taps x features x n` multiply-adds, claimed
+    /// in chunks by whichever thread is free (each chunk packs the filter
+    /// once, small beside a chunk's work).
+    pub(crate) fn of_conv(kernel: &crate::convlib::ConvKernel) -> LaunchShape {
+        LaunchShape {
+            extent: kernel.split_extent(),
+            work_per_iteration: kernel.work_per_line().max(1),
+            chunking: Chunking::Balanced,
+        }
+    }
+
     /// The launch shape of a sort kernel: rows claimed by whichever thread
     /// is free, each `length * log2(length)` of work (a top-k's scan,
     /// `length`).

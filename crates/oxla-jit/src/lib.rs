@@ -82,6 +82,7 @@ pub(crate) mod buffers;
 pub(crate) mod codegen;
 pub(crate) mod compile;
 pub(crate) mod complex;
+pub(crate) mod convlib;
 pub(crate) mod cpool;
 pub(crate) mod dot_rewrite;
 pub(crate) mod entity;

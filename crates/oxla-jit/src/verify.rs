@@ -136,6 +136,15 @@ pub(crate) enum Problem {
         buf: BufferId,
         what: &'static str,
     },
+    /// A tiled convolution kernel (`convlib.rs`) that does not write every
+    /// element of its output, names a buffer length that is not the
+    /// buffer's own, reads a buffer that is not `f32` or not yet written,
+    /// or whose reads do not fit its input or filter.
+    ConvBounds {
+        at: At,
+        buf: BufferId,
+        what: &'static str,
+    },
     /// A loop-state parameter updated in place whose update is malformed:
     /// not a parameter, or written by a step that does not compute the
     /// value listed with it.
@@ -249,6 +258,9 @@ impl fmt::Display for Problem {
                 "step {step} reads `{inst}` from {buf}, which holds another value at that point"
             ),
             Problem::DotBounds { at, buf, what } => write!(f, "{at}: the dot {what} {buf}"),
+            Problem::ConvBounds { at, buf, what } => {
+                write!(f, "{at}: the tiled convolution {what} {buf}")
+            }
             Problem::Update { buf, what } => write!(f, "the in-place update of {buf}: {what}"),
             Problem::OldValueRead { buf, step } => write!(
                 f,
@@ -1335,6 +1347,7 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
             let written: Vec<BufferId> = match desc {
                 KernelDesc::Loop(kernel) => kernel.written().collect(),
                 KernelDesc::Dot(dot) => vec![dot.out],
+                KernelDesc::Conv(conv) => vec![conv.out],
                 KernelDesc::Sort(sort) => sort.written(),
             };
             for b in written {
@@ -1425,6 +1438,10 @@ pub(crate) fn check_kernels(plan: &Plan, lowered: &[Vec<KernelDesc>]) -> Vec<Pro
                 }
                 KernelDesc::Sort(sort) => {
                     sort::check_sort_kernel(at, sort, plan, &numel, &known, &read_ok, &mut problems)
+                }
+                KernelDesc::Conv(conv) => {
+                    let ty_of = |b: BufferId| plan.buffers.get(b).map(|x| x.shape.element_type());
+                    check_conv(at, conv, &numel, &known, &ty_of, &read_ok, &mut problems)
                 }
             }
             last_set.extend(sets[before..].iter().map(|s| (s.0, j)));
@@ -2008,6 +2025,62 @@ fn check_dot(
                 what,
             });
         }
+    }
+}
+
+/// The rule for a tiled convolution kernel (`ConvBounds`): its three
+/// buffers exist, are `f32`, and have the lengths the kernel passes to
+/// the run-time routine; the output's length is exactly `M x n` (every
+/// element written once, each line by one thread); the input and filter
+/// are written before the step and hold every element the kernel may
+/// read (the routine checks its reads against the lengths passed, so
+/// this rule makes those checks the buffers' own bounds).
+fn check_conv(
+    at: At,
+    conv: &crate::convlib::ConvKernel,
+    numel: &IdVec<BufferId, i64>,
+    known: &dyn Fn(BufferId) -> bool,
+    ty_of: &dyn Fn(BufferId) -> Option<ElementType>,
+    read_ok: &dyn Fn(BufferId, usize) -> bool,
+    problems: &mut Vec<Problem>,
+) {
+    let bounds = |buf, what| Problem::ConvBounds { at, buf, what };
+    let bufs = [conv.input, conv.filter, conv.out];
+    for (k, &buf) in bufs.iter().enumerate() {
+        if !known(buf) {
+            problems.push(bounds(buf, "names an unknown buffer"));
+            continue;
+        }
+        if ty_of(buf) != Some(ElementType::F32) {
+            problems.push(bounds(buf, "reads or writes a non-f32 buffer"));
+        }
+        if conv.lens[k] != numel[buf] {
+            problems.push(bounds(buf, "passes a length that is not that of"));
+        }
+        if k < 2 && !read_ok(buf, at.step) {
+            problems.push(Problem::ReadBeforeWrite { buf, step: at.step });
+        }
+    }
+    let sizes_ok = conv.features > 0
+        && conv.n > 0
+        && conv.taps > 0
+        && !conv.dims.is_empty()
+        && conv
+            .dims
+            .iter()
+            .all(|d| d.out > 0 && d.input > 0 && d.in_stride >= 0);
+    if !sizes_ok {
+        problems.push(bounds(conv.out, "has an empty or negative size for"));
+        return;
+    }
+    if known(conv.out) && conv.out_len() != numel[conv.out] {
+        problems.push(bounds(conv.out, "does not write every element of"));
+    }
+    if known(conv.input) && conv.input_span() > numel[conv.input] {
+        problems.push(bounds(conv.input, "reads outside its input"));
+    }
+    if known(conv.filter) && conv.filter_len() > numel[conv.filter] {
+        problems.push(bounds(conv.filter, "reads outside its filter"));
     }
 }
 

@@ -16,6 +16,7 @@
 //! | `memory.rs` | index expressions to addresses: buffer bases, row pointers, loads and stores (scalar, vector, reversed, `pred` masks), guards, `iota` |
 //! | `elemental.rs` | the per-op rules: every arithmetic, logic, comparison and conversion op in scalar and vector form, beside the rule that says whether a node has a vector form |
 //! | `fold.rs` | folds (reduces and dots of called bodies), emitted in place as scalar loops |
+//! | `conv.rs` | tiled convolution kernels: one call into `convlib.rs` per thread |
 //! | `dot.rs` | dot kernels: one call into the float GEMM (`gemm.rs`) per thread for floats, a blocked exact loop for integers |
 //! | `sort.rs` | sort kernels: stubs into the run-time sorts by keys and top-k (`sortlib.rs`), and the merge sort with the comparator compiled inline |
 //!
@@ -61,6 +62,7 @@
 //! (every load inside its buffer or clamped into it, every store inside
 //! its output) before any of it is compiled.
 
+mod conv;
 mod dot;
 mod elemental;
 mod fold;
@@ -271,6 +273,7 @@ impl Jit {
         dot::GemmEntries::register_symbols(&mut jb);
         MathLib::register_symbols(&mut jb);
         sort::register_symbols(&mut jb);
+        conv::register_symbols(&mut jb);
         crate::narrowlib::register_symbols(&mut jb);
         let mut module = JITModule::new(jb);
         let math = MathLib::new(&mut module)?;

@@ -31,6 +31,16 @@
 //! the input itself as its patches: the GEMM reads that buffer and the
 //! patches step is left out ([`input_as_patches`]).
 //!
+//! An `f32` convolution with base dilation (JAX's input gradients of
+//! strided convolutions), one group, its input's features innermost and
+//! its output's features last (NHWC in and out) runs *tiled* instead,
+//! where the machine has AVX2 and FMA ([`tiled`]): no patches, the output computed from the
+//! input where it lies, a tile of rows and output features at a time
+//! (`convlib.rs`). Its steps: the input in the result's type when it has
+//! no such buffer ([`OpStep::ConvInput`], its fused producers evaluated
+//! once per element instead of once per tap), the filter `[1, K, N]`
+//! ([`OpStep::ConvFilter`]), and the kernel ([`OpStep::ConvTiled`]).
+//!
 //! Exactness: integer products wrap, so any summation order gives the
 //! interpreter's result; `pred` convolutions never take this path (their
 //! "sum" is `or`). A float GEMM sums in its own order, within the float
@@ -158,6 +168,38 @@ pub(crate) fn gemm_geometry(body: &Body, inst: InstId) -> Option<ConvGemm> {
     })
 }
 
+/// The most window positions a tiled convolution takes (the run-time
+/// routine keeps a pointer per position and row of a tile); JAX's weight
+/// gradients (windows as large as the image) stay on the GEMM path.
+const MAX_TILED_TAPS: i64 = 1024;
+
+/// Whether convolution `inst` (GEMM sizes `geo`) runs tiled (see the
+/// module docs); `own_input` is whether its input has a buffer.
+///
+/// Only convolutions with base dilation do, by measurement (2 cores, a
+/// loaded machine, `docs/performance.md`): there the tiles skip the holes
+/// the GEMM multiplies (the input gradient `grad_input`: 2x faster on one
+/// thread, 1.4x on two). Without it the tiles lost: the peers' CNN's `K =
+/// 144` convolution ran about 15% faster tiled on one thread but 1.6x
+/// slower on two, and `resnet3x3` (`K = 576`, the packed filter past L1)
+/// 1.1-1.5x slower.
+pub(crate) fn tiled(body: &Body, inst: InstId, geo: &ConvGemm, own_input: bool) -> bool {
+    let i = body.inst(inst);
+    let OpKind::Convolution { window, dims, .. } = &i.kind else {
+        return false;
+    };
+    let lhs = &body.inst(i.operands[0]).shape;
+    let taps: i64 = window.dimensions.iter().map(|w| w.size).product();
+    geo.ty == ElementType::F32
+        && geo.groups == 1
+        && geo.writes_output
+        && dims.input_feature_dimension + 1 == lhs.rank() as i64
+        && taps <= MAX_TILED_TAPS
+        && window.dimensions.iter().any(|w| w.base_dilation > 1)
+        && !(own_input && input_as_patches(body, inst, geo))
+        && crate::convlib::available()
+}
+
 /// Whether the input of convolution `inst` (sizes `geo`) is its own
 /// patches matrix, row-major `[M, K]` (see the module docs).
 fn input_as_patches(body: &Body, inst: InstId, geo: &ConvGemm) -> bool {
@@ -214,6 +256,10 @@ impl Plan {
             fused,
         };
         let own = self.materialised.get(&i.operands[0]).copied();
+        if tiled(body, inst, geo, own.is_some()) {
+            self.push_conv_tiled_steps(body, inst, out, geo, own);
+            return;
+        }
         let patches = match own {
             Some(buf) if input_as_patches(body, inst, geo) => buf,
             Some(_) | None => {
@@ -254,5 +300,55 @@ impl Plan {
         self.steps.push(step(gemm(false), product, vec![]));
         self.steps
             .push(step(OpStep::ConvUnpack { inst, product }, out, vec![]));
+    }
+
+    /// Pushes the steps of convolution `inst` computed tiled (sizes
+    /// `geo`, input buffer `own` if it has one) into `out`.
+    fn push_conv_tiled_steps(
+        &mut self,
+        body: &Body,
+        inst: InstId,
+        out: BufferId,
+        geo: &ConvGemm,
+        own: Option<BufferId>,
+    ) {
+        let i = body.inst(inst);
+        let step = |kind: OpStep, out: BufferId, fused: Vec<InstId>| Step {
+            kind: StepKind::Op(kind),
+            out,
+            fused,
+        };
+        let lhs = &body.inst(i.operands[0]).shape;
+        let input = match own {
+            Some(buf) if lhs.element_type() == geo.ty => buf,
+            Some(_) | None => {
+                let input = self.push(
+                    BufferKind::Temp,
+                    &Shape::new(geo.ty, lhs.dims()),
+                    &format!("{}.input", i.name),
+                );
+                let fused = self.fused_under(body, &i.operands[..1]);
+                self.steps
+                    .push(step(OpStep::ConvInput { inst }, input, fused));
+                input
+            }
+        };
+        let filter = self.push(
+            BufferKind::Temp,
+            &geo.filter_shape(),
+            &format!("{}.filter", i.name),
+        );
+        let fused = self.fused_under(body, &i.operands[1..]);
+        self.steps
+            .push(step(OpStep::ConvFilter { inst }, filter, fused));
+        self.steps.push(step(
+            OpStep::ConvTiled {
+                inst,
+                input,
+                filter,
+            },
+            out,
+            vec![],
+        ));
     }
 }

@@ -91,6 +91,17 @@ pub(crate) enum OpStep {
     /// Last step when the product is not the output's layout: the output
     /// read from `product` (`[G, M, N]`).
     ConvUnpack { inst: InstId, product: BufferId },
+    /// `convolution` tiled (`conv.rs`, `convlib.rs`), first step when the
+    /// input has no buffer of the result's type: the input (its fused
+    /// producers evaluated, converted), row-major (a temporary).
+    ConvInput { inst: InstId },
+    /// The tiled convolution itself: the output from `input` and the
+    /// filter `[K, N]` (from [`OpStep::ConvFilter`]).
+    ConvTiled {
+        inst: InstId,
+        input: BufferId,
+        filter: BufferId,
+    },
 }
 
 impl OpStep {
@@ -106,7 +117,9 @@ impl OpStep {
             | OpStep::ConvPatches { inst }
             | OpStep::ConvFilter { inst }
             | OpStep::ConvGemm { inst, .. }
-            | OpStep::ConvUnpack { inst, .. } => *inst,
+            | OpStep::ConvUnpack { inst, .. }
+            | OpStep::ConvInput { inst }
+            | OpStep::ConvTiled { inst, .. } => *inst,
         }
     }
 
@@ -119,11 +132,13 @@ impl OpStep {
             | OpStep::SelectScatter { .. }
             | OpStep::ReduceWindow { .. }
             | OpStep::Convolution { .. }
-            | OpStep::ConvUnpack { .. } => true,
+            | OpStep::ConvUnpack { .. }
+            | OpStep::ConvTiled { .. } => true,
             OpStep::ConvGemm { direct, .. } => *direct,
             OpStep::SelectPositions { .. }
             | OpStep::ConvPatches { .. }
-            | OpStep::ConvFilter { .. } => false,
+            | OpStep::ConvFilter { .. }
+            | OpStep::ConvInput { .. } => false,
         }
     }
 
@@ -148,7 +163,9 @@ impl OpStep {
             | OpStep::ConvPatches { .. }
             | OpStep::ConvFilter { .. }
             | OpStep::ConvGemm { .. }
-            | OpStep::ConvUnpack { .. } => None,
+            | OpStep::ConvUnpack { .. }
+            | OpStep::ConvInput { .. }
+            | OpStep::ConvTiled { .. } => None,
         }
     }
 
@@ -164,7 +181,9 @@ impl OpStep {
             | OpStep::ConvPatches { .. }
             | OpStep::ConvFilter { .. }
             | OpStep::ConvGemm { .. }
-            | OpStep::ConvUnpack { .. } => false,
+            | OpStep::ConvUnpack { .. }
+            | OpStep::ConvInput { .. }
+            | OpStep::ConvTiled { .. } => false,
         }
     }
 
@@ -176,13 +195,15 @@ impl OpStep {
                 patches, filter, ..
             } => vec![*patches, *filter],
             OpStep::ConvUnpack { product, .. } => vec![*product],
+            OpStep::ConvTiled { input, filter, .. } => vec![*input, *filter],
             OpStep::UpdateSlice { .. }
             | OpStep::Scatter { .. }
             | OpStep::SelectPositions { .. }
             | OpStep::ReduceWindow { .. }
             | OpStep::Convolution { .. }
             | OpStep::ConvPatches { .. }
-            | OpStep::ConvFilter { .. } => vec![],
+            | OpStep::ConvFilter { .. }
+            | OpStep::ConvInput { .. } => vec![],
         }
     }
 
@@ -226,6 +247,15 @@ impl OpStep {
             OpStep::ConvUnpack { inst, product } => {
                 format!("convolution root={} product={product}", name(inst))
             }
+            OpStep::ConvInput { inst } => format!("convolution input of {}", name(inst)),
+            OpStep::ConvTiled {
+                inst,
+                input,
+                filter,
+            } => format!(
+                "convolution root={} (tiled) input={input} filter={filter}",
+                name(inst)
+            ),
         }
     }
 }

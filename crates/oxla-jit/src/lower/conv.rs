@@ -5,6 +5,11 @@
 //! innermost); the product is a canonical dot kernel, the same the `dot`
 //! op runs ([`gemm`]).
 //!
+//! A convolution computed tiled gets the input copy ([`input_kernel`], a
+//! loop kernel of stores) when its input has no buffer of the result's
+//! type, the same filter kernel, and a tiled convolution kernel
+//! ([`tiled`], `convlib.rs`) whose description is built here.
+//!
 //! Every kernel here writes each element of its buffer once, at an affine
 //! row-major offset, and reads its operands at affine indices: a window
 //! position on padding or a base-dilation hole is a guarded load (clamped
@@ -18,6 +23,7 @@ use oxla_ir::{
 
 use super::bug;
 use super::ops::{linear, window_index, with_ctx};
+use crate::convlib::{ConvDim, ConvKernel};
 use crate::entity::{BufferId, IdVec, LoopVar, NodeId};
 use crate::fusion::conv::{ConvGemm, gemm_geometry};
 use crate::fusion::{DotInput, DotSizes, Plan};
@@ -345,5 +351,109 @@ pub(super) fn gemm(
             k,
             n,
         },
+    }))
+}
+
+/// The input copy of a tiled convolution: the input (fused producers
+/// evaluated, converted to the result's type) stored row-major.
+pub(super) fn input_kernel(
+    comp: &Computation,
+    plan: &Plan,
+    out: BufferId,
+    inst: InstId,
+) -> Result<LoopKernel> {
+    let c = Conv::of(comp, inst)?;
+    let ty = c.geo.ty;
+    let mut loops = Loops {
+        extents: IdVec::new(),
+    };
+    let index: Vec<Ix> = c.lhs_dims.iter().map(|&n| loops.var(n)).collect();
+    let offset = linear(&index, &row_major_strides(&c.lhs_dims));
+    let lty = comp.entry().inst(c.lhs).shape.element_type();
+    with_ctx(comp, plan, |ctx| {
+        let mut graph = Graph::new(loops.extents.clone());
+        let v = graph.value(ctx, c.lhs, index)?;
+        let root = convert(&mut graph, v, lty, ty);
+        Ok(loops.store(graph, root, out, offset, ty))
+    })
+}
+
+/// The tiled convolution kernel of `inst`: the output from `input` (the
+/// input's shape, row-major, the result's type) and `filter` (`[1, K,
+/// N]`), one [`ConvDim`] per non-feature output dimension in the output's
+/// order.
+pub(super) fn tiled(
+    comp: &Computation,
+    plan: &Plan,
+    inst: InstId,
+    input: BufferId,
+    filter: BufferId,
+    out: BufferId,
+) -> Result<KernelDesc> {
+    let c = Conv::of(comp, inst)?;
+    let strides = row_major_strides(&c.lhs_dims);
+    let d = |x: i64| x as usize;
+    let o_feat = d(c.dims.output_feature_dimension);
+    let mut dims = Vec::new();
+    for (od, &n) in c.out_dims.iter().enumerate() {
+        if od == o_feat {
+            continue;
+        }
+        if od == d(c.dims.output_batch_dimension) {
+            let ib = d(c.dims.input_batch_dimension);
+            dims.push(ConvDim {
+                out: n,
+                input: c.lhs_dims[ib],
+                in_stride: strides[ib],
+                stride: 1,
+                pad_low: 0,
+                lhs_dilation: 1,
+                rhs_dilation: 1,
+                window: 1,
+                tap_stride: 1,
+            });
+            continue;
+        }
+        let s = c
+            .dims
+            .output_spatial_dimensions
+            .iter()
+            .position(|&x| d(x) == od)
+            .ok_or_else(|| {
+                bug("a convolution output dimension that is neither batch, feature nor spatial")
+            })?;
+        let w = &c.window.dimensions[s];
+        let li = d(c.dims.input_spatial_dimensions[s]);
+        dims.push(ConvDim {
+            out: n,
+            input: c.lhs_dims[li],
+            in_stride: strides[li],
+            stride: w.stride,
+            pad_low: w.padding_low,
+            lhs_dilation: w.base_dilation,
+            rhs_dilation: w.window_dilation,
+            window: w.size,
+            tap_stride: c.window.dimensions[s + 1..]
+                .iter()
+                .map(|w| w.size)
+                .product(),
+        });
+    }
+    let taps: i64 = c.window.dimensions.iter().map(|w| w.size).product();
+    let len = |b: BufferId| {
+        plan.buffers
+            .get(b)
+            .map(|x| x.shape.element_count())
+            .ok_or_else(|| bug("a tiled convolution on an unknown buffer"))
+    };
+    Ok(KernelDesc::Conv(ConvKernel {
+        input,
+        filter,
+        out,
+        features: c.group_inputs(),
+        n: c.geo.n,
+        taps,
+        dims,
+        lens: [len(input)?, len(filter)?, len(out)?],
     }))
 }

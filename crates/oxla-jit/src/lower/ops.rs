@@ -101,6 +101,12 @@ pub(super) fn lower_op_step(
         OpStep::ConvUnpack { inst, product } => {
             loops(vec![conv::unpack_kernel(comp, step.out, *inst, *product)?])
         }
+        OpStep::ConvInput { inst } => loops(vec![conv::input_kernel(comp, plan, step.out, *inst)?]),
+        OpStep::ConvTiled {
+            inst,
+            input,
+            filter,
+        } => vec![conv::tiled(comp, plan, *inst, *input, *filter, step.out)?],
     })
 }
 

@@ -202,8 +202,10 @@ fn reduce_windows_pool_large_nhwc_inputs() {
 /// both backends: each element of the JIT's result must be within
 /// `2 K eps sum |l r|` of the interpreter's, `K` the terms per element and
 /// `sum |l r|` the interpreter's convolution of the absolute values; and
-/// the fusion text must say whether the GEMM path was taken (`gemm`).
-fn check_conv(comp: &Computation, args: &[Literal], gemm: bool) {
+/// the fusion text must say whether a reordering path (the GEMM, or the
+/// tiled kernel of `convlib.rs`) was taken (`reordered`). Returns the
+/// fusion text.
+fn check_conv(comp: &Computation, args: &[Literal], reordered: bool) -> String {
     let entry = comp.entry();
     let root = entry.inst(entry.root);
     let oxla_ir::OpKind::Convolution { window, dims, .. } = &root.kind else {
@@ -231,7 +233,8 @@ fn check_conv(comp: &Computation, args: &[Literal], gemm: bool) {
         .unwrap();
     let exe = oxla_jit::compile(comp).unwrap();
     let text = exe.fusion_text();
-    assert_eq!(text.contains("convolution gemm"), gemm, "{text}");
+    let taken = text.contains("convolution gemm") || text.contains("(tiled)");
+    assert_eq!(taken, reordered, "{text}");
     let got = exe.run(&refs).unwrap().to_vec::<f32>().unwrap();
     for (i, ((g, w), s)) in got.iter().zip(&want).zip(&sums).enumerate() {
         let bound = 2.0 * k as f64 * f32::EPSILON as f64 * *s as f64 * (1.0 + 1e-6);
@@ -240,6 +243,7 @@ fn check_conv(comp: &Computation, args: &[Literal], gemm: bool) {
             "element {i}: jit {g} vs interpreter {w}, bound {bound}\n{comp}\n{text}"
         );
     }
+    text.to_string()
 }
 
 #[test]
@@ -305,12 +309,156 @@ fn convolutions_of_every_layout_and_grouping_agree() {
             .map(|i| i.shape.clone())
             .collect();
         let args = [values(&shapes[0], 10), values(&shapes[1], 11)];
-        check_conv(&comp, &args, gemm);
+        let _ = check_conv(&comp, &args, gemm);
         if !gemm {
             // The direct kernel sums in the interpreter's order.
             check(&comp, &args);
         }
     }
+}
+
+/// Whether this machine takes the tiled convolution path (`convlib.rs`):
+/// AVX2 and FMA, and not switched off for measurements.
+fn tiles() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    let simd =
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
+    #[cfg(not(target_arch = "x86_64"))]
+    let simd = false;
+    simd && std::env::var("OXLA_CONV_GEMM_ONLY").map_or(true, |v| v != "1")
+}
+
+/// NHWC convolutions on the reordering paths, those with base dilation
+/// tiled where the machine can (else the GEMM): row counts that are not whole tiles, output features
+/// that are not whole vectors or tiles, padding (negative too), strides,
+/// both dilations (input gradients: `lhs_dilate`), reversal, a batch or
+/// spatial dimension innermost among the output's, large enough to be
+/// threaded; each within the reordering bound of the interpreter.
+#[test]
+fn tiled_convolutions_agree_at_odd_sizes() {
+    let cases = [
+        // The peers' CNN's second convolution, at batch 8.
+        (
+            "f32[8,28,28,16]",
+            "f32[3,3,16,32]",
+            "f32[8,28,28,32]",
+            "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
+        ),
+        // Its first: one input feature, 16 outputs.
+        (
+            "f32[8,28,28,1]",
+            "f32[3,3,1,16]",
+            "f32[8,28,28,16]",
+            "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
+        ),
+        // 45 output features (a tile of 32, then 13), odd rows, strides.
+        (
+            "f32[3,31,29,7]",
+            "f32[3,2,7,45]",
+            "f32[3,15,28,45]",
+            "window={size=3x2 stride=2x1 pad=0_0x0_0}, dim_labels=b01f_01io->b01f",
+        ),
+        // An input gradient: base dilation 2, padding 2_1, kernel 01oi.
+        (
+            "f32[4,14,14,24]",
+            "f32[3,3,20,24]",
+            "f32[4,28,28,20]",
+            "window={size=3x3 pad=2_1x2_1 lhs_dilate=2x2}, dim_labels=b01f_01oi->b01f",
+        ),
+        // Base dilation 3 in one dimension, window dilation, reversal.
+        (
+            "f32[2,11,13,6]",
+            "f32[3,3,6,12]",
+            "f32[2,33,13,12]",
+            "window={size=3x3 pad=2_2x2_2 lhs_dilate=3x1 rhs_dilate=1x2 rhs_reversal=1x0}, \
+             dim_labels=b01f_01io->b01f",
+        ),
+        // Negative padding (a crop) and 5 output features.
+        (
+            "f32[2,20,20,3]",
+            "f32[2,2,3,5]",
+            "f32[2,18,17,5]",
+            "window={size=2x2 pad=-1_0x-1_-1}, dim_labels=b01f_01io->b01f",
+        ),
+        // The batch dimension innermost among the output's (0b1f), and a
+        // 1-d convolution.
+        (
+            "f32[6,17,9,8]",
+            "f32[3,3,8,16]",
+            "f32[17,6,9,16]",
+            "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->0b1f",
+        ),
+        (
+            "f32[5,100,12]",
+            "f32[7,12,40]",
+            "f32[5,94,40]",
+            "window={size=7}, dim_labels=b0f_0io->b0f",
+        ),
+    ];
+    for (lhs, rhs, out, attrs) in cases {
+        let comp = module(&format!(
+            "HloModule conv\n\
+             ENTRY conv {{\n\
+               x = {lhs} parameter(0)\n\
+               k = {rhs} parameter(1)\n\
+               ROOT c = {out} convolution(x, k), {attrs}\n\
+             }}\n"
+        ));
+        let shapes: Vec<Shape> = comp
+            .entry()
+            .instructions
+            .iter()
+            .take(2)
+            .map(|i| i.shape.clone())
+            .collect();
+        let args = [values(&shapes[0], 30), values(&shapes[1], 31)];
+        let text = check_conv(&comp, &args, true);
+        // Only base-dilated convolutions are tiled (`fusion/conv.rs`).
+        let dilated = attrs.contains("lhs_dilate");
+        assert_eq!(text.contains("(tiled)"), tiles() && dilated, "{text}");
+    }
+}
+
+/// A bias add and `relu` fused into the input copy of a tiled (base
+/// dilated) convolution, each element computed once.
+#[test]
+fn a_fused_producer_feeds_the_tiled_convolution_through_its_input_copy() {
+    let comp = module(
+        "HloModule cnn\n\
+         ENTRY cnn {\n\
+           x = f32[4,14,14,16] parameter(0)\n\
+           b = f32[16] parameter(1)\n\
+           k = f32[3,3,16,32] parameter(2)\n\
+           bb = f32[4,14,14,16] broadcast(b), dimensions={3}\n\
+           s = f32[4,14,14,16] add(x, bb)\n\
+           z = f32[] constant(0)\n\
+           zb = f32[4,14,14,16] broadcast(z), dimensions={}\n\
+           r = f32[4,14,14,16] maximum(s, zb)\n\
+           ROOT c = f32[4,28,28,32] convolution(r, k), \
+             window={size=3x3 pad=2_1x2_1 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f\n\
+         }\n",
+    );
+    let text = oxla_jit::fusion_text(&comp).expect("fusion text");
+    if tiles() {
+        assert!(text.contains("convolution input of c"), "{text}");
+    }
+    // Quarter values: every sum is exact in any order, so the result is
+    // the interpreter's bit for bit on either path.
+    let args: Vec<Literal> = [
+        (vec![4, 14, 14, 16], 40usize),
+        (vec![16], 41),
+        (vec![3, 3, 16, 32], 42),
+    ]
+    .iter()
+    .map(|(d, seed)| {
+        literal_from(
+            &sh(ElementType::F32, d),
+            |k| (((k * 7919 + seed) % 17) as f64 - 8.0) / 4.0,
+            |_| 0,
+        )
+    })
+    .collect();
+    check(&comp, &args);
 }
 
 #[test]
@@ -379,7 +527,8 @@ fn select_and_scatter_large_pool_gradients() {
 
 /// A 1x1 NHWC convolution over a parameter needs no patches: the GEMM
 /// reads the input's buffer as its `[M, K]` matrix. With a fused producer
-/// (`x + x`) or NCHW, the patches are copied.
+/// (`x + x`) the input is copied (as patches, or for the tiled kernel),
+/// and with NCHW the patches are.
 #[test]
 fn pointwise_convolutions_read_their_input_as_the_patches() {
     let x = sh(ElementType::F32, &[4, 16, 16, 32]);
@@ -402,8 +551,11 @@ fn pointwise_convolutions_read_their_input_as_the_patches() {
              }}\n"
         ));
         let text = oxla_jit::fusion_text(&comp).expect("fusion text");
-        assert_eq!(text.contains("convolution patches"), copies, "{text}");
-        check_conv(&comp, &[values(&x, 20), values(&k, 21)], true);
+        // With a fused producer, the patches (GEMM path) or the input
+        // (tiled path) are copied.
+        let copied = text.contains("convolution patches") || text.contains("convolution input of");
+        assert_eq!(copied, copies, "{text}");
+        let _ = check_conv(&comp, &[values(&x, 20), values(&k, 21)], true);
     }
     let nchw = module(
         "HloModule pw_nchw\n\
@@ -420,5 +572,5 @@ fn pointwise_convolutions_read_their_input_as_the_patches() {
         values(&sh(ElementType::F32, &[4, 32, 16, 16]), 22),
         values(&sh(ElementType::F32, &[48, 32, 1, 1]), 23),
     ];
-    check_conv(&nchw, &args, true);
+    let _ = check_conv(&nchw, &args, true);
 }
