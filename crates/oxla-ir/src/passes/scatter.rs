@@ -74,7 +74,15 @@ fn splat(b: &mut Builder, ty: ElementType, value: u64, dims: &[i64]) -> Result<O
         8 => Literal::scalar(value as u8),
         16 => Literal::scalar(value as u16),
         32 => Literal::scalar(value as u32),
-        _ => Literal::scalar(value),
+        64 => Literal::scalar(value),
+        _ => {
+            return Err(crate::Error::UnsupportedElementType {
+                op: "scatter".into(),
+                shape: Shape::scalar(ty).to_string(),
+                expected: "a packed type of 8, 16, 32 or 64 bits".into(),
+                help: "pack the scatter's inputs into u8, u16, u32 or u64.".into(),
+            });
+        }
     };
     let c = b.constant(lit)?;
     if dims.is_empty() {
