@@ -17,8 +17,9 @@
 //! update step only writes the update, *in place*. That is allowed when
 //!
 //! - the operand is computed by a step of this plan (not an argument or
-//!   constant, which the executable does not own, nor an array of a sort's
-//!   tuple, whose buffer its tuple's readers share), is not a leaf of the
+//!   constant, which the executable does not own, nor an array a sort
+//!   writes, whose buffers the plan verifier takes as never updated), is
+//!   not a leaf of the
 //!   result, and is a value of one buffer (not a tuple);
 //! - every other step that reads the operand comes before the update
 //!   step (a later one would see the updated values);
@@ -345,6 +346,10 @@ pub(crate) fn in_place_updates(
                     | OpKind::Constant { .. }
                     | OpKind::Tuple
                     | OpKind::GetTupleElement { .. }
+                    // A sort's arrays are never updated in place, a sort of
+                    // one array included (the plan verifier's producers
+                    // rely on it).
+                    | OpKind::Sort { .. }
             )
             && !xi.shape.is_tuple()
             && !leaves.contains(&x)
