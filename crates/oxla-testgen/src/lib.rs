@@ -120,11 +120,12 @@ pub struct GenConfig {
     /// whose sums a backend may reorder). Off by default (it changes the
     /// mix of programs); the differential test's exact run turns it on.
     pub expanded_ops: bool,
-    /// Whether the ops of [`GenConfig::expanded_ops`] may appear with
-    /// every rounding (normal `rng`, batch-norm training and grad whatever
-    /// the other flags say: for interpreter-only runs; off by default, and
-    /// off in the differential tests). The name is historical: the JIT
-    /// refused these ops before issue 14.
+    /// Whether the ops of [`GenConfig::expanded_ops`] and
+    /// `stochastic-convert` and tokens may appear (their rounding kinds,
+    /// normal `rng`, batch-norm training and grad, float `ragged-dot`,
+    /// still only as `transcendentals` and `float_reassociation` say; off
+    /// by default). The name is historical: the JIT refused these ops
+    /// before issue 14.
     pub jit_unsupported_ops: bool,
     /// Whether `gather`, `scatter`, `dynamic-slice` and
     /// `dynamic-update-slice` may appear (see the `indexing` module); a
