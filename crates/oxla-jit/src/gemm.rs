@@ -196,58 +196,51 @@ macro_rules! gemm_entry {
 gemm_entry!(oxla_jit_gemm_f32, f32);
 gemm_entry!(oxla_jit_gemm_f64, f64);
 
-/// Defines `extern "C" fn $name`: rows `r0..r1` (across batches) of a
-/// batched integer product, wrapping, through the blocked kernel `$kernel`
-/// (`blocked.rs`); the arguments are the float entries'.
-macro_rules! int_entry {
-    ($name:ident, $t:ty, $kernel:path) => {
-        /// Rows `r0..r1` (row `r` is row `r % m` of batch `r / m`) of a
-        /// batched wrapping integer product: A at element strides
-        /// `(sa0, rsa, csa)` per (batch, row, column), B at
-        /// `(sb0, rsb, csb)`, C row-major `[batch, m, n]`. Called from JIT
-        /// code.
-        #[allow(clippy::too_many_arguments)]
-        pub(crate) extern "C" fn $name(
-            r0: i64,
-            r1: i64,
-            m: i64,
-            k: i64,
-            n: i64,
-            a: *const $t,
-            sa0: i64,
-            rsa: i64,
-            csa: i64,
-            b: *const $t,
-            sb0: i64,
-            rsb: i64,
-            csb: i64,
-            c: *mut $t,
-        ) {
-            if m <= 0 || n <= 0 || r1 <= r0 || r0 < 0 || k < 0 {
-                return;
-            }
-            let v = crate::blocked::Views {
-                m: m as usize,
-                k: k as usize,
-                n: n as usize,
-                a,
-                sa: [sa0 as isize, rsa as isize, csa as isize],
-                b,
-                sb: [sb0 as isize, rsb as isize, csb as isize],
-                c,
-            };
-            // SAFETY: the dot kernel passes its operand and output buffers
-            // with the strides of its canonical views; the verifier
-            // (`DotBounds`) checked that every (batch, row, column) of those
-            // views is inside its buffer, rows `r0..r1` of C are this
-            // thread's alone (the pool hands out disjoint row ranges), and C
-            // is never an operand (a dot never runs in place).
-            unsafe { $kernel(r0 as usize, r1 as usize, v) };
-        }
+/// Rows `r0..r1` (row `r` is row `r % m` of batch `r / m`) of a
+/// batched wrapping 32-bit integer product (signed or unsigned: the low
+/// 32 bits do not depend on it) through the blocked kernel
+/// (`blocked.rs`); the arguments are the float entries': A at element strides
+/// `(sa0, rsa, csa)` per (batch, row, column), B at
+/// `(sb0, rsb, csb)`, C row-major `[batch, m, n]`. Called from JIT
+/// code.
+#[allow(clippy::too_many_arguments)]
+pub(crate) extern "C" fn oxla_jit_idot_32(
+    r0: i64,
+    r1: i64,
+    m: i64,
+    k: i64,
+    n: i64,
+    a: *const u32,
+    sa0: i64,
+    rsa: i64,
+    csa: i64,
+    b: *const u32,
+    sb0: i64,
+    rsb: i64,
+    csb: i64,
+    c: *mut u32,
+) {
+    if m <= 0 || n <= 0 || r1 <= r0 || r0 < 0 || k < 0 {
+        return;
+    }
+    let v = crate::blocked::Views {
+        m: m as usize,
+        k: k as usize,
+        n: n as usize,
+        a,
+        sa: [sa0 as isize, rsa as isize, csa as isize],
+        b,
+        sb: [sb0 as isize, rsb as isize, csb as isize],
+        c,
     };
+    // SAFETY: the dot kernel passes its operand and output buffers
+    // with the strides of its canonical views; the verifier
+    // (`DotBounds`) checked that every (batch, row, column) of those
+    // views is inside its buffer, rows `r0..r1` of C are this
+    // thread's alone (the pool hands out disjoint row ranges), and C
+    // is never an operand (a dot never runs in place).
+    unsafe { crate::blocked::product_u32(r0 as usize, r1 as usize, v) };
 }
-
-int_entry!(oxla_jit_idot_32, u32, crate::blocked::product_u32);
 
 /// The number of `i64`-sized arguments of the entries.
 pub(crate) const ENTRY_ARGS: usize = 14;
